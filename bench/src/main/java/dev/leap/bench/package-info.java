@@ -1,0 +1,2 @@
+/** Leap bench. */
+package dev.leap.bench;

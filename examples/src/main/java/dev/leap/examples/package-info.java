@@ -1,0 +1,2 @@
+/** Leap examples. */
+package dev.leap.examples;

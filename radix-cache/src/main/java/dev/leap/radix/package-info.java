@@ -1,0 +1,2 @@
+/** Leap radix-cache. */
+package dev.leap.radix;

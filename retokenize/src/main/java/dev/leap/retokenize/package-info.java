@@ -1,0 +1,2 @@
+/** Leap retokenize. */
+package dev.leap.retokenize;

@@ -1,0 +1,2 @@
+/** Leap runtime. */
+package dev.leap.runtime;
