@@ -1,0 +1,181 @@
+package dev.leap.fsm.internal;
+
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.List;
+
+/**
+ * A Thompson NFA over bytes, built from a {@link Re} tree: code point sets become UTF-8 byte-range
+ * paths ({@link Utf8Ranges}). Stored in flat arrays: per state a linked list of byte-range edges
+ * ({@code lo, hi, target}) and of epsilon edges. State {@link #start} is initial, {@link #accept}
+ * the single accepting state.
+ */
+public final class Nfa {
+  /** Most NFA states before compilation gives up (a repetition of a repetition can explode). */
+  public static final int MAX_STATES = 2_000_000;
+
+  private int states;
+  // byte edges: linked list per state
+  private int[] edgeHead = new int[64];
+  private final IntArrayList edgeNext = new IntArrayList();
+  private final IntArrayList edgeLo = new IntArrayList();
+  private final IntArrayList edgeHi = new IntArrayList();
+  private final IntArrayList edgeTo = new IntArrayList();
+  // epsilon edges: linked list per state
+  private int[] epsHead = new int[64];
+  private final IntArrayList epsNext = new IntArrayList();
+  private final IntArrayList epsTo = new IntArrayList();
+
+  final int start;
+  final int accept;
+  private final String source;
+
+  private Nfa(String source) {
+    this.source = source;
+    java.util.Arrays.fill(edgeHead, -1);
+    java.util.Arrays.fill(epsHead, -1);
+    this.start = newState();
+    this.accept = newState();
+  }
+
+  /** Builds the NFA of {@code re}; {@code source} names the constraint in errors. */
+  public static Nfa build(Re re, String source) {
+    Nfa nfa = new Nfa(source);
+    nfa.add(re, nfa.start, nfa.accept);
+    return nfa;
+  }
+
+  int stateCount() {
+    return states;
+  }
+
+  private int newState() {
+    if (states == edgeHead.length) {
+      int n = states * 2;
+      edgeHead = java.util.Arrays.copyOf(edgeHead, n);
+      epsHead = java.util.Arrays.copyOf(epsHead, n);
+      java.util.Arrays.fill(edgeHead, states, n, -1);
+      java.util.Arrays.fill(epsHead, states, n, -1);
+    }
+    if (states >= MAX_STATES) {
+      throw new dev.leap.fsm.AutomatonTooLargeException(source, MAX_STATES, states);
+    }
+    return states++;
+  }
+
+  private void edge(int from, int lo, int hi, int to) {
+    int e = edgeTo.size();
+    edgeLo.add(lo);
+    edgeHi.add(hi);
+    edgeTo.add(to);
+    edgeNext.add(edgeHead[from]);
+    edgeHead[from] = e;
+  }
+
+  private void eps(int from, int to) {
+    int e = epsTo.size();
+    epsTo.add(to);
+    epsNext.add(epsHead[from]);
+    epsHead[from] = e;
+  }
+
+  private void add(Re re, int from, int to) {
+    if (re instanceof Re.Empty) {
+      eps(from, to);
+    } else if (re instanceof Re.Chars c) {
+      addChars(c.ranges(), from, to);
+    } else if (re instanceof Re.Concat c) {
+      List<Re> items = c.items();
+      int cur = from;
+      for (int i = 0; i < items.size(); i++) {
+        int next = i == items.size() - 1 ? to : newState();
+        add(items.get(i), cur, next);
+        cur = next;
+      }
+    } else if (re instanceof Re.Alt a) {
+      for (Re o : a.options()) {
+        int s = newState();
+        eps(from, s);
+        add(o, s, to);
+      }
+    } else if (re instanceof Re.Repeat r) {
+      addRepeat(r, from, to);
+    } else {
+      throw new IllegalStateException("unknown node " + re);
+    }
+  }
+
+  private void addRepeat(Re.Repeat r, int from, int to) {
+    int cur = from;
+    for (int i = 0; i < r.min(); i++) {
+      int next = newState();
+      add(r.item(), cur, next);
+      cur = next;
+    }
+    if (r.max() == -1) {
+      int loop = newState();
+      eps(cur, loop);
+      int body = newState();
+      add(r.item(), loop, body);
+      eps(body, loop);
+      eps(loop, to);
+      return;
+    }
+    for (int i = r.min(); i < r.max(); i++) {
+      eps(cur, to);
+      int next = newState();
+      add(r.item(), cur, next);
+      cur = next;
+    }
+    eps(cur, to);
+  }
+
+  private void addChars(int[] ranges, int from, int to) {
+    for (int[] seq : Utf8Ranges.sequences(ranges)) {
+      int cur = from;
+      int n = seq.length / 2;
+      for (int k = 0; k < n; k++) {
+        int next = k == n - 1 ? to : newState();
+        edge(cur, seq[2 * k], seq[2 * k + 1], next);
+        cur = next;
+      }
+    }
+  }
+
+  // --- access for the determinizer
+
+  int firstEdge(int state) {
+    return edgeHead[state];
+  }
+
+  int nextEdge(int e) {
+    return edgeNext.getInt(e);
+  }
+
+  int edgeLo(int e) {
+    return edgeLo.getInt(e);
+  }
+
+  int edgeHi(int e) {
+    return edgeHi.getInt(e);
+  }
+
+  int edgeTo(int e) {
+    return edgeTo.getInt(e);
+  }
+
+  int firstEps(int state) {
+    return epsHead[state];
+  }
+
+  int nextEps(int e) {
+    return epsNext.getInt(e);
+  }
+
+  int epsTo(int e) {
+    return epsTo.getInt(e);
+  }
+
+  int edgeCount() {
+    return edgeTo.size();
+  }
+}
