@@ -1,0 +1,216 @@
+package dev.leap.fsm;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.stream.IntStream;
+
+/**
+ * Which tokens a DFA state allows: the tokens whose bytes can be walked from that state without
+ * dying, as a bitset ({@code long[]} words, bit {@code i} of word {@code i >>> 6} = token {@code i}).
+ * End-of-sequence ids are allowed exactly in accepting states; tokens with no bytes (special
+ * tokens) never otherwise.
+ *
+ * <p>Algorithm: the vocabulary is sorted by bytes once, with the length of the prefix each token
+ * shares with the one before it. Walking the sorted list through the DFA keeps the state after
+ * every prefix depth, so a shared prefix is walked once (an implicit byte trie), and when a token
+ * dies at depth {@code d} every following token that shares its first {@code d + 1} bytes is skipped
+ * with one integer comparison each.
+ *
+ * <p>The state after an allowed token is {@link #nextState}: the DFA walk of the token's bytes
+ * (a few table lookups), so the index stores masks only. Identical masks are shared.
+ *
+ * <p>Masks are computed lazily per state on first use and cached (thread-safe: concurrent first
+ * uses of one state may compute it twice, with equal results; one is kept); {@link #buildAll()}
+ * computes every state in parallel. Returned masks are shared and must not be modified.
+ */
+public final class TokenIndex {
+  private final Dfa dfa;
+  private final Vocabulary vocab;
+  private final int size;
+  private final int words;
+  private final byte[][] tokenBytes;
+  private final int[] sorted;
+  private final int[] lcp;
+  private final int maxLen;
+  private final int[] eos;
+  private final AtomicReferenceArray<long[]> masks;
+  private final int[] counts;
+  private final Map<MaskKey, long[]> shared = new HashMap<>();
+
+  private TokenIndex(Dfa dfa, Vocabulary vocab) {
+    this.dfa = dfa;
+    this.vocab = vocab;
+    this.size = vocab.size();
+    this.words = (size + 63) >>> 6;
+    this.tokenBytes = new byte[size][];
+    int live = 0;
+    int longest = 0;
+    for (int i = 0; i < size; i++) {
+      byte[] b = vocab.tokenBytes(i);
+      if (b != null && b.length > 0) {
+        tokenBytes[i] = b;
+        live++;
+        longest = Math.max(longest, b.length);
+      }
+    }
+    this.maxLen = longest;
+    Integer[] order = new Integer[live];
+    for (int i = 0, j = 0; i < size; i++) {
+      if (tokenBytes[i] != null) {
+        order[j++] = i;
+      }
+    }
+    Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(tokenBytes[a], tokenBytes[b]));
+    this.sorted = new int[live];
+    this.lcp = new int[live];
+    for (int j = 0; j < live; j++) {
+      sorted[j] = order[j];
+      if (j > 0) {
+        byte[] p = tokenBytes[sorted[j - 1]];
+        byte[] c = tokenBytes[sorted[j]];
+        int m = Arrays.mismatch(p, c);
+        lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
+      }
+    }
+    int[] e = vocab.eosIds();
+    this.eos = e == null ? new int[0] : e.clone();
+    this.masks = new AtomicReferenceArray<>(dfa.stateCount());
+    this.counts = new int[dfa.stateCount()];
+    Arrays.fill(counts, -1);
+  }
+
+  /** An index over {@code dfa} for {@code vocab}; masks are computed on first use. */
+  public static TokenIndex of(Dfa dfa, Vocabulary vocab) {
+    return new TokenIndex(dfa, vocab);
+  }
+
+  /** Computes every state's mask now, in parallel. Returns this. */
+  public TokenIndex buildAll() {
+    IntStream.range(0, dfa.stateCount()).parallel().forEach(this::allowed);
+    return this;
+  }
+
+  /** The tokens allowed in {@code state}: shared, do not modify. Length {@code ceil(vocabularySize / 64)}. */
+  public long[] allowed(int state) {
+    long[] m = masks.get(state);
+    if (m == null) {
+      m = intern(compute(state));
+      if (!masks.compareAndSet(state, null, m)) {
+        m = masks.get(state);
+      }
+    }
+    return m;
+  }
+
+  /** How many tokens {@code state} allows. */
+  public int allowedCount(int state) {
+    int c = counts[state];
+    if (c < 0) {
+      c = 0;
+      for (long w : allowed(state)) {
+        c += Long.bitCount(w);
+      }
+      counts[state] = c;
+    }
+    return c;
+  }
+
+  public boolean isAllowed(int state, int token) {
+    return token >= 0 && token < size && (allowed(state)[token >>> 6] & (1L << token)) != 0;
+  }
+
+  /**
+   * The state after {@code token} from {@code state}: the walk of its bytes, {@link Dfa#DEAD} if the
+   * token is not allowed there. An EOS id has no next state ({@link Dfa#DEAD}): the text ends.
+   */
+  public int nextState(int state, int token) {
+    if (token < 0 || token >= size) {
+      return Dfa.DEAD;
+    }
+    byte[] b = tokenBytes[token];
+    return b == null ? Dfa.DEAD : dfa.walk(state, b, 0, b.length);
+  }
+
+  public Dfa dfa() {
+    return dfa;
+  }
+
+  public Vocabulary vocabulary() {
+    return vocab;
+  }
+
+  /** Mask words per state. */
+  public int maskWords() {
+    return words;
+  }
+
+  private long[] compute(int state) {
+    long[] mask = new long[words];
+    int[] stack = new int[maxLen + 1];
+    stack[0] = state;
+    int n = sorted.length;
+    int j = 0;
+    while (j < n) {
+      int id = sorted[j];
+      byte[] b = tokenBytes[id];
+      int d = lcp[j];
+      int s = stack[d];
+      // stack[0..d] is valid: the previous token shared d bytes and did not die before them.
+      while (d < b.length) {
+        s = dfa.step(s, b[d]);
+        if (s == Dfa.DEAD) {
+          break;
+        }
+        stack[++d] = s;
+      }
+      if (s != Dfa.DEAD) {
+        mask[id >>> 6] |= 1L << id;
+        j++;
+        continue;
+      }
+      // Died reading byte d: skip every following token that shares the first d + 1 bytes.
+      j++;
+      while (j < n && lcp[j] > d) {
+        j++;
+      }
+    }
+    if (dfa.isAccepting(state)) {
+      for (int e : eos) {
+        if (e >= 0 && e < size) {
+          mask[e >>> 6] |= 1L << e;
+        }
+      }
+    }
+    return mask;
+  }
+
+  private long[] intern(long[] mask) {
+    synchronized (shared) {
+      long[] prev = shared.putIfAbsent(new MaskKey(mask), mask);
+      return prev == null ? mask : prev;
+    }
+  }
+
+  /** Rough heap footprint of the index and its computed masks, in bytes. */
+  public long ramBytesUsed() {
+    long total = 64L + sorted.length * 8L + size * 8L;
+    synchronized (shared) {
+      total += shared.size() * (16L + words * 8L);
+    }
+    return total + masks.length() * 8L;
+  }
+
+  private record MaskKey(long[] mask) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof MaskKey k && Arrays.equals(k.mask, mask);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(mask);
+    }
+  }
+}

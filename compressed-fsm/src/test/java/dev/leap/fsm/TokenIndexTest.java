@@ -1,0 +1,201 @@
+package dev.leap.fsm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/** Token masks against a naive twin: walk each token's bytes through the DFA, one token at a time. */
+class TokenIndexTest {
+
+  /** The naive twin of {@link TokenIndex#allowed}. */
+  static long[] naiveMask(Dfa dfa, Vocabulary v, int state) {
+    long[] m = new long[(v.size() + 63) >>> 6];
+    for (int t = 0; t < v.size(); t++) {
+      byte[] b = v.tokenBytes(t);
+      if (b == null || b.length == 0) {
+        continue;
+      }
+      int s = state;
+      for (int i = 0; i < b.length && s != Dfa.DEAD; i++) {
+        s = dfa.step(s, b[i]);
+      }
+      if (s != Dfa.DEAD) {
+        m[t >>> 6] |= 1L << t;
+      }
+    }
+    if (dfa.isAccepting(state)) {
+      for (int e : v.eosIds()) {
+        m[e >>> 6] |= 1L << e;
+      }
+    }
+    return m;
+  }
+
+  static void checkAllStates(CompressedFsm fsm, Vocabulary v, String what, int maxStates) {
+    TokenIndex index = TokenIndex.of(fsm.dfa(), v);
+    Dfa dfa = fsm.dfa();
+    int n = dfa.stateCount();
+    int step = Math.max(1, n / maxStates);
+    for (int s = 0; s < n; s += step) {
+      long[] expected = naiveMask(dfa, v, s);
+      assertArrayEquals(expected, index.allowed(s), what + ": mask of state " + s);
+      int count = 0;
+      for (long w : expected) {
+        count += Long.bitCount(w);
+      }
+      assertEquals(count, index.allowedCount(s), what + ": count of state " + s);
+      for (int t = 0; t < v.size(); t++) {
+        if ((expected[t >>> 6] & (1L << t)) != 0 && v.tokenBytes(t) != null) {
+          assertEquals(dfa.walk(s, v.tokenBytes(t)), index.nextState(s, t), what + ": next state");
+        }
+      }
+    }
+  }
+
+  @Test
+  void builtInVocabularyOnRandomRegexes() {
+    long seed = 77L;
+    RandomRegex gen = new RandomRegex(seed);
+    Vocabulary v = SmallVocabulary.create();
+    for (int i = 0; i < 300; i++) {
+      String regex = gen.next(2);
+      CompressedFsm fsm;
+      try {
+        fsm = CompressedFsm.compile(regex, 2000);
+      } catch (ConstraintException e) {
+        continue;
+      }
+      checkAllStates(fsm, v, "seed " + seed + " /" + regex + "/", 1000);
+    }
+  }
+
+  @Test
+  void eosOnlyInAcceptingStates() {
+    Vocabulary v = SmallVocabulary.create();
+    int eos = v.eosIds()[0];
+    CompressedFsm fsm = CompressedFsm.compile("ab(c|d)*");
+    TokenIndex index = TokenIndex.of(fsm.dfa(), v);
+    Dfa dfa = fsm.dfa();
+    int s = dfa.walk(0, "ab".getBytes(StandardCharsets.UTF_8));
+    assertTrue(index.isAllowed(s, eos));
+    assertFalse(index.isAllowed(0, eos));
+    assertEquals(Dfa.DEAD, index.nextState(s, eos));
+  }
+
+  @Test
+  void lazyAndParallelBuildsAgreeAndMasksAreShared() throws Exception {
+    Vocabulary v = SmallVocabulary.create();
+    CompressedFsm fsm = CompressedFsm.compile("[a-c]{1,6}(x|yz)?");
+    TokenIndex eager = TokenIndex.of(fsm.dfa(), v).buildAll();
+    TokenIndex lazy = TokenIndex.of(fsm.dfa(), v);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> fs = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        fs.add(pool.submit(() -> {
+          for (int s = fsm.stateCount() - 1; s >= 0; s--) {
+            lazy.allowed(s);
+          }
+        }));
+      }
+      for (Future<?> f : fs) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+    for (int s = 0; s < fsm.stateCount(); s++) {
+      assertArrayEquals(eager.allowed(s), lazy.allowed(s));
+      assertSame(lazy.allowed(s), lazy.allowed(s));
+    }
+  }
+
+  @Test
+  void cursorFollowsTokensAndJumps() {
+    Vocabulary v = SmallVocabulary.create();
+    CompressedFsm fsm = CompressedFsm.compile("\\{\"a\": (true|false), \"b\": [0-9]{1,3}\\}");
+    TokenIndex index = TokenIndex.of(fsm.dfa(), v);
+    SplittableRandom rnd = new SplittableRandom(5);
+    for (int round = 0; round < 200; round++) {
+      FsmCursor c = new FsmCursor(fsm, index);
+      StringBuilder text = new StringBuilder();
+      while (!c.mustStop()) {
+        byte[] j = c.jump();
+        if (j.length > 0 && rnd.nextBoolean()) {
+          int target = fsm.jumpTarget(c.state());
+          c.advance(j);
+          assertEquals(target, c.state());
+          text.append(new String(j, StandardCharsets.UTF_8));
+          continue;
+        }
+        long[] mask = c.allowedMask();
+        List<Integer> allowed = new ArrayList<>();
+        for (int t = 0; t < v.size(); t++) {
+          if ((mask[t >>> 6] & (1L << t)) != 0 && v.tokenBytes(t) != null) {
+            allowed.add(t);
+          }
+        }
+        if (allowed.isEmpty()) {
+          break;
+        }
+        int t = allowed.get(rnd.nextInt(allowed.size()));
+        c.accept(t);
+        text.append(new String(v.tokenBytes(t), StandardCharsets.UTF_8));
+        assertEquals(fsm.dfa().walk(0, text.toString().getBytes(StandardCharsets.UTF_8)), c.state());
+      }
+      assertTrue(fsm.dfa().matches(text.toString().getBytes(StandardCharsets.UTF_8)), text.toString());
+    }
+    FsmCursor c = new FsmCursor(fsm, index);
+    assertThrows(IllegalArgumentException.class, () -> c.advance("x"));
+    assertThrows(IllegalStateException.class, () -> c.accept(v.eosIds()[0]));
+  }
+
+  @Test
+  void sglangRegexesOnRealVocabularies() {
+    String character = Shared.sglangRegex("character_regex");
+    String city = Shared.sglangRegex("city_regex");
+    for (String name : new String[] {"gpt2", "llama3", "qwen3"}) {
+      Path file = Shared.require("tokenizers/" + name + "/tokenizer.json");
+      TokenizerJsonVocabulary v = TokenizerJsonVocabulary.load(file);
+      // Every state of the character regex on GPT-2; a spread of states on the larger vocabularies.
+      int states = name.equals("gpt2") ? Integer.MAX_VALUE : 40;
+      checkAllStates(CompressedFsm.compile(character), v, name + " character", states);
+      checkAllStates(CompressedFsm.compile(city), v, name + " city", name.equals("gpt2") ? Integer.MAX_VALUE : 20);
+    }
+  }
+
+  @Test
+  void randomRegexesOnRealVocabularies() {
+    long seed = 4242L;
+    for (String name : new String[] {"gpt2", "llama3", "qwen3"}) {
+      Path file = Shared.require("tokenizers/" + name + "/tokenizer.json");
+      TokenizerJsonVocabulary v = TokenizerJsonVocabulary.load(file);
+      RandomRegex gen = new RandomRegex(seed);
+      int done = 0;
+      while (done < 50) {
+        String regex = gen.next(2);
+        CompressedFsm fsm;
+        try {
+          fsm = CompressedFsm.compile(regex, 2000);
+        } catch (ConstraintException e) {
+          continue;
+        }
+        checkAllStates(fsm, v, name + " seed " + seed + " /" + regex + "/", name.equals("gpt2") ? 30 : 4);
+        done++;
+      }
+    }
+  }
+}
