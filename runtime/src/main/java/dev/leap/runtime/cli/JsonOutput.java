@@ -1,0 +1,6 @@
+package dev.leap.runtime.cli;
+
+/** A command that can print its result as JSON: its errors are then one {@code {"error": "..."}} object. */
+interface JsonOutput {
+  boolean json();
+}
