@@ -40,14 +40,14 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
 
   private static final int[] UNICODE_TO_BYTE = byteLevelDecodeTable();
 
-  private final Path file;
+  private final String file;
   private final Scheme scheme;
   private final String[] tokenStrings;
   private final byte[][] bytes;
   private final boolean[] special;
   private final int[] eos;
 
-  private TokenizerJsonVocabulary(Path file, Scheme scheme, String[] tokenStrings, byte[][] bytes, boolean[] special, int[] eos) {
+  private TokenizerJsonVocabulary(String file, Scheme scheme, String[] tokenStrings, byte[][] bytes, boolean[] special, int[] eos) {
     this.file = file;
     this.scheme = scheme;
     this.tokenStrings = tokenStrings;
@@ -63,11 +63,22 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
    *     {@code model.vocab}), or a scheme that is neither ByteLevel nor SentencePiece-style
    */
   public static TokenizerJsonVocabulary load(Path tokenizerJson) {
-    JsonNode root;
+    byte[] json;
     try {
-      root = new ObjectMapper().readTree(Files.readAllBytes(tokenizerJson));
+      json = Files.readAllBytes(tokenizerJson);
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException("tokenizer file not found: " + tokenizerJson);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
+    }
+    return parse(json, tokenizerJson.toString());
+  }
+
+  /** Parses the bytes of a {@code tokenizer.json}; {@code tokenizerJson} names it in errors. */
+  public static TokenizerJsonVocabulary parse(byte[] json, String tokenizerJson) {
+    JsonNode root;
+    try {
+      root = new ObjectMapper().readTree(json);
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
     }
@@ -122,7 +133,7 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
     return new TokenizerJsonVocabulary(tokenizerJson, scheme, strings, bytes, special, new int[0]);
   }
 
-  private static Scheme detectScheme(JsonNode root, Path file) {
+  private static Scheme detectScheme(JsonNode root, String file) {
     String decoder = describe(root.path("decoder"));
     String pre = describe(root.path("pre_tokenizer"));
     if (decoder.contains("ByteLevel") || (decoder.isEmpty() && pre.contains("ByteLevel"))) {
@@ -254,7 +265,8 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
     return scheme;
   }
 
-  public Path file() {
+  /** The file (or resource) it was read from. */
+  public String source() {
     return file;
   }
 }
