@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "leap 0.1.0",
     description = "Structured generation with jump-forward decoding.",
-    subcommands = {ExplainCommand.class, MatchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {GenerateCommand.class, ExplainCommand.class, MatchCommand.class, CommandLine.HelpCommand.class})
 public final class LeapCli implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,195 @@
+package dev.leap.runtime;
+
+import ai.djl.Device;
+import dev.leap.retokenize.Tokenizer;
+import dev.leap.runtime.engine.Scheduler;
+import dev.leap.runtime.model.LlamaModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A loaded model ready for constrained generation: the entry point of Leap.
+ *
+ * <pre>{@code
+ * try (LeapRuntime rt = LeapRuntime.builder().setModelDir(Path.of("models/SmolLM2-135M")).build()) {
+ *   Generation g = rt.generate("Phone: ", Constraint.regex("\\d{3}-\\d{4}"));
+ *   System.out.println(g.text() + " " + g.stats());
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: any thread may submit; one scheduler thread batches all running requests into
+ * each forward pass (continuous batching). {@link #close()} releases the model's native memory and
+ * ends pending requests with an error result.
+ */
+public final class LeapRuntime implements AutoCloseable {
+  private final LlamaModel model;
+  private final Tokenizer tokenizer;
+  private final Scheduler scheduler;
+  private final Path modelDir;
+
+  private LeapRuntime(Builder b) {
+    this.modelDir = b.modelDir;
+    Device device = b.device == null ? Device.cpu() : Device.fromName(b.device);
+    LlamaModel m = LlamaModel.load(b.modelDir, device, b.kvCapacity);
+    try {
+      Path tok = b.modelDir.resolve("tokenizer.json");
+      this.tokenizer = Files.exists(tok) ? Tokenizer.loadFromModelDir(b.modelDir) : null;
+      this.scheduler = new Scheduler(m, tokenizer, new Scheduler.Options(
+          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants, 64));
+    } catch (RuntimeException e) {
+      m.close();
+      throw e;
+    }
+    this.model = m;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Generates under {@code constraint} with {@code params}; blocks until done. Never throws for a bad request: see {@link Generation#error()}. */
+  public Generation generate(String prompt, Constraint constraint, SamplingParams params) {
+    return submit(GenerationRequest.of(prompt, constraint, params)).join();
+  }
+
+  /** Greedy generation under {@code constraint}, {@value SamplingParams#DEFAULT_MAX_TOKENS} tokens at most. */
+  public Generation generate(String prompt, Constraint constraint) {
+    return generate(prompt, constraint, SamplingParams.greedy());
+  }
+
+  /** Queues one request; the future completes with its result (an error result rather than an exception). */
+  public CompletableFuture<Generation> submit(GenerationRequest request) {
+    return scheduler.submit(Objects.requireNonNull(request, "request"));
+  }
+
+  /** Runs many requests together (batched by the scheduler); results in the order of the requests. */
+  public List<Generation> generateAll(List<GenerationRequest> requests) {
+    List<CompletableFuture<Generation>> futures = new ArrayList<>(requests.size());
+    for (GenerationRequest r : requests) {
+      futures.add(submit(r));
+    }
+    List<Generation> out = new ArrayList<>(futures.size());
+    for (CompletableFuture<Generation> f : futures) {
+      out.add(f.join());
+    }
+    return out;
+  }
+
+  /** The model's tokenizer, or {@code null} if its directory has no {@code tokenizer.json}. */
+  public Tokenizer tokenizer() {
+    return tokenizer;
+  }
+
+  public Path modelDir() {
+    return modelDir;
+  }
+
+  /** The model's device name, e.g. {@code cpu()}. */
+  public String device() {
+    return model.device().toString();
+  }
+
+  /** KV slots free right now (with the prefix cache off and no request running, equals {@link #kvCapacity()}). */
+  public int freeKvSlots() {
+    return scheduler.freeSlots();
+  }
+
+  /** KV slots held by the prefix cache. */
+  public int cachedKvSlots() {
+    return scheduler.cachedSlots();
+  }
+
+  public int kvCapacity() {
+    return scheduler.kvCapacity();
+  }
+
+  /** Forward passes run since the runtime started. */
+  public long forwardPasses() {
+    return scheduler.totalForwardPasses();
+  }
+
+  @Override
+  public void close() {
+    scheduler.close();
+    model.close();
+  }
+
+  /** Options: {@code set…} for the required model directory, {@code opt…} for the rest. */
+  public static final class Builder {
+    private Path modelDir;
+    private String device;
+    private int kvCapacity = 32_768;
+    private int maxBatch = 64;
+    private boolean jumpForward = true;
+    private boolean prefixCache = true;
+    private boolean healing = true;
+    private boolean checkInvariants = false;
+
+    private Builder() {}
+
+    /** A Hugging Face model directory: {@code config.json}, safetensors weights, {@code tokenizer.json}. */
+    public Builder setModelDir(Path dir) {
+      this.modelDir = dir;
+      return this;
+    }
+
+    /** A DJL device name such as {@code cpu} or {@code gpu0}; default CPU. */
+    public Builder optDevice(String device) {
+      this.device = device;
+      return this;
+    }
+
+    /** KV cache capacity in tokens (slots), shared by all requests and the prefix cache; default 32,768. */
+    public Builder optKvCapacity(int slots) {
+      this.kvCapacity = slots;
+      return this;
+    }
+
+    /** Most sequences in one forward pass; default 64. */
+    public Builder optMaxBatch(int n) {
+      this.maxBatch = n;
+      return this;
+    }
+
+    /** Jump over forced text instead of decoding it token by token; default on. */
+    public Builder optJumpForward(boolean on) {
+      this.jumpForward = on;
+      return this;
+    }
+
+    /** Reuse cached K/V of shared prompt prefixes through the radix cache; default on. */
+    public Builder optPrefixCache(boolean on) {
+      this.prefixCache = on;
+      return this;
+    }
+
+    /** Hold back jump tokens the model could merge with what follows; default on. */
+    public Builder optHealing(boolean on) {
+      this.healing = on;
+      return this;
+    }
+
+    /** Check the DFA-state invariant after every jump (tests); default off. */
+    public Builder optCheckInvariants(boolean on) {
+      this.checkInvariants = on;
+      return this;
+    }
+
+    public LeapRuntime build() {
+      if (modelDir == null) {
+        throw new IllegalArgumentException("setModelDir(...) is required");
+      }
+      if (!Files.isDirectory(modelDir)) {
+        throw new IllegalArgumentException("model directory not found: " + modelDir);
+      }
+      if (kvCapacity < 1 || maxBatch < 1) {
+        throw new IllegalArgumentException("KV capacity and max batch must be >= 1");
+      }
+      return new LeapRuntime(this);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package dev.leap.runtime.engine;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import dev.leap.fsm.CompressedFsm;
+import dev.leap.fsm.Dfa;
+import dev.leap.fsm.TokenIndex;
+import dev.leap.retokenize.JumpRetokenizer;
+import dev.leap.retokenize.Tokenizer;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+
+/**
+ * A constraint compiled against one tokenizer: the compressed FSM, its token index, the jump
+ * retokenizer, and the per-state masks on the model's device (made on first use, kept until the
+ * constraint leaves the runtime's cache). Compiled off the step loop; the mask cache is touched only
+ * by the scheduler thread.
+ */
+final class CompiledConstraint implements AutoCloseable {
+  final String key;
+  final CompressedFsm fsm;
+  final TokenIndex index;
+  final JumpRetokenizer retokenizer;
+  final double compileMs;
+  private final int logitsVocab;
+  private final NDManager maskManager;
+  private final Int2ObjectOpenHashMap<NDArray> masks = new Int2ObjectOpenHashMap<>();
+
+  CompiledConstraint(
+      String key, CompressedFsm fsm, TokenIndex index, JumpRetokenizer retokenizer, double compileMs,
+      int logitsVocab, NDManager parent) {
+    this.key = key;
+    this.fsm = fsm;
+    this.index = index;
+    this.retokenizer = retokenizer;
+    this.compileMs = compileMs;
+    this.logitsVocab = logitsVocab;
+    this.maskManager = parent.newSubManager();
+  }
+
+  static CompiledConstraint compile(
+      String key, String regex, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
+    long t0 = System.nanoTime();
+    CompressedFsm fsm = CompressedFsm.compile(regex);
+    TokenIndex index = TokenIndex.of(fsm.dfa(), tokenizer);
+    JumpRetokenizer retok = new JumpRetokenizer(tokenizer, fsm.dfa(), healing);
+    double ms = (System.nanoTime() - t0) / 1e6;
+    return new CompiledConstraint(key, fsm, index, retok, ms, logitsVocab, parent);
+  }
+
+  Dfa dfa() {
+    return fsm.dfa();
+  }
+
+  /** The boolean mask {@code [logitsVocab]} of the tokens allowed in {@code state}, on the device. */
+  NDArray mask(int state) {
+    NDArray m = masks.get(state);
+    if (m == null) {
+      long[] words = index.allowed(state);
+      boolean[] allowed = new boolean[logitsVocab];
+      for (int w = 0; w < words.length; w++) {
+        long bits = words[w];
+        while (bits != 0) {
+          int id = (w << 6) + Long.numberOfTrailingZeros(bits);
+          if (id < logitsVocab) {
+            allowed[id] = true;
+          }
+          bits &= bits - 1;
+        }
+      }
+      m = maskManager.create(allowed);
+      masks.put(state, m);
+    }
+    return m;
+  }
+
+  @Override
+  public void close() {
+    maskManager.close();
+    masks.clear();
+  }
+}

@@ -1,0 +1,832 @@
+package dev.leap.runtime.engine;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import dev.leap.fsm.ConstraintException;
+import dev.leap.fsm.Dfa;
+import dev.leap.radix.RadixCache;
+import dev.leap.radix.SlotAllocator;
+import dev.leap.retokenize.JumpPlan;
+import dev.leap.retokenize.Tokenizer;
+import dev.leap.runtime.Constraint;
+import dev.leap.runtime.FinishReason;
+import dev.leap.runtime.Generation;
+import dev.leap.runtime.GenerationRequest;
+import dev.leap.runtime.GenerationStats;
+import dev.leap.runtime.SamplingParams;
+import dev.leap.runtime.model.LlamaModel;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Continuous batching with constrained sampling and jump-forward, on one scheduler thread.
+ *
+ * <p>Each iteration: requests whose constraint has compiled (compilation runs on its own executor,
+ * cached by constraint) are admitted while the batch has room and their KV slots can be reserved;
+ * then one forward pass runs every running sequence — a prompt prefill, a single decode token, or a
+ * multi-token extension after a jump — and one token is sampled per sequence under its state's mask.
+ * A sampled token advances the DFA; if the new state has a jump edge, the jump string is
+ * retokenized ({@link dev.leap.retokenize.JumpRetokenizer}) and its tokens become that sequence's
+ * next input, inside the same batch.
+ *
+ * <p>KV slots: a request reserves, at admission, the slots it could ever hold (its uncached prompt
+ * plus {@code maxTokens}); allocation inside a step therefore never fails, and a request that does
+ * not fit waits in the queue (the radix cache is asked to evict first). Slot ownership: every slot
+ * is free, owned by the radix cache, or owned by exactly one running request.
+ */
+public final class Scheduler implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+
+  /** Requests sharing this many uncached prompt tokens with one admitted in the same iteration wait one step. */
+  private static final int SHARED_PREFIX_DEFER = 32;
+
+  /** Scheduler options. */
+  public record Options(
+      int kvCapacity, int maxBatch, boolean jumpForward, boolean prefixCache, boolean healing,
+      boolean checkInvariants, int constraintCacheSize) {
+    public Options {
+      if (kvCapacity < 1) {
+        throw new IllegalArgumentException("KV capacity must be >= 1 slot, got " + kvCapacity);
+      }
+      if (maxBatch < 1) {
+        throw new IllegalArgumentException("max batch must be >= 1, got " + maxBatch);
+      }
+    }
+  }
+
+  private final LlamaModel model;
+  private final Tokenizer tokenizer;
+  private final Options options;
+  private final SlotAllocator allocator;
+  private final RadixCache cache;
+  private final NDManager manager;
+  private final int logitsVocab;
+  private final int maxPositions;
+  private final int[] eos;
+
+  private final ConcurrentLinkedQueue<Sequence> incoming = new ConcurrentLinkedQueue<>();
+  private final List<Sequence> compiling = new ArrayList<>();
+  private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+  private final List<Sequence> running = new ArrayList<>();
+  private final ExecutorService compiler;
+  private final Map<String, CompletableFuture<CompiledConstraint>> constraints;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wake = lock.newCondition();
+  private final Thread thread;
+  private volatile boolean closed;
+  private int reserved;
+
+  // totals, for benchmarks and tests
+  private long totalForwardPasses;
+
+  public Scheduler(LlamaModel model, Tokenizer tokenizer, Options options) {
+    this.model = model;
+    this.tokenizer = tokenizer;
+    this.options = options;
+    this.allocator = new SlotAllocator(options.kvCapacity());
+    this.cache = options.prefixCache() ? new RadixCache(allocator) : null;
+    this.manager = model.manager().newSubManager();
+    this.logitsVocab = model.config().vocabSize();
+    this.maxPositions = model.config().maxPositionEmbeddings();
+    this.eos = tokenizer == null ? new int[0] : tokenizer.eosIds();
+    int cacheSize = options.constraintCacheSize();
+    this.constraints = new LinkedHashMap<>(16, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<CompiledConstraint>> e) {
+        if (size() > cacheSize) {
+          // A constraint still in use keeps its masks until its requests finish: close it lazily.
+          e.getValue().thenAccept(c -> retired.add(c));
+          return true;
+        }
+        return false;
+      }
+    };
+    this.compiler = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "leap-constraint-compiler");
+      t.setDaemon(true);
+      return t;
+    });
+    this.thread = new Thread(this::loop, "leap-scheduler");
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  private final ConcurrentLinkedQueue<CompiledConstraint> retired = new ConcurrentLinkedQueue<>();
+
+  /** Queues a request; the future completes with its result (an error result rather than an exception). */
+  public CompletableFuture<Generation> submit(GenerationRequest request) {
+    Sequence s = new Sequence(request, System.nanoTime());
+    if (closed) {
+      s.future.complete(errorResult(s, "the runtime is closed"));
+      return s.future;
+    }
+    try {
+      s.prompt = promptIds(request);
+    } catch (IllegalArgumentException e) {
+      s.future.complete(errorResult(s, e.getMessage()));
+      return s.future;
+    }
+    String problem = checkFits(s);
+    if (problem != null) {
+      s.future.complete(errorResult(s, problem));
+      return s.future;
+    }
+    if (request.constraint().kind() != Constraint.Kind.NONE) {
+      if (tokenizer == null) {
+        s.future.complete(errorResult(s, "a constraint needs a tokenizer, and the model directory has none"));
+        return s.future;
+      }
+      s.compiled = compiledConstraint(request.constraint());
+    }
+    incoming.add(s);
+    signal();
+    return s.future;
+  }
+
+  private int[] promptIds(GenerationRequest request) {
+    if (request.promptIds() != null) {
+      int[] ids = request.promptIds();
+      for (int i = 0; i < ids.length; i++) {
+        if (ids[i] < 0 || ids[i] >= logitsVocab) {
+          throw new IllegalArgumentException(
+              "prompt token id " + ids[i] + " at index " + i + " is outside the model's vocabulary 0.." + (logitsVocab - 1));
+        }
+      }
+      if (ids.length == 0) {
+        throw new IllegalArgumentException("the prompt is empty");
+      }
+      return ids;
+    }
+    if (tokenizer == null) {
+      throw new IllegalArgumentException("a text prompt needs a tokenizer, and the model directory has none: give token ids");
+    }
+    int[] ids = tokenizer.encode(request.prompt());
+    if (ids.length == 0) {
+      throw new IllegalArgumentException("the prompt is empty");
+    }
+    return ids;
+  }
+
+  private String checkFits(Sequence s) {
+    int n = s.prompt.length;
+    if (n >= maxPositions) {
+      return "the prompt has " + n + " tokens; the model's context (max_position_embeddings) is " + maxPositions;
+    }
+    int need = n + Math.min(s.request.params().maxTokens(), maxPositions - n);
+    if (need > options.kvCapacity()) {
+      return "the prompt (" + n + " tokens) plus maxTokens (" + s.request.params().maxTokens()
+          + ") needs " + need + " KV slots; the KV capacity is " + options.kvCapacity();
+    }
+    return null;
+  }
+
+  private CompletableFuture<CompiledConstraint> compiledConstraint(Constraint c) {
+    String key = c.cacheKey();
+    synchronized (constraints) {
+      CompletableFuture<CompiledConstraint> f = constraints.get(key);
+      if (f == null) {
+        f = CompletableFuture.supplyAsync(
+            () -> CompiledConstraint.compile(key, c.regex(), tokenizer, options.healing(), logitsVocab, manager),
+            compiler);
+        constraints.put(key, f);
+      }
+      return f;
+    }
+  }
+
+  /** Slots free in the allocator (for leak checks: equals the capacity when idle with no cache). */
+  public int freeSlots() {
+    return allocator.freeCount();
+  }
+
+  /** Slots held by the radix cache. */
+  public int cachedSlots() {
+    return cache == null ? 0 : cache.cachedSlots();
+  }
+
+  public int kvCapacity() {
+    return options.kvCapacity();
+  }
+
+  public long totalForwardPasses() {
+    return totalForwardPasses;
+  }
+
+  private void signal() {
+    lock.lock();
+    try {
+      wake.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The loop (scheduler thread only below this line)
+
+  private void loop() {
+    while (!closed) {
+      try {
+        drainIncoming();
+        promoteCompiled();
+        admit();
+        if (running.isEmpty()) {
+          lock.lock();
+          try {
+            if (incoming.isEmpty() && !closed && !anyCompiled()) {
+              wake.await(compiling.isEmpty() ? 1000 : 2, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+          } finally {
+            lock.unlock();
+          }
+          continue;
+        }
+        step();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (Throwable t) {
+        LOG.error("scheduler step failed; failing the running requests", t);
+        for (Sequence s : new ArrayList<>(running)) {
+          abort(s, "internal error in the forward pass: " + t);
+        }
+        running.clear();
+      }
+    }
+    failAll("the runtime is closed");
+  }
+
+  private boolean anyCompiled() {
+    for (Sequence s : compiling) {
+      if (s.compiled.isDone()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void drainIncoming() {
+    Sequence s;
+    while ((s = incoming.poll()) != null) {
+      if (s.compiled == null) {
+        waiting.add(s);
+      } else {
+        compiling.add(s);
+      }
+    }
+  }
+
+  private void promoteCompiled() {
+    for (Iterator<Sequence> it = compiling.iterator(); it.hasNext(); ) {
+      Sequence s = it.next();
+      if (!s.compiled.isDone()) {
+        continue;
+      }
+      it.remove();
+      try {
+        s.constraint = s.compiled.join();
+        int start = s.constraint.dfa().initialState();
+        s.states.add(start);
+        waiting.add(s);
+      } catch (java.util.concurrent.CompletionException e) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        String msg = cause instanceof ConstraintException || cause instanceof IllegalArgumentException
+            ? cause.getMessage()
+            : "constraint compilation failed: " + cause;
+        s.future.complete(errorResult(s, msg));
+      }
+    }
+  }
+
+  private void admit() {
+    List<int[]> admittedPrompts = new ArrayList<>();
+    while (!waiting.isEmpty() && running.size() < options.maxBatch()) {
+      Sequence s = waiting.peekFirst();
+      int n = s.prompt.length;
+      int cached = 0;
+      int[] cachedSlots = new int[0];
+      Object node = null;
+      if (cache != null) {
+        RadixCache.Match m = cache.match(s.prompt, n - 1);
+        cached = m.length();
+        cachedSlots = m.slots();
+        node = m.node();
+        cache.lock(m.node());
+      }
+      if (deferForSharedPrefix(s, cached, admittedPrompts)) {
+        if (node != null) {
+          cache.unlock((RadixCache.Node) node);
+        }
+        break;
+      }
+      int maxOut = Math.min(s.request.params().maxTokens(), maxPositions - n);
+      int need = (n - cached) + maxOut;
+      int available = allocator.freeCount() - reserved;
+      if (available < need && cache != null) {
+        cache.evict(need - available);
+        available = allocator.freeCount() - reserved;
+      }
+      if (available < need) {
+        if (node != null) {
+          cache.unlock((RadixCache.Node) node);
+        }
+        break; // first come, first served: wait until slots come back
+      }
+      waiting.pollFirst();
+      s.lockedNode = node;
+      s.treeOwned = cached;
+      s.cachedPromptTokens = cached;
+      s.tokens.addElements(0, s.prompt);
+      s.slots.addElements(0, cachedSlots);
+      s.kvLen = cached;
+      s.reservation = need;
+      reserved += need;
+      running.add(s);
+      admittedPrompts.add(s.prompt);
+    }
+  }
+
+  /** Whether {@code s} should wait one step so that a request admitted now can cache a prefix they share. */
+  private boolean deferForSharedPrefix(Sequence s, int cached, List<int[]> admitted) {
+    if (cache == null) {
+      return false;
+    }
+    for (int[] p : admitted) {
+      int common = 0;
+      int lim = Math.min(p.length, s.prompt.length);
+      while (common < lim && p[common] == s.prompt[common]) {
+        common++;
+      }
+      if (common - cached >= SHARED_PREFIX_DEFER) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void step() {
+    int b = running.size();
+    List<LlamaModel.SequenceInput> inputs = new ArrayList<>(b);
+    int[][] newSlots = new int[b][];
+    for (int i = 0; i < b; i++) {
+      Sequence s = running.get(i);
+      int len = s.tokens.size() - s.kvLen;
+      int[] slots = allocate(s, len);
+      newSlots[i] = slots;
+      inputs.add(new LlamaModel.SequenceInput(
+          slice(s.tokens, s.kvLen, len), s.kvLen, slice(s.slots, 0, s.kvLen), slots, false));
+    }
+    int[] chosen;
+    try (NDManager stepManager = manager.newSubManager()) {
+      NDArray logits;
+      try {
+        logits = model.forward(stepManager, inputs);
+      } catch (RuntimeException e) {
+        for (int i = 0; i < b; i++) {
+          release(running.get(i), newSlots[i]);
+        }
+        throw e;
+      }
+      totalForwardPasses++;
+      Sampler.Row[] rows = new Sampler.Row[b];
+      for (int i = 0; i < b; i++) {
+        Sequence s = running.get(i);
+        s.slots.addElements(s.slots.size(), newSlots[i]);
+        s.kvLen = s.tokens.size();
+        s.forwardPasses++;
+        NDArray mask = null;
+        if (s.constraint != null) {
+          int state = s.state();
+          if (s.constraint.index.allowedCount(state) == 0) {
+            rows[i] = null;
+            continue;
+          }
+          mask = s.constraint.mask(state);
+        }
+        rows[i] = new Sampler.Row(mask, s.request.params(), s.rng);
+      }
+      chosen = sampleRows(stepManager, logits, rows);
+    }
+    for (int i = 0; i < b; i++) {
+      Sequence s = running.get(i);
+      if (s.treeOwned < s.prompt.length && cache != null && s.kvLen >= s.prompt.length) {
+        sharePrompt(s);
+      }
+    }
+    List<Sequence> still = new ArrayList<>(b);
+    for (int i = 0; i < b; i++) {
+      Sequence s = running.get(i);
+      FinishReason done;
+      if (chosen[i] < 0) {
+        abort(s, "no token of the vocabulary can continue the constraint from DFA state " + s.state());
+        continue;
+      }
+      done = onToken(s, chosen[i]);
+      if (done == null) {
+        still.add(s);
+      } else {
+        finish(s, done);
+      }
+    }
+    running.clear();
+    running.addAll(still);
+    CompiledConstraint c;
+    while ((c = retired.poll()) != null) {
+      boolean inUse = false;
+      for (Sequence s : running) {
+        inUse |= s.constraint == c;
+      }
+      for (Sequence s : waiting) {
+        inUse |= s.constraint == c;
+      }
+      if (inUse) {
+        retired.add(c); // try again after it is done
+        break;
+      }
+      c.close();
+    }
+  }
+
+  private int[] sampleRows(NDManager stepManager, NDArray logits, Sampler.Row[] rows) {
+    int b = rows.length;
+    int valid = 0;
+    for (Sampler.Row r : rows) {
+      valid += r == null ? 0 : 1;
+    }
+    int[] out = new int[b];
+    if (valid == b) {
+      return Sampler.sample(stepManager, logits, rows);
+    }
+    Arrays.fill(out, -1);
+    if (valid == 0) {
+      return out;
+    }
+    long[] keep = new long[valid];
+    Sampler.Row[] kept = new Sampler.Row[valid];
+    for (int i = 0, j = 0; i < b; i++) {
+      if (rows[i] != null) {
+        keep[j] = i;
+        kept[j++] = rows[i];
+      }
+    }
+    int[] got = Sampler.sample(stepManager, logits.get(stepManager.create(keep)), kept);
+    for (int i = 0, j = 0; i < b; i++) {
+      if (rows[i] != null) {
+        out[i] = got[j++];
+      }
+    }
+    return out;
+  }
+
+  private int[] allocate(Sequence s, int n) {
+    if (n > s.reservation) {
+      throw new IllegalStateException("request needs " + n + " more KV slots but has " + s.reservation + " reserved");
+    }
+    int[] slots = allocator.allocate(n);
+    if (slots == null) {
+      throw new IllegalStateException("KV slot allocation failed despite the reservation (" + n + " slots)");
+    }
+    s.reservation -= n;
+    reserved -= n;
+    return slots;
+  }
+
+  private void release(Sequence s, int[] slots) {
+    allocator.free(slots);
+    s.reservation += slots.length;
+    reserved += slots.length;
+  }
+
+  /** After its prompt is prefilled, moves the prompt's KV into the radix cache so that others can reuse it. */
+  private void sharePrompt(Sequence s) {
+    int n = s.prompt.length;
+    int[] promptSlots = slice(s.slots, 0, n);
+    allocator.free(cache.insert(s.prompt, promptSlots));
+    adoptTreeSlots(s, n);
+  }
+
+  /**
+   * After inserting the first {@code n} tokens of {@code s} into the cache (and freeing the
+   * duplicates it returned): adopts the tree's slots and moves the lock to the node where the
+   * inserted prefix ends.
+   */
+  private void adoptTreeSlots(Sequence s, int n) {
+    int[] toks = slice(s.tokens, 0, n);
+    RadixCache.Match m = cache.match(toks, n);
+    if (m.length() != n) {
+      throw new IllegalStateException("radix cache lost an inserted prefix: " + m.length() + " of " + n);
+    }
+    int[] treeSlots = m.slots();
+    // Positions the tree already had before the insert: this request's slots there were
+    // duplicates (the insert returned them and they were freed); adopt the tree's.
+    for (int p = s.treeOwned; p < n; p++) {
+      s.slots.set(p, treeSlots[p]);
+    }
+    // Slots moved into the tree no longer count against this request's holdings; its reservation
+    // for them was already spent, so nothing returns to it.
+    cache.lock(m.node());
+    if (s.lockedNode != null) {
+      cache.unlock((RadixCache.Node) s.lockedNode);
+    }
+    s.lockedNode = m.node();
+    s.treeOwned = n;
+  }
+
+  /** Handles one sampled token; returns the finish reason if the sequence is done, else null. */
+  private FinishReason onToken(Sequence s, int token) {
+    SamplingParams p = s.request.params();
+    CompiledConstraint c = s.constraint;
+    if (isEos(token) && (c == null || c.dfa().isAccepting(s.state()))) {
+      return FinishReason.STOP;
+    }
+    s.tokens.add(token);
+    s.output.add(token);
+    s.tokensSampled++;
+    if (s.firstTokenNanos == 0) {
+      s.firstTokenNanos = System.nanoTime();
+    }
+    if (c != null) {
+      int next = c.index.nextState(s.state(), token);
+      if (next == Dfa.DEAD) {
+        throw new IllegalStateException("sampled token " + token + " is not allowed in state " + s.state());
+      }
+      s.states.add(next);
+    }
+    FinishReason r = afterAppend(s);
+    if (r != null) {
+      return r;
+    }
+    if (c != null && options.jumpForward()) {
+      r = jump(s);
+      if (r != null) {
+        return r;
+      }
+    }
+    if (s.tokens.size() == s.kvLen) {
+      // Everything has K/V but the last logits were dropped by a jump: recompute the last token.
+      int last = s.slots.popInt();
+      release(s, new int[] {last});
+      s.kvLen--;
+    }
+    return null;
+  }
+
+  /** The checks after output grew: stop strings, the constraint's end, maxTokens, the context. */
+  private FinishReason afterAppend(Sequence s) {
+    SamplingParams p = s.request.params();
+    if (!p.stop().isEmpty() && stopIndex(s) >= 0) {
+      return FinishReason.STOP;
+    }
+    if (s.constraint != null) {
+      int st = s.state();
+      Dfa dfa = s.constraint.dfa();
+      if (dfa.isAccepting(st) && !dfa.hasTransitions(st)) {
+        return FinishReason.STOP;
+      }
+    }
+    if (s.output.size() >= p.maxTokens() || s.tokens.size() >= maxPositions) {
+      return FinishReason.LENGTH;
+    }
+    return null;
+  }
+
+  private FinishReason jump(Sequence s) {
+    CompiledConstraint c = s.constraint;
+    int state = s.state();
+    byte[] j = c.fsm.jumpBytes(state);
+    if (j.length == 0 || codePoints(j) <= 1) {
+      return null;
+    }
+    int outLen = s.output.size();
+    JumpPlan plan = c.retokenizer.plan(s.output.elements(), outLen, s.states.elements(), j);
+    if (plan == null) {
+      return null;
+    }
+    int keep = plan.keep();
+    int[] append = plan.append();
+    int maxOut = s.request.params().maxTokens();
+    boolean truncated = false;
+    if (keep + append.length > maxOut) {
+      append = Arrays.copyOf(append, Math.max(0, maxOut - keep));
+      truncated = true;
+    }
+    // Drop output tokens [keep, outLen) and their K/V (the request owns output slots).
+    int dropFrom = s.prompt.length + keep;
+    if (s.kvLen > dropFrom) {
+      int[] freed = slice(s.slots, dropFrom, s.kvLen - dropFrom);
+      s.slots.size(dropFrom);
+      release(s, freed);
+      s.kvLen = dropFrom;
+    }
+    s.tokensRetracted += outLen - keep;
+    s.tokens.size(dropFrom);
+    s.output.size(keep);
+    s.states.size(keep + 1);
+    long jumpedBytes = 0;
+    int st = s.state();
+    for (int t : append) {
+      s.tokens.add(t);
+      s.output.add(t);
+      byte[] tb = tokenizer.tokenBytes(t);
+      st = c.dfa().walk(st, tb);
+      if (st == Dfa.DEAD) {
+        throw new IllegalStateException("jump token " + t + " leaves the language");
+      }
+      s.states.add(st);
+      jumpedBytes += tb.length;
+    }
+    s.tokensJumped += append.length;
+    s.bytesJumped += plan.jumpedBytes() >= 0 ? plan.jumpedBytes() : jumpedBytes;
+    s.jumps++;
+    if (options.checkInvariants()) {
+      checkState(s);
+    }
+    if (truncated) {
+      return FinishReason.LENGTH;
+    }
+    return afterAppend(s);
+  }
+
+  private void checkState(Sequence s) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < s.output.size(); i++) {
+      byte[] tb = tokenizer.tokenBytes(s.output.getInt(i));
+      out.write(tb, 0, tb.length);
+    }
+    int walked = s.constraint.dfa().walk(s.constraint.dfa().initialState(), out.toByteArray());
+    if (walked != s.state()) {
+      throw new IllegalStateException(
+          "invariant broken after a jump: state " + s.state() + " but walking the output gives " + walked);
+    }
+  }
+
+  private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
+    return java.util.Arrays.copyOfRange(list.elements(), from, from + length);
+  }
+
+  private static int codePoints(byte[] utf8) {
+    int n = 0;
+    for (byte b : utf8) {
+      if ((b & 0xC0) != 0x80) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private boolean isEos(int token) {
+    for (int e : eos) {
+      if (e == token) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private byte[] outputBytes(Sequence s) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    if (tokenizer == null) {
+      return new byte[0];
+    }
+    for (int i = 0; i < s.output.size(); i++) {
+      byte[] tb = tokenizer.tokenBytes(s.output.getInt(i));
+      if (tb != null) {
+        out.write(tb, 0, tb.length);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  /** The byte index where the first stop string starts in the output, or -1. */
+  private int stopIndex(Sequence s) {
+    byte[] out = outputBytes(s);
+    int best = -1;
+    for (String stop : s.request.params().stop()) {
+      byte[] sb = stop.getBytes(StandardCharsets.UTF_8);
+      int at = indexOf(out, sb);
+      if (at >= 0 && (best < 0 || at < best)) {
+        best = at;
+      }
+    }
+    return best;
+  }
+
+  private static int indexOf(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (hay[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
+  private void finish(Sequence s, FinishReason reason) {
+    byte[] bytes = outputBytes(s);
+    int stopAt = s.request.params().stop().isEmpty() ? -1 : stopIndex(s);
+    if (stopAt >= 0) {
+      bytes = Arrays.copyOf(bytes, stopAt);
+    }
+    boolean complete = s.constraint == null || s.constraint.dfa().matches(bytes);
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    releaseAll(s);
+    s.future.complete(new Generation(text, s.output.toIntArray(), reason, complete, stats(s), null));
+  }
+
+  /** Returns everything the request holds: its K/V into the radix cache (or freed), its lock, its reservation. */
+  private void releaseAll(Sequence s) {
+    if (cache != null) {
+      if (s.kvLen > s.treeOwned) {
+        allocator.free(cache.insert(slice(s.tokens, 0, s.kvLen), slice(s.slots, 0, s.kvLen)));
+        adoptTreeSlots(s, s.kvLen);
+      }
+      if (s.lockedNode != null) {
+        cache.unlock((RadixCache.Node) s.lockedNode);
+        s.lockedNode = null;
+      }
+    } else if (s.kvLen > 0) {
+      allocator.free(slice(s.slots, 0, s.kvLen));
+    }
+    s.slots.clear();
+    s.kvLen = 0;
+    reserved -= s.reservation;
+    s.reservation = 0;
+  }
+
+  private void abort(Sequence s, String message) {
+    try {
+      releaseAll(s);
+    } catch (RuntimeException e) {
+      LOG.error("could not release the KV slots of a failed request", e);
+    }
+    s.future.complete(errorResult(s, message));
+  }
+
+  private GenerationStats stats(Sequence s) {
+    long now = System.nanoTime();
+    double ttft = s.firstTokenNanos == 0 ? 0 : (s.firstTokenNanos - s.submitNanos) / 1e6;
+    return new GenerationStats(
+        s.forwardPasses, s.tokensSampled, s.tokensJumped, s.bytesJumped, s.jumps,
+        s.prompt == null ? 0 : s.prompt.length, s.cachedPromptTokens, ttft, (now - s.submitNanos) / 1e6);
+  }
+
+  private Generation errorResult(Sequence s, String message) {
+    return Generation.error(message, stats(s));
+  }
+
+  private void failAll(String message) {
+    Sequence s;
+    while ((s = incoming.poll()) != null) {
+      s.future.complete(errorResult(s, message));
+    }
+    for (Sequence q : compiling) {
+      q.future.complete(errorResult(q, message));
+    }
+    compiling.clear();
+    for (Sequence q : waiting) {
+      q.future.complete(errorResult(q, message));
+    }
+    waiting.clear();
+    for (Sequence q : running) {
+      abort(q, message);
+    }
+    running.clear();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    signal();
+    try {
+      thread.join(60_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    compiler.shutdownNow();
+    synchronized (constraints) {
+      for (CompletableFuture<CompiledConstraint> f : constraints.values()) {
+        f.thenAccept(CompiledConstraint::close);
+      }
+      constraints.clear();
+    }
+    manager.close();
+  }
+}

@@ -1,0 +1,69 @@
+package dev.leap.runtime.engine;
+
+import dev.leap.runtime.Generation;
+import dev.leap.runtime.GenerationRequest;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One request's state inside the scheduler. Owned by the scheduler thread (no locking).
+ *
+ * <p>Invariants between steps, for a running sequence:
+ * <ul>
+ *   <li>{@code tokens} = prompt ++ output; {@code slots.size() == kvLen <= tokens.size()}: the
+ *       first {@code kvLen} tokens have their K/V in the pool at {@code slots}; the rest are the
+ *       next step's input (at least one: a sampled token whose K/V is not computed yet, and any
+ *       tokens a jump appended).
+ *   <li>{@code slots[0, treeOwned)} belong to the radix cache (pinned by {@code lockedNode}); the
+ *       rest belong to this request, which frees or inserts them.
+ *   <li>For a constrained request, {@code states[i]} is the DFA state before output token
+ *       {@code i}, and {@code states[output.size()]} is the current state: the state reached by
+ *       walking the output's bytes from the initial state.
+ * </ul>
+ */
+final class Sequence {
+  final GenerationRequest request;
+  final CompletableFuture<Generation> future = new CompletableFuture<>();
+  final long submitNanos;
+  final SplittableRandom rng;
+
+  int[] prompt;
+  CompiledConstraint constraint;
+  CompletableFuture<CompiledConstraint> compiled;
+
+  final IntArrayList tokens = new IntArrayList();
+  final IntArrayList output = new IntArrayList();
+  final IntArrayList slots = new IntArrayList();
+  final IntArrayList states = new IntArrayList();
+  int kvLen;
+  int treeOwned;
+  Object lockedNode;
+  /** KV slots this request may still allocate (its reservation less what it holds). */
+  int reservation;
+
+  // stats
+  int forwardPasses;
+  int tokensSampled;
+  int tokensJumped;
+  int tokensRetracted;
+  long bytesJumped;
+  int jumps;
+  int cachedPromptTokens;
+  long firstTokenNanos;
+
+  Sequence(GenerationRequest request, long submitNanos) {
+    this.request = request;
+    this.submitNanos = submitNanos;
+    this.rng = new SplittableRandom(request.params().seed());
+  }
+
+  int promptLength() {
+    return prompt.length;
+  }
+
+  int state() {
+    return states.getInt(states.size() - 1);
+  }
+
+}
