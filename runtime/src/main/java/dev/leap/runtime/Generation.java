@@ -7,7 +7,10 @@ import java.util.Arrays;
  *
  * <p>{@link #isComplete()} says whether the text fully matches the constraint; with finish reason
  * {@link FinishReason#LENGTH} a constrained text is only a prefix of a match. An {@link
- * FinishReason#ERROR} result has an {@link #error()} message and no text.
+ * FinishReason#ERROR} result has an {@link #error()} message and no text. The text never ends in
+ * the middle of a character: when {@code maxTokens} cuts a character's bytes, the incomplete
+ * bytes are left out of {@link #text()} (they stay in {@link #tokenIds()}); a stop string and what
+ * follows it are left out too.
  */
 public final class Generation {
   private final String text;

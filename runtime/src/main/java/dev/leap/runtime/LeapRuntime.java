@@ -107,6 +107,11 @@ public final class LeapRuntime implements AutoCloseable {
     return scheduler.kvCapacity();
   }
 
+  /** NDArrays alive in the runtime's per-request scopes (constant between requests: for leak checks). */
+  public int liveNativeArrays() {
+    return scheduler.liveNativeArrays();
+  }
+
   /** Forward passes run since the runtime started. */
   public long forwardPasses() {
     return scheduler.totalForwardPasses();

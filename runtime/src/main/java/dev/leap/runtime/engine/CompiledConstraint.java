@@ -11,9 +11,9 @@ import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 
 /**
  * A constraint compiled against one tokenizer: the compressed FSM, its token index, the jump
- * retokenizer, and the per-state masks on the model's device (made on first use, kept until the
- * constraint leaves the runtime's cache). Compiled off the step loop; the mask cache is touched only
- * by the scheduler thread.
+ * retokenizer, and the per-state masks on the model's device (made on first use, released when the
+ * constraint leaves the runtime's cache, made again if a request still uses it). Compiled off the
+ * step loop; the mask cache is touched only by the scheduler thread.
  */
 final class CompiledConstraint implements AutoCloseable {
   final String key;
@@ -22,7 +22,8 @@ final class CompiledConstraint implements AutoCloseable {
   final JumpRetokenizer retokenizer;
   final double compileMs;
   private final int logitsVocab;
-  private final NDManager maskManager;
+  private final NDManager parent;
+  private NDManager maskManager;
   private final Int2ObjectOpenHashMap<NDArray> masks = new Int2ObjectOpenHashMap<>();
 
   CompiledConstraint(
@@ -34,7 +35,7 @@ final class CompiledConstraint implements AutoCloseable {
     this.retokenizer = retokenizer;
     this.compileMs = compileMs;
     this.logitsVocab = logitsVocab;
-    this.maskManager = parent.newSubManager();
+    this.parent = parent;
   }
 
   static CompiledConstraint compile(
@@ -67,15 +68,22 @@ final class CompiledConstraint implements AutoCloseable {
           bits &= bits - 1;
         }
       }
+      if (maskManager == null) {
+        maskManager = parent.newSubManager();
+      }
       m = maskManager.create(allowed);
       masks.put(state, m);
     }
     return m;
   }
 
+  /** Releases the device masks; they are made again if the constraint is used after this. */
   @Override
   public void close() {
-    maskManager.close();
+    if (maskManager != null) {
+      maskManager.close();
+      maskManager = null;
+    }
     masks.clear();
   }
 }

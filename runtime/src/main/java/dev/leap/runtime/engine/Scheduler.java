@@ -223,6 +223,11 @@ public final class Scheduler implements AutoCloseable {
     return options.kvCapacity();
   }
 
+  /** NDArrays alive in the scheduler's native memory scope (masks of cached constraints; for leak checks). */
+  public int liveNativeArrays() {
+    return manager.getManagedArrays().size();
+  }
+
   public long totalForwardPasses() {
     return totalForwardPasses;
   }
@@ -305,8 +310,9 @@ public final class Scheduler implements AutoCloseable {
         waiting.add(s);
       } catch (java.util.concurrent.CompletionException e) {
         Throwable cause = e.getCause() == null ? e : e.getCause();
-        String msg = cause instanceof ConstraintException || cause instanceof IllegalArgumentException
-            ? cause.getMessage()
+        String msg = cause instanceof dev.leap.fsm.RegexSyntaxException r ? r.oneLine()
+            : cause instanceof ConstraintException || cause instanceof IllegalArgumentException
+            ? cause.getMessage().replace('\n', ' ')
             : "constraint compilation failed: " + cause;
         s.future.complete(errorResult(s, msg));
       }
@@ -447,18 +453,7 @@ public final class Scheduler implements AutoCloseable {
     running.addAll(still);
     CompiledConstraint c;
     while ((c = retired.poll()) != null) {
-      boolean inUse = false;
-      for (Sequence s : running) {
-        inUse |= s.constraint == c;
-      }
-      for (Sequence s : waiting) {
-        inUse |= s.constraint == c;
-      }
-      if (inUse) {
-        retired.add(c); // try again after it is done
-        break;
-      }
-      c.close();
+      c.close(); // releases its device masks; a request that still uses it makes them again
     }
   }
 
@@ -679,6 +674,21 @@ public final class Scheduler implements AutoCloseable {
     return java.util.Arrays.copyOfRange(list.elements(), from, from + length);
   }
 
+  /** The length of {@code b} without an incomplete UTF-8 sequence at its end (output cut by maxTokens). */
+  static int completeUtf8Length(byte[] b) {
+    int n = b.length;
+    int i = n - 1;
+    while (i >= 0 && (b[i] & 0xC0) == 0x80 && n - i < 4) {
+      i--;
+    }
+    if (i < 0) {
+      return n;
+    }
+    int lead = b[i] & 0xFF;
+    int need = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    return n - i < need ? i : n;
+  }
+
   private static int codePoints(byte[] utf8) {
     int n = 0;
     for (byte b : utf8) {
@@ -745,6 +755,7 @@ public final class Scheduler implements AutoCloseable {
     if (stopAt >= 0) {
       bytes = Arrays.copyOf(bytes, stopAt);
     }
+    bytes = Arrays.copyOf(bytes, completeUtf8Length(bytes));
     boolean complete = s.constraint == null || s.constraint.dfa().matches(bytes);
     String text = new String(bytes, StandardCharsets.UTF_8);
     releaseAll(s);
