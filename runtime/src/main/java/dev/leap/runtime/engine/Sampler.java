@@ -48,8 +48,12 @@ final class Sampler {
           masks.add(all);
         }
       }
+      // Results of ops attach to their first operand's manager: keep them in this step's scope,
+      // not in the long-lived scope of the cached masks.
       NDArray mask = NDArrays.stack(masks);
+      mask.attach(manager);
       masked = NDArrays.where(mask, logits, manager.create(Float.NEGATIVE_INFINITY));
+      masked.attach(manager);
     }
     int[] out = new int[n];
     boolean anyGreedy = false;
