@@ -1,14 +1,18 @@
 package dev.leap.bench;
 
+import dev.leap.bench.e2e.BenchCommand;
+import dev.leap.bench.e2e.DemoCommand;
 import dev.leap.runtime.cli.LeapCli;
 import picocli.CommandLine;
 
-/** Entry point of the {@code ./leap} script: the runtime's verbs plus {@code bench}. */
+/** Entry point of the {@code ./leap} script: the runtime's verbs plus {@code demo} and {@code bench}. */
 public final class LeapMain {
   private LeapMain() {}
 
   public static void main(String[] args) {
     CommandLine cli = LeapCli.commandLine();
+    cli.addSubcommand("demo", new CommandLine(new DemoCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
+    cli.addSubcommand("bench", new CommandLine(new BenchCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
     System.exit(cli.execute(args));
   }
 }

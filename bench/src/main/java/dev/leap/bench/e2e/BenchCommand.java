@@ -1,0 +1,341 @@
+package dev.leap.bench.e2e;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.bench.BenchData;
+import dev.leap.runtime.Constraint;
+import dev.leap.runtime.DemoModel;
+import dev.leap.runtime.Generation;
+import dev.leap.runtime.GenerationRequest;
+import dev.leap.runtime.LeapRuntime;
+import dev.leap.runtime.SamplingParams;
+import dev.leap.runtime.cli.CliError;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code leap bench characters|longdoc}: the end-to-end benchmarks, jump-forward against
+ * token-by-token constrained decoding in one process (see {@code ../shared/DESIGN.md},
+ * "Measuring").
+ *
+ * <p>{@code characters}: SGLang's character benchmark (its 50 names, prompt template and
+ * {@code character_regex}; temperature 0; {@code maxTokens} 256). Batch-1 latency alternates the two
+ * modes request by request; throughput runs all requests at once per mode, alternating modes for
+ * {@code --repeats} rounds; medians are reported.
+ *
+ * <p>{@code longdoc}: extraction requests over one long document (about 3,000 tokens) constrained by
+ * SGLang's {@code city_regex}, run one after another with the radix cache on and off and
+ * jump-forward on and off: time to first token of the first and the later requests, and prompt
+ * tokens prefilled vs served from the cache.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON) or 'longdoc' (extraction over one long document).")
+public final class BenchCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "characters|longdoc", description = "Which benchmark.")
+  String which;
+
+  @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo",
+      description = "Model directory, or 'demo' for the embedded untrained default. Default: ${DEFAULT-VALUE}.")
+  String model;
+
+  @Option(names = "--requests", description = "Requests (characters: default 50 names; longdoc: default 8 questions).")
+  Integer requests;
+
+  @Option(names = "--parallel", defaultValue = "64", description = "Concurrent requests for the throughput runs. Default: ${DEFAULT-VALUE}.")
+  int parallel;
+
+  @Option(names = "--repeats", defaultValue = "3", description = "Throughput rounds per mode (medians reported). Default: ${DEFAULT-VALUE}.")
+  int repeats;
+
+  @Option(names = "--max-tokens", defaultValue = "256", description = "Default: ${DEFAULT-VALUE}.")
+  int maxTokens;
+
+  @Option(names = "--out", paramLabel = "FILE", description = "JSON results. Default: bench-results/<benchmark>.json.")
+  Path out;
+
+  @Option(names = "--chart", paramLabel = "FILE", description = "PNG chart (characters). Default: bench-results/<benchmark>.png.")
+  Path chart;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!which.equals("characters") && !which.equals("longdoc")) {
+      throw new CliError("unknown benchmark '" + which + "': use characters or longdoc");
+    }
+    if (parallel < 1) {
+      throw new CliError("--parallel must be at least 1, got " + parallel);
+    }
+    if (repeats < 1) {
+      throw new CliError("--repeats must be at least 1, got " + repeats);
+    }
+    if (requests != null && requests < 1) {
+      throw new CliError("--requests must be at least 1, got " + requests);
+    }
+    if (maxTokens < 1) {
+      throw new CliError("--max-tokens must be at least 1, got " + maxTokens);
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    Path dir = modelDir(model, err);
+    Path outFile = out != null ? out : Path.of("bench-results", which + ".json");
+    Path chartFile = chart != null ? chart : Path.of("bench-results", which + ".png");
+    return which.equals("characters") ? characters(dir, outFile, chartFile) : longdoc(dir, outFile);
+  }
+
+  static Path modelDir(String model, PrintWriter err) {
+    if ("demo".equals(model)) {
+      err.println("leap: using the embedded demo model (untrained random weights: its text is not meaningful)");
+      err.flush();
+      return DemoModel.ensure();
+    }
+    Path dir = Path.of(model);
+    if (!Files.isDirectory(dir)) {
+      throw new CliError("model directory not found: " + dir);
+    }
+    return dir;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  int characters(Path dir, Path outFile, Path chartFile) throws IOException {
+    PrintWriter o = spec.commandLine().getOut();
+    List<String> names = Files.readAllLines(BenchData.file("corpora/sglang-json-bench/dataset.txt"), StandardCharsets.UTF_8)
+        .stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
+    int n = requests == null ? names.size() : Math.min(requests, names.size());
+    String template = BenchData.sglang("character_regex").get("prompt_template").asText();
+    String regex = BenchData.characterRegex();
+    List<GenerationRequest> reqs = new ArrayList<>();
+    SamplingParams params = SamplingParams.builder().temperature(0).maxTokens(maxTokens).build();
+    for (int i = 0; i < n; i++) {
+      reqs.add(GenerationRequest.of(template.replace("{name}", names.get(i)), Constraint.regex(regex), params));
+    }
+    ModeResult tbt = new ModeResult("token-by-token");
+    ModeResult jf = new ModeResult("jump-forward");
+    int capacity = Math.max(32_768, Math.min(parallel, n) * (maxTokens + 64));
+    try (LeapRuntime rtTbt = runtime(dir, false, true, capacity); LeapRuntime rtJf = runtime(dir, true, true, capacity)) {
+      o.printf("characters: %d requests, model %s, device %s; warming up%n", n, dir, rtJf.device());
+      o.flush();
+      rtTbt.generate(reqs.get(0).prompt(), reqs.get(0).constraint(), params);
+      rtJf.generate(reqs.get(0).prompt(), reqs.get(0).constraint(), params);
+      for (int i = 0; i < n; i++) {
+        // Alternate which mode goes first, so slow drifts of the machine hit both.
+        if (i % 2 == 0) {
+          tbt.batch1.add(rtTbt.submit(reqs.get(i)).join());
+          jf.batch1.add(rtJf.submit(reqs.get(i)).join());
+        } else {
+          jf.batch1.add(rtJf.submit(reqs.get(i)).join());
+          tbt.batch1.add(rtTbt.submit(reqs.get(i)).join());
+        }
+      }
+      o.printf("batch 1 done: latency p50 %.0f ms token-by-token, %.0f ms jump-forward%n", tbt.latencyMsP50(), jf.latencyMsP50());
+      o.flush();
+      List<GenerationRequest> wave = reqs.subList(0, Math.min(parallel, n));
+      for (int r = 0; r < repeats; r++) {
+        parallelRun(r % 2 == 0 ? rtTbt : rtJf, wave, r % 2 == 0 ? tbt : jf);
+        parallelRun(r % 2 == 0 ? rtJf : rtTbt, wave, r % 2 == 0 ? jf : tbt);
+      }
+      Pattern p = Pattern.compile(regex);
+      tbt.score(p, rtTbt.tokenizer());
+      jf.score(p, rtJf.tokenizer());
+    }
+    int agree = 0;
+    List<String> differences = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (tbt.batch1.get(i).text().equals(jf.batch1.get(i).text())) {
+        agree++;
+      } else if (differences.size() < 5) {
+        differences.add(firstDifference(tbt.batch1.get(i).text(), jf.batch1.get(i).text()));
+      }
+    }
+    ObjectNode json = report("characters", dir, List.of(tbt, jf), (double) agree / n);
+    ArrayNode diffs = json.putArray("greedyDifferences");
+    differences.forEach(diffs::add);
+    write(outFile, json);
+    o.println();
+    o.println(table(tbt, jf, (double) agree / n, Math.min(parallel, n)));
+    if (!differences.isEmpty()) {
+      o.println("First greedy differences (token-by-token vs jump-forward):");
+      differences.forEach(d -> o.println("  " + d));
+    }
+    drawChart(chartFile, tbt, jf, Math.min(parallel, n));
+    o.printf("%nwrote %s and %s%n", outFile, chartFile);
+    o.flush();
+    return 0;
+  }
+
+  private static String firstDifference(String a, String b) {
+    int i = 0;
+    while (i < a.length() && i < b.length() && a.charAt(i) == b.charAt(i)) {
+      i++;
+    }
+    int from = Math.max(0, i - 20);
+    return "at char " + i + ": ..." + escape(a.substring(from, Math.min(a.length(), i + 20))) + " | ..."
+        + escape(b.substring(from, Math.min(b.length(), i + 20)));
+  }
+
+  private static String escape(String s) {
+    return s.replace("\n", "\\n");
+  }
+
+  private static LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity) {
+    return LeapRuntime.builder().setModelDir(dir).optJumpForward(jump).optPrefixCache(cache)
+        .optKvCapacity(capacity).optMaxBatch(256).build();
+  }
+
+  private static void parallelRun(LeapRuntime rt, List<GenerationRequest> wave, ModeResult into) {
+    long t0 = System.nanoTime();
+    List<Generation> gs = rt.generateAll(wave);
+    double ms = (System.nanoTime() - t0) / 1e6;
+    long tokens = 0;
+    double passes = 0;
+    for (Generation g : gs) {
+      tokens += g.tokenIds().length;
+      passes += g.stats().forwardPasses();
+    }
+    into.parallelWallMs.add(ms);
+    into.parallelOutputTokens.add(tokens);
+    into.parallelRequests.add(gs.size());
+    into.parallelForwardPassesPerRequest.add(passes / gs.size());
+  }
+
+  private static String table(ModeResult tbt, ModeResult jf, double agreement, int parallel) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| metric | token-by-token | jump-forward | ratio |\n|---|---:|---:|---:|\n");
+    row(sb, "latency p50 at batch 1 (ms)", tbt.latencyMsP50(), jf.latencyMsP50(), tbt.latencyMsP50() / jf.latencyMsP50(), "x faster");
+    row(sb, "throughput at parallel " + parallel + " (output tokens/s)", tbt.throughputTokensPerSec(),
+        jf.throughputTokensPerSec(), jf.throughputTokensPerSec() / tbt.throughputTokensPerSec(), "x higher");
+    row(sb, "throughput at parallel " + parallel + " (requests/s)", tbt.throughputRequestsPerSec(),
+        jf.throughputRequestsPerSec(), jf.throughputRequestsPerSec() / tbt.throughputRequestsPerSec(), "x higher");
+    row(sb, "forward passes per request", tbt.forwardPassesPerRequest(), jf.forwardPassesPerRequest(),
+        tbt.forwardPassesPerRequest() / jf.forwardPassesPerRequest(), "x fewer");
+    row(sb, "tokens sampled per request", tbt.mean(g -> g.stats().tokensSampled()), jf.mean(g -> g.stats().tokensSampled()),
+        Double.NaN, "");
+    row(sb, "tokens jumped per request", tbt.mean(g -> g.stats().tokensJumped()), jf.mean(g -> g.stats().tokensJumped()),
+        Double.NaN, "");
+    row(sb, "output tokens per request", tbt.outputTokensPerRequest(), jf.outputTokensPerRequest(), Double.NaN, "");
+    row(sb, "valid outputs (%)", 100.0 * tbt.valid / tbt.batch1.size(), 100.0 * jf.valid / jf.batch1.size(), Double.NaN, "");
+    row(sb, "canonical tokenization (%)", 100.0 * tbt.canonical / tbt.batch1.size(), 100.0 * jf.canonical / jf.batch1.size(),
+        Double.NaN, "");
+    sb.append(String.format(Locale.ROOT, "| greedy agreement between the modes | | | %.0f%% |%n", agreement * 100));
+    return sb.toString();
+  }
+
+  private static void row(StringBuilder sb, String name, double a, double b, double ratio, String unit) {
+    sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s |%n", name, a, b,
+        Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f%s", ratio, unit)));
+  }
+
+  private static void drawChart(Path file, ModeResult tbt, ModeResult jf, int parallel) throws IOException {
+    if (file.getParent() != null) {
+      Files.createDirectories(file.getParent());
+    }
+    CategoryChart latency = new CategoryChartBuilder().width(520).height(380)
+        .title("Latency at batch 1 (median, ms)").yAxisTitle("ms").build();
+    latency.addSeries("p50 latency", List.of("token-by-token", "jump-forward"), List.of(tbt.latencyMsP50(), jf.latencyMsP50()));
+    latency.getStyler().setLegendVisible(false);
+    CategoryChart throughput = new CategoryChartBuilder().width(520).height(380)
+        .title("Throughput at parallel " + parallel + " (output tokens/s)").yAxisTitle("tokens/s").build();
+    throughput.addSeries("throughput", List.of("token-by-token", "jump-forward"),
+        List.of(tbt.throughputTokensPerSec(), jf.throughputTokensPerSec()));
+    throughput.getStyler().setLegendVisible(false);
+    String base = file.toString().replaceFirst("\\.png$", "");
+    BitmapEncoder.saveBitmap(List.of(latency, throughput), 1, 2, base, BitmapEncoder.BitmapFormat.PNG);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  int longdoc(Path dir, Path outFile) throws IOException {
+    PrintWriter o = spec.commandLine().getOut();
+    String doc = CityDocument.text(7, 2300);
+    List<String> questions = CityDocument.questions();
+    int n = requests == null ? 8 : Math.min(requests, questions.size());
+    String regex = BenchData.cityRegex();
+    SamplingParams params = SamplingParams.builder().temperature(0).maxTokens(maxTokens).build();
+    List<GenerationRequest> reqs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      reqs.add(GenerationRequest.of(CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), params));
+    }
+    List<ModeResult> modes = new ArrayList<>();
+    Pattern p = Pattern.compile(regex);
+    for (boolean cache : new boolean[] {true, false}) {
+      for (boolean jump : new boolean[] {true, false}) {
+        ModeResult m = new ModeResult((jump ? "jump-forward" : "token-by-token") + (cache ? ", radix cache" : ", no cache"));
+        try (LeapRuntime rt = runtime(dir, jump, cache, 32_768)) {
+          if (m.name.equals("jump-forward, radix cache")) {
+            o.printf("longdoc: document of %d tokens, %d requests, model %s%n", rt.tokenizer().encode(doc).length, n, dir);
+            o.flush();
+          }
+          // Warm the code paths on an unrelated prompt so the first timed request is not a JIT run.
+          rt.generate("Warm-up.", Constraint.regex(regex), SamplingParams.builder().maxTokens(16).build());
+          for (GenerationRequest r : reqs) {
+            m.batch1.add(rt.submit(r).join());
+          }
+          m.score(p, rt.tokenizer());
+        }
+        modes.add(m);
+      }
+    }
+    ObjectNode json = report("longdoc", dir, modes, Double.NaN);
+    write(outFile, json);
+    StringBuilder sb = new StringBuilder();
+    sb.append("| mode | TTFT first (ms) | TTFT later p50 (ms) | prompt tokens | prefilled per later request | latency p50 (ms) | forward passes/request | valid |\n");
+    sb.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (ModeResult m : modes) {
+      double prefilledLater = m.batch1.subList(1, m.batch1.size()).stream()
+          .mapToDouble(g -> g.stats().promptTokens() - g.stats().cachedPromptTokens()).average().orElse(Double.NaN);
+      sb.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.1f | %.0f | %.1f | %d/%d |%n", m.name,
+          m.batch1.get(0).stats().timeToFirstTokenMs(), m.ttftMsP50(1), m.mean(g -> g.stats().promptTokens()),
+          prefilledLater, m.latencyMsP50(), m.forwardPassesPerRequest(), m.valid, m.batch1.size()));
+    }
+    o.println();
+    o.print(sb);
+    o.printf("%nwrote %s%n", outFile);
+    o.flush();
+    return 0;
+  }
+
+  private ObjectNode report(String benchmark, Path dir, List<ModeResult> modes, double agreement) {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode json = m.createObjectNode();
+    json.put("benchmark", benchmark);
+    json.put("model", dir.toString());
+    json.put("device", "cpu");
+    json.put("maxTokens", maxTokens);
+    json.put("parallel", parallel);
+    ArrayNode arr = json.putArray("modes");
+    for (ModeResult mr : modes) {
+      mr.toJson(arr.addObject());
+    }
+    if (!Double.isNaN(agreement)) {
+      json.put("greedyAgreementShare", agreement);
+    }
+    return json;
+  }
+
+  private static void write(Path file, ObjectNode json) throws IOException {
+    if (file.getParent() != null) {
+      Files.createDirectories(file.getParent());
+    }
+    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file.toFile(), json);
+  }
+}

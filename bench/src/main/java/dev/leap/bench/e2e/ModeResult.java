@@ -1,0 +1,121 @@
+package dev.leap.bench.e2e;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.runtime.Generation;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * What one decoding mode did over a set of requests: the results at batch 1 (latency, counts) and
+ * the wall time of each parallel run (throughput).
+ */
+final class ModeResult {
+  final String name;
+  final List<Generation> batch1 = new ArrayList<>();
+  final List<Double> parallelWallMs = new ArrayList<>();
+  final List<Long> parallelOutputTokens = new ArrayList<>();
+  final List<Integer> parallelRequests = new ArrayList<>();
+  final List<Double> parallelForwardPassesPerRequest = new ArrayList<>();
+  int canonical;
+  int valid;
+
+  ModeResult(String name) {
+    this.name = name;
+  }
+
+  /** Checks validity (the DFA's complete flag and java.util.regex) and canonical tokenization. */
+  void score(Pattern regex, dev.leap.retokenize.Tokenizer tok) {
+    valid = 0;
+    canonical = 0;
+    for (Generation g : batch1) {
+      if (!g.isError() && g.isComplete() && regex.matcher(g.text()).matches()) {
+        valid++;
+      }
+      if (!g.isError() && Arrays.equals(g.tokenIds(), tok.encode(g.text()))) {
+        canonical++;
+      }
+    }
+  }
+
+  static double median(List<Double> xs) {
+    if (xs.isEmpty()) {
+      return Double.NaN;
+    }
+    double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+  }
+
+  double latencyMsP50() {
+    List<Double> t = new ArrayList<>();
+    for (Generation g : batch1) {
+      t.add(g.stats().totalMs());
+    }
+    return median(t);
+  }
+
+  double ttftMsP50(int from) {
+    List<Double> t = new ArrayList<>();
+    for (int i = from; i < batch1.size(); i++) {
+      t.add(batch1.get(i).stats().timeToFirstTokenMs());
+    }
+    return median(t);
+  }
+
+  double mean(java.util.function.ToDoubleFunction<Generation> f) {
+    return batch1.stream().mapToDouble(f).average().orElse(Double.NaN);
+  }
+
+  double forwardPassesPerRequest() {
+    return mean(g -> g.stats().forwardPasses());
+  }
+
+  double outputTokensPerRequest() {
+    return mean(g -> g.tokenIds().length);
+  }
+
+  /** Median over parallel runs of output tokens per second. */
+  double throughputTokensPerSec() {
+    List<Double> t = new ArrayList<>();
+    for (int i = 0; i < parallelWallMs.size(); i++) {
+      t.add(parallelOutputTokens.get(i) / (parallelWallMs.get(i) / 1000));
+    }
+    return median(t);
+  }
+
+  double throughputRequestsPerSec() {
+    List<Double> t = new ArrayList<>();
+    for (int i = 0; i < parallelWallMs.size(); i++) {
+      t.add(parallelRequests.get(i) / (parallelWallMs.get(i) / 1000));
+    }
+    return median(t);
+  }
+
+  ObjectNode toJson(ObjectNode o) {
+    int n = batch1.size();
+    o.put("name", name);
+    o.put("requests", n);
+    o.put("validShare", n == 0 ? 0 : (double) valid / n);
+    o.put("canonicalShare", n == 0 ? 0 : (double) canonical / n);
+    o.put("forwardPassesPerRequest", forwardPassesPerRequest());
+    o.put("tokensSampledPerRequest", mean(g -> g.stats().tokensSampled()));
+    o.put("tokensJumpedPerRequest", mean(g -> g.stats().tokensJumped()));
+    o.put("bytesJumpedPerRequest", mean(g -> g.stats().bytesJumped()));
+    o.put("outputTokensPerRequest", outputTokensPerRequest());
+    o.put("forwardPassesPerOutputToken", forwardPassesPerRequest() / outputTokensPerRequest());
+    o.put("latencyMsP50", latencyMsP50());
+    o.put("timeToFirstTokenMsP50", ttftMsP50(0));
+    o.put("promptTokensPerRequest", mean(g -> g.stats().promptTokens()));
+    o.put("cachedPromptTokensPerRequest", mean(g -> g.stats().cachedPromptTokens()));
+    if (!parallelWallMs.isEmpty()) {
+      o.put("parallelRuns", parallelWallMs.size());
+      o.put("parallelRequests", parallelRequests.get(0));
+      o.put("throughputTokensPerSec", throughputTokensPerSec());
+      o.put("throughputRequestsPerSec", throughputRequestsPerSec());
+      o.put("parallelWallMsP50", median(parallelWallMs));
+      o.put("parallelForwardPassesPerRequest", median(parallelForwardPassesPerRequest));
+    }
+    return o;
+  }
+}
