@@ -19,19 +19,24 @@ import java.nio.file.StandardCopyOption;
  * <p>Its weights are untrained: its text is not meaningful. It exists so that every command and
  * benchmark runs on a real transformer forward pass with a real tokenizer without downloading
  * anything. Shape: vocabulary 50,257 (GPT-2), hidden 256, intermediate 768, 4 layers, 8 heads,
- * 4 KV heads, head dim 32, tied embeddings, context 2,048.
+ * 4 KV heads, head dim 32, tied embeddings, context 4,096.
  *
- * <p>Location: {@code $LEAP_CACHE/demo-v1}, default {@code ~/.cache/leap/demo-v1}.
+ * <p>Location: {@code $LEAP_CACHE/demo-v2}, default {@code ~/.cache/leap/demo-v2}.
  */
 public final class DemoModel {
   private DemoModel() {}
 
   /** Bump when the demo model's shape or seed changes, so old caches are not reused. */
-  static final String VERSION = "demo-v1";
+  static final String VERSION = "demo-v2";
   static final long SEED = 20240205L;
 
   public static ModelConfig config() {
-    return ModelConfig.llama(50257, 256, 768, 4, 8, 4, 32);
+    ModelConfig c = ModelConfig.llama(50257, 256, 768, 4, 8, 4, 32);
+    // A 4,096-token context, so that the long-document benchmark (about 3,300 prompt tokens) fits.
+    return new ModelConfig(c.modelType(), c.vocabSize(), c.hiddenSize(), c.intermediateSize(), c.numLayers(),
+        c.numHeads(), c.numKvHeads(), c.headDim(), 4096, c.rmsNormEps(), c.ropeTheta(), c.ropeType(), c.ropeFactor(),
+        c.ropeLowFreqFactor(), c.ropeHighFreqFactor(), c.ropeOriginalMaxPositions(), c.tieWordEmbeddings(),
+        c.qkvBias(), c.oBias(), c.qkNorm(), c.torchDtype());
   }
 
   /** The demo model's directory, written on first use. */

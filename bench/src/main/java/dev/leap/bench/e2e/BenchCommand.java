@@ -158,6 +158,8 @@ public final class BenchCommand implements Callable<Integer> {
       tbt.score(p, rtTbt.tokenizer());
       jf.score(p, rtJf.tokenizer());
     }
+    failIfErrors(tbt);
+    failIfErrors(jf);
     int agree = 0;
     List<String> differences = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -181,6 +183,15 @@ public final class BenchCommand implements Callable<Integer> {
     o.printf("%nwrote %s and %s%n", outFile, chartFile);
     o.flush();
     return 0;
+  }
+
+  /** A benchmark whose requests failed measures nothing: say why and stop. */
+  private static void failIfErrors(ModeResult m) {
+    for (Generation g : m.batch1) {
+      if (g.isError()) {
+        throw new CliError("a request failed in mode " + m.name + ": " + g.error());
+      }
+    }
   }
 
   private static String firstDifference(String a, String b) {
@@ -292,6 +303,7 @@ public final class BenchCommand implements Callable<Integer> {
           }
           m.score(p, rt.tokenizer());
         }
+        failIfErrors(m);
         modes.add(m);
       }
     }
