@@ -15,8 +15,9 @@ import java.util.stream.IntStream;
  * <p>Algorithm: the vocabulary is sorted by bytes once, with the length of the prefix each token
  * shares with the one before it. Walking the sorted list through the DFA keeps the state after
  * every prefix depth, so a shared prefix is walked once (an implicit byte trie), and when a token
- * dies at depth {@code d} every following token that shares its first {@code d + 1} bytes is skipped
- * with one integer comparison each.
+ * dies at depth {@code d} every following token that shares its first {@code d + 1} bytes is skipped:
+ * in one step for deaths at the first or second byte (precomputed skip links), else with one
+ * integer comparison each.
  *
  * <p>The state after an allowed token is {@link #nextState}: the DFA walk of the token's bytes
  * (a few table lookups), so the index stores masks only. Identical masks are shared.
@@ -33,6 +34,9 @@ public final class TokenIndex {
   private final byte[][] tokenBytes;
   private final int[] sorted;
   private final int[] lcp;
+  /** For token j in sorted order: the next index whose bytes differ within the first 1 / 2 bytes. */
+  private final int[] skip1;
+  private final int[] skip2;
   private final int maxLen;
   private final int[] eos;
   private final AtomicReferenceArray<long[]> masks;
@@ -72,6 +76,20 @@ public final class TokenIndex {
         byte[] c = tokenBytes[sorted[j]];
         int m = Arrays.mismatch(p, c);
         lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
+      }
+    }
+    this.skip1 = new int[live];
+    this.skip2 = new int[live];
+    int next1 = live;
+    int next2 = live;
+    for (int j = live - 1; j >= 0; j--) {
+      skip1[j] = next1;
+      skip2[j] = next2;
+      if (lcp[j] <= 0) {
+        next1 = j;
+      }
+      if (lcp[j] <= 1) {
+        next2 = j;
       }
     }
     int[] e = vocab.eosIds();
@@ -170,10 +188,17 @@ public final class TokenIndex {
         j++;
         continue;
       }
-      // Died reading byte d: skip every following token that shares the first d + 1 bytes.
-      j++;
-      while (j < n && lcp[j] > d) {
+      // Died reading byte d: skip every following token that shares the first d + 1 bytes
+      // (in one jump for the common early deaths).
+      if (d == 0) {
+        j = skip1[j];
+      } else if (d == 1) {
+        j = skip2[j];
+      } else {
         j++;
+        while (j < n && lcp[j] > d) {
+          j++;
+        }
       }
     }
     if (dfa.isAccepting(state)) {

@@ -52,18 +52,23 @@ final class CompiledConstraint implements AutoCloseable {
     return fsm.dfa();
   }
 
-  /** The boolean mask {@code [logitsVocab]} of the tokens allowed in {@code state}, on the device. */
+  /**
+   * The boolean row {@code [logitsVocab]} of the tokens <em>not</em> allowed in {@code state}, on the
+   * device (the sampler fills those logits with -inf in place). Ids past the tokenizer's vocabulary
+   * (a model's padded rows) are never allowed.
+   */
   NDArray mask(int state) {
     NDArray m = masks.get(state);
     if (m == null) {
       long[] words = index.allowed(state);
-      boolean[] allowed = new boolean[logitsVocab];
+      boolean[] disallowed = new boolean[logitsVocab];
+      java.util.Arrays.fill(disallowed, true);
       for (int w = 0; w < words.length; w++) {
         long bits = words[w];
         while (bits != 0) {
           int id = (w << 6) + Long.numberOfTrailingZeros(bits);
           if (id < logitsVocab) {
-            allowed[id] = true;
+            disallowed[id] = false;
           }
           bits &= bits - 1;
         }
@@ -71,7 +76,7 @@ final class CompiledConstraint implements AutoCloseable {
       if (maskManager == null) {
         maskManager = parent.newSubManager();
       }
-      m = maskManager.create(allowed);
+      m = maskManager.create(disallowed);
       masks.put(state, m);
     }
     return m;

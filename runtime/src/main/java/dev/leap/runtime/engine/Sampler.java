@@ -11,8 +11,8 @@ import java.util.SplittableRandom;
 /**
  * Chooses one token per row of a logits matrix, after the rows' constraint masks.
  *
- * <p>Masks are applied on the logits' device ({@code where(mask, logits, -inf)}); a batch where no
- * row has a mask applies none. Greedy rows take one {@code argMax} on the device and only the
+ * <p>Masks are applied on the logits' device: the rows' disallowed-token masks are stacked and the
+ * logits filled with -inf in place; a batch where no row has a mask applies none. Greedy rows take one {@code argMax} on the device and only the
  * chosen ids cross to the host. Rows that sample compute {@code softmax(logits / T)} on the device
  * and copy that one row to the host, where top-k, top-p and the request's own seeded generator pick
  * the token, so a request's samples do not depend on what else is in the batch.
@@ -24,8 +24,9 @@ final class Sampler {
   record Row(NDArray mask, SamplingParams params, SplittableRandom rng) {}
 
   /**
-   * @param logits {@code [rows, vocab]} float logits on the device
-   * @param rows per row: a boolean mask {@code [vocab]} on the same device or {@code null}, and params
+   * @param logits {@code [rows, vocab]} float logits on the device, owned by this step (filled in place)
+   * @param rows per row: a boolean mask {@code [vocab]} of disallowed tokens on the same device, or
+   *     {@code null}, and params
    * @return the chosen token id per row
    */
   static int[] sample(NDManager manager, NDArray logits, Row[] rows) {
@@ -37,23 +38,23 @@ final class Sampler {
     }
     if (anyMask) {
       NDList masks = new NDList(n);
-      NDArray all = null;
+      NDArray none = null;
       for (Row r : rows) {
         if (r.mask() != null) {
           masks.add(r.mask());
         } else {
-          if (all == null) {
-            all = manager.ones(new ai.djl.ndarray.types.Shape(logits.getShape().get(1)), DataType.BOOLEAN);
+          if (none == null) {
+            none = manager.zeros(new ai.djl.ndarray.types.Shape(logits.getShape().get(1)), DataType.BOOLEAN);
           }
-          masks.add(all);
+          masks.add(none);
         }
       }
-      // Results of ops attach to their first operand's manager: keep them in this step's scope,
-      // not in the long-lived scope of the cached masks.
-      NDArray mask = NDArrays.stack(masks);
-      mask.attach(manager);
-      masked = NDArrays.where(mask, logits, manager.create(Float.NEGATIVE_INFINITY));
-      masked.attach(manager);
+      // Results of ops attach to their first operand's manager: keep the stacked mask in this
+      // step's scope, not in the long-lived scope of the cached rows. The fill is in place (the
+      // logits belong to this step): no second [rows, vocab] tensor.
+      NDArray disallowed = NDArrays.stack(masks);
+      disallowed.attach(manager);
+      logits.set(disallowed, Float.NEGATIVE_INFINITY);
     }
     int[] out = new int[n];
     boolean anyGreedy = false;
