@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What the output must match: a regular expression, one of a list of choices, or nothing.
+ * What the output must match: a regular expression, one of a list of choices, JSON that fits a JSON
+ * Schema, or nothing.
  *
  * <p>A constraint is compiled once per runtime and cached by {@link #cacheKey()} (its kind and
  * source text). Compilation happens off the step loop; a constraint that cannot compile gives its
@@ -19,19 +20,56 @@ public final class Constraint {
     /** A regular expression in Leap's dialect (see the compressed-fsm module). */
     REGEX,
     /** Exactly one of a list of strings. */
-    CHOICE
+    CHOICE,
+    /** JSON that fits a JSON Schema (see {@code dev.leap.fsm.json.JsonSchema}). */
+    JSON_SCHEMA
   }
 
-  private static final Constraint NONE = new Constraint(Kind.NONE, null, List.of());
+  private static final Constraint NONE = new Constraint(Kind.NONE, null, List.of(), null, -1);
 
   private final Kind kind;
   private final String regex;
   private final List<String> choices;
+  private final String schema;
+  private final int indent;
 
-  private Constraint(Kind kind, String regex, List<String> choices) {
+  private Constraint(Kind kind, String regex, List<String> choices, String schema, int indent) {
     this.kind = kind;
     this.regex = regex;
     this.choices = choices;
+    this.schema = schema;
+    this.indent = indent;
+  }
+
+  /** Compact JSON (no whitespace) that fits {@code schemaJson}. */
+  public static Constraint jsonSchema(String schemaJson) {
+    return jsonSchema(schemaJson, -1);
+  }
+
+  /**
+   * JSON that fits {@code schemaJson}, laid out with {@code indent} spaces per level ({@code -1}:
+   * compact). Unsupported keywords are an error result naming the keyword and its JSON pointer.
+   */
+  public static Constraint jsonSchema(String schemaJson, int indent) {
+    Objects.requireNonNull(schemaJson, "schemaJson");
+    String canonical;
+    try {
+      com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+      canonical = m.writeValueAsString(m.readTree(schemaJson));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("the JSON Schema is not valid JSON: " + e.getOriginalMessage());
+    }
+    return new Constraint(Kind.JSON_SCHEMA, null, List.of(), canonical, indent);
+  }
+
+  /** The schema of a {@link Kind#JSON_SCHEMA} constraint (canonical JSON text), else null. */
+  public String schema() {
+    return schema;
+  }
+
+  /** Spaces per level of a JSON Schema constraint's layout, {@code -1} for compact. */
+  public int indent() {
+    return indent;
   }
 
   /** No constraint. */
@@ -42,7 +80,7 @@ public final class Constraint {
   /** The whole output must match {@code regex} (full match, as {@code java.util.regex.Matcher#matches}). */
   public static Constraint regex(String regex) {
     Objects.requireNonNull(regex, "regex");
-    return new Constraint(Kind.REGEX, regex, List.of());
+    return new Constraint(Kind.REGEX, regex, List.of(), null, -1);
   }
 
   /** The output must be exactly one of {@code choices} (at least one, none empty). */
@@ -66,7 +104,7 @@ public final class Constraint {
       }
       re.append(quote(c));
     }
-    return new Constraint(Kind.CHOICE, re.toString(), List.copyOf(choices));
+    return new Constraint(Kind.CHOICE, re.toString(), List.copyOf(choices), null, -1);
   }
 
   public Kind kind() {
@@ -85,7 +123,11 @@ public final class Constraint {
 
   /** The key under which the compiled form is cached. */
   public String cacheKey() {
-    return kind == Kind.NONE ? "none" : "regex:" + regex;
+    return switch (kind) {
+      case NONE -> "none";
+      case JSON_SCHEMA -> "schema:" + indent + ":" + schema;
+      default -> "regex:" + regex;
+    };
   }
 
   /** {@code text} as a regex that matches exactly it, in Leap's dialect. */
@@ -109,16 +151,20 @@ public final class Constraint {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Constraint c && c.kind == kind && Objects.equals(c.regex, regex);
+    return o instanceof Constraint c && c.cacheKey().equals(cacheKey());
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(kind, regex);
+    return cacheKey().hashCode();
   }
 
   @Override
   public String toString() {
-    return kind == Kind.NONE ? "Constraint.none()" : "Constraint." + kind.name().toLowerCase() + "(" + regex + ")";
+    return switch (kind) {
+      case NONE -> "Constraint.none()";
+      case JSON_SCHEMA -> "Constraint.jsonSchema(" + schema + ")";
+      default -> "Constraint." + kind.name().toLowerCase(java.util.Locale.ROOT) + "(" + regex + ")";
+    };
   }
 }

@@ -55,7 +55,14 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
 
     @Option(names = "--choice", split = ",", paramLabel = "A,B", description = "The output must be one of these.")
     List<String> choices;
+
+    @Option(names = "--json-schema", paramLabel = "FILE", description = "The output must be JSON that fits this schema.")
+    Path jsonSchema;
   }
+
+  @Option(names = "--indent", defaultValue = "-1", paramLabel = "N",
+      description = "With --json-schema: spaces per level, -1 for compact JSON (default).")
+  int indent;
 
   @Option(names = "--no-jump-forward", description = "Decode forced text token by token.")
   boolean noJumpForward;
@@ -98,6 +105,8 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
       c = Constraint.regex(constraint.regex);
     } else if (constraint != null && constraint.choices != null) {
       c = Constraint.choice(constraint.choices);
+    } else if (constraint != null && constraint.jsonSchema != null) {
+      c = Constraint.jsonSchema(ConstraintOptionsMixin.readSchema(constraint.jsonSchema), indent);
     }
     SamplingParams params = new SamplingParams(temperature, topK, topP, seed, maxTokens, stop);
     GenerationRequest request = prompt.ids != null

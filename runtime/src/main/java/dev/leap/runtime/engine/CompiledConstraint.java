@@ -39,9 +39,11 @@ final class CompiledConstraint implements AutoCloseable {
   }
 
   static CompiledConstraint compile(
-      String key, String regex, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
+      String key, dev.leap.runtime.Constraint c, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
     long t0 = System.nanoTime();
-    CompressedFsm fsm = CompressedFsm.compile(regex);
+    CompressedFsm fsm = c.kind() == dev.leap.runtime.Constraint.Kind.JSON_SCHEMA
+        ? dev.leap.fsm.json.JsonSchema.compile(c.schema(), dev.leap.fsm.json.JsonSchemaOptions.defaults().withIndent(c.indent()))
+        : CompressedFsm.compile(c.regex());
     TokenIndex index = TokenIndex.of(fsm.dfa(), tokenizer);
     JumpRetokenizer retok = new JumpRetokenizer(tokenizer, fsm.dfa(), healing);
     double ms = (System.nanoTime() - t0) / 1e6;

@@ -201,7 +201,7 @@ public final class Scheduler implements AutoCloseable {
       CompletableFuture<CompiledConstraint> f = constraints.get(key);
       if (f == null) {
         f = CompletableFuture.supplyAsync(
-            () -> CompiledConstraint.compile(key, c.regex(), tokenizer, options.healing(), logitsVocab, manager),
+            () -> CompiledConstraint.compile(key, c, tokenizer, options.healing(), logitsVocab, manager),
             compiler);
         constraints.put(key, f);
       }
