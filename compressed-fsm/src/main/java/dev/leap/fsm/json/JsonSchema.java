@@ -548,18 +548,62 @@ public final class JsonSchema {
       Re exp = opt(seq(new Re.Chars(CharRanges.of('E', 'E', 'e', 'e')), opt(new Re.Chars(CharRanges.of('+', '+', '-', '-'))),
           rep(DIGIT, 1, -1)));
       Re intPart = alt(List.of(lit("0"), seq(NONZERO, rep(DIGIT, 0, -1))));
-      boolean nonNegative = false;
-      if (b.lo != null) {
-        if (b.lo.signum() == 0 && !b.loExclusive) {
-          nonNegative = true;
-        } else {
-          cannot("minimum", ptr, "bounds on numbers (other than minimum 0) are not expressible exactly");
+      if (b.lo == null && b.hi == null) {
+        return seq(opt(lit("-")), intPart, frac, exp);
+      }
+      boolean integral = (b.lo == null || b.lo.stripTrailingZeros().scale() <= 0)
+          && (b.hi == null || b.hi.stripTrailingZeros().scale() <= 0);
+      if (!integral) {
+        cannot(b.lo != null ? "minimum" : "maximum", ptr, "number bounds are exact only at integers");
+        return seq(opt(lit("-")), intPart, frac, exp);
+      }
+      BigInteger lo = b.lo == null ? null : b.lo.toBigIntegerExact();
+      BigInteger hi = b.hi == null ? null : b.hi.toBigIntegerExact();
+      // Plain decimals (no exponent) in the range: the non-negative side, then the negative side
+      // as magnitudes with the bounds mirrored.
+      List<Re> parts = new ArrayList<>();
+      if (hi == null || hi.signum() > 0 || (hi.signum() == 0 && !b.hiExclusive)) {
+        BigInteger l = lo == null || lo.signum() < 0 ? BigInteger.ZERO : lo;
+        boolean lEx = lo != null && lo.signum() >= 0 && b.loExclusive;
+        parts.add(magnitudes(l, lEx, hi, b.hiExclusive));
+      }
+      if (lo == null || lo.signum() < 0) {
+        BigInteger ml = hi == null || hi.signum() > 0 ? BigInteger.ZERO : hi.negate();
+        boolean mlEx = hi == null || hi.signum() > 0 || b.hiExclusive || hi.signum() == 0;
+        Re neg = magnitudes(ml, mlEx, lo == null ? null : lo.negate(), b.loExclusive);
+        parts.add(seq(lit("-"), neg));
+      }
+      return alt(parts);
+    }
+
+    /** Non-negative plain decimals {@code I(.F)?} between {@code l} and {@code u} (null: unbounded). */
+    static Re magnitudes(BigInteger l, boolean lEx, BigInteger u, boolean uEx) {
+      Re any = opt(seq(lit("."), rep(DIGIT, 1, -1)));
+      Re zeros = opt(seq(lit("."), rep(lit("0"), 1, -1)));
+      Re nonzero = seq(lit("."), rep(DIGIT, 0, -1), new Re.Chars(new int[] {'1', '9'}), rep(DIGIT, 0, -1));
+      List<Re> parts = new ArrayList<>();
+      if (u != null && u.compareTo(l) < 0) {
+        return NEVER;
+      }
+      if (u != null && u.equals(l)) {
+        if (!lEx && !uEx) {
+          parts.add(seq(IntegerRange.of(l, l), zeros));
         }
+        return alt(parts);
       }
-      if (b.hi != null) {
-        cannot("maximum", ptr, "bounds on numbers are not expressible exactly");
+      // I == l
+      parts.add(seq(IntegerRange.of(l, l), lEx ? nonzero : any));
+      // l < I < u
+      BigInteger from = l.add(BigInteger.ONE);
+      BigInteger to = u == null ? null : u.subtract(BigInteger.ONE);
+      if (to == null || from.compareTo(to) <= 0) {
+        parts.add(seq(IntegerRange.of(from, to), any));
       }
-      return seq(nonNegative ? Re.EMPTY : opt(lit("-")), intPart, frac, exp);
+      // I == u
+      if (u != null && !uEx) {
+        parts.add(seq(IntegerRange.of(u, u), zeros));
+      }
+      return alt(parts);
     }
 
     int nonNegative(ObjectNode o, String key, String ptr) {
@@ -827,6 +871,14 @@ public final class JsonSchema {
       if (b.isBoolean()) {
         return b.asBoolean() ? a : b;
       }
+      for (JsonNode[] pair : new JsonNode[][] {{a, b}, {b, a}}) {
+        boolean tuple = pair[0].has("prefixItems") || pair[0].path("items").isArray();
+        boolean list = pair[1].has("items") && !pair[1].path("items").isArray() && !pair[1].has("prefixItems");
+        if (tuple && list) {
+          // items then applies to every element on one side and only past the tuple on the other.
+          throw unsupported("allOf", ptr, "prefixItems on one side and items on the other do not merge simply");
+        }
+      }
       ObjectNode out = ((ObjectNode) a).deepCopy();
       for (Iterator<Map.Entry<String, JsonNode>> it = b.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
@@ -908,6 +960,39 @@ public final class JsonSchema {
             throw unsupported("allOf", ptr, "the schemas disagree on '" + k + "' and do not merge simply");
           }
         }
+      }
+      // additionalProperties speaks only of its own schema's properties: a member that one side
+      // lists and the other side forbids is forbidden in the merge.
+      Set<String> allowed = null;
+      for (JsonNode side : new JsonNode[] {a, b}) {
+        JsonNode ap = side.get("additionalProperties");
+        if (ap == null || (ap.isBoolean() && ap.asBoolean())) {
+          continue;
+        }
+        Set<String> names = new LinkedHashSet<>();
+        side.path("properties").fieldNames().forEachRemaining(names::add);
+        if (!ap.isBoolean()) {
+          JsonNode other = side == a ? b : a;
+          for (Iterator<String> it = other.path("properties").fieldNames(); it.hasNext(); ) {
+            if (!names.contains(it.next())) {
+              throw unsupported("allOf", ptr, "additionalProperties as a schema beside properties from another branch");
+            }
+          }
+          continue;
+        }
+        if (allowed == null) {
+          allowed = names;
+        } else {
+          allowed.retainAll(names);
+        }
+      }
+      if (allowed != null) {
+        ObjectNode props = out.has("properties") ? ((ObjectNode) out.get("properties")).deepCopy()
+            : JsonNodeFactory.instance.objectNode();
+        Set<String> keep = allowed;
+        props.retain(keep);
+        out.set("properties", props);
+        out.put("additionalProperties", false);
       }
       return out;
     }

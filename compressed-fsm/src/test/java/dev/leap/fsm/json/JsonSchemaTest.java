@@ -49,6 +49,43 @@ class JsonSchemaTest {
     }
   }
 
+  /** Number bounds at integers against BigDecimal comparison, on random plain decimals. */
+  @Test
+  void numberRangesAreExact() {
+    long seed = 21L;
+    SplittableRandom rnd = new SplittableRandom(seed);
+    for (int round = 0; round < 120; round++) {
+      Integer lo = rnd.nextInt(4) == 0 ? null : rnd.nextInt(-20, 20);
+      Integer hi = rnd.nextInt(4) == 0 ? null : (lo == null ? rnd.nextInt(-20, 20) : lo + rnd.nextInt(0, 15));
+      boolean loEx = rnd.nextBoolean();
+      boolean hiEx = rnd.nextBoolean();
+      String schema = "{\"type\":\"number\"" + (lo == null ? "" : (loEx ? ",\"exclusiveMinimum\":" : ",\"minimum\":") + lo)
+          + (hi == null ? "" : (hiEx ? ",\"exclusiveMaximum\":" : ",\"maximum\":") + hi) + "}";
+      CompressedFsm fsm;
+      try {
+        fsm = compile(schema);
+      } catch (EmptyLanguageException e) {
+        assertTrue(lo != null && hi != null && (lo > hi || (lo.equals(hi) && (loEx || hiEx))), schema);
+        continue;
+      }
+      for (int i = 0; i < 300; i++) {
+        int ip = rnd.nextInt(0, 30);
+        String text = (rnd.nextBoolean() ? "-" : "") + ip + (rnd.nextBoolean() ? "" : "." + (rnd.nextInt(4) == 0 ? "0" : "")
+            + rnd.nextInt(0, 1000));
+        java.math.BigDecimal x = new java.math.BigDecimal(text);
+        boolean expected = (lo == null || (loEx ? x.compareTo(java.math.BigDecimal.valueOf(lo)) > 0 : x.compareTo(java.math.BigDecimal.valueOf(lo)) >= 0))
+            && (hi == null || (hiEx ? x.compareTo(java.math.BigDecimal.valueOf(hi)) < 0 : x.compareTo(java.math.BigDecimal.valueOf(hi)) <= 0));
+        boolean negativeZero = text.startsWith("-") && x.signum() == 0;
+        boolean got = accepts(fsm, text);
+        if (negativeZero && (lo != null || hi != null)) {
+          assertFalse(got, "-0 forms are not generated: " + text);
+        } else if (!negativeZero) {
+          assertEquals(expected, got, "seed " + seed + " " + schema + " on " + text);
+        }
+      }
+    }
+  }
+
   @Test
   void optionalPropertiesGetTheirCommasRight() {
     String schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"boolean\"},"
