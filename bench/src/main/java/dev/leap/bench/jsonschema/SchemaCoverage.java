@@ -56,6 +56,12 @@ public final class SchemaCoverage {
     final Map<String, Integer> reasons = new TreeMap<>();
   }
 
+  private static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "schema-compile");
+    t.setDaemon(true);
+    return t;
+  });
+
   public static void main(String[] args) throws Exception {
     Path dir = BenchData.file("corpora/jsonschemabench");
     TokenizerJsonVocabulary llama3 = TokenizerJsonVocabulary.load(BenchData.file("tokenizers/llama3/tokenizer.json"));
@@ -81,25 +87,32 @@ public final class SchemaCoverage {
           String schema = rec.get("schema").toString();
           long t0 = System.nanoTime();
           CompressedFsm fsm;
+          java.util.concurrent.Future<CompressedFsm> job = POOL.submit(() -> {
+            CompressedFsm f = JsonSchema.compile(schema, JsonSchemaOptions.defaults());
+            TokenIndex.of(f.dfa(), llama3).allowed(f.dfa().initialState());
+            return f;
+          });
           try {
-            fsm = JsonSchema.compile(schema, JsonSchemaOptions.defaults());
-            TokenIndex.of(fsm.dfa(), llama3).allowed(fsm.dfa().initialState());
-          } catch (EmptyLanguageException e) {
-            s.reasons.merge("empty language", 1, Integer::sum);
+            fsm = job.get(10, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (java.util.concurrent.TimeoutException e) {
+            job.cancel(true);
+            s.timedOut++;
+            s.reasons.merge("over 10 s", 1, Integer::sum);
             continue;
-          } catch (JsonSchemaException e) {
-            s.reasons.merge(e.keyword(), 1, Integer::sum);
-            continue;
-          } catch (ConstraintException | StackOverflowError e) {
-            s.reasons.merge(e instanceof ConstraintException c && c.getMessage().contains("state limit") ? "DFA state limit"
-                : e.getClass().getSimpleName(), 1, Integer::sum);
+          } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof EmptyLanguageException) {
+              s.reasons.merge("empty language", 1, Integer::sum);
+            } else if (c instanceof JsonSchemaException j) {
+              s.reasons.merge(j.keyword(), 1, Integer::sum);
+            } else if (c instanceof ConstraintException k && k.getMessage().contains("state limit")) {
+              s.reasons.merge("DFA state limit", 1, Integer::sum);
+            } else {
+              s.reasons.merge(c.getClass().getSimpleName(), 1, Integer::sum);
+            }
             continue;
           }
           double ms = (System.nanoTime() - t0) / 1e6;
-          if (ms > 10_000) {
-            s.timedOut++;
-            continue;
-          }
           s.compiled++;
           s.compileMs.add(ms);
           for (JsonNode test : rec.path("tests")) {

@@ -19,6 +19,9 @@ public final class Determinizer {
   /** A DFA before minimization. */
   public record RawDfa(int states, int classes, int[] classOf, int[] table, boolean[] accepting) {}
 
+  /** Most NFA-state entries summed over all DFA states' subsets (a memory and time limit). */
+  public static final long MAX_SUBSET_WORK = 20_000_000L;
+
   public static RawDfa determinize(Nfa nfa, int maxStates, String source) {
     int[] classOf = byteClasses(nfa);
     int classes = 0;
@@ -41,6 +44,7 @@ public final class Determinizer {
 
     int[] startSet = closure(nfa, new int[] {nfa.start}, 1, stamp, stack, stampHolder);
     ids.put(new SetKey(startSet), 0);
+    long work = startSet.length;
     sets.add(startSet);
 
     IntArrayList[] buckets = new IntArrayList[classes];
@@ -75,6 +79,11 @@ public final class Determinizer {
         if (id == null) {
           id = sets.size();
           if (id >= maxStates) {
+            throw new AutomatonTooLargeException(source, maxStates, id + 1);
+          }
+          work += target.length;
+          if (work > MAX_SUBSET_WORK) {
+            // Subsets this large mean the DFA would not fit the state limit's memory either.
             throw new AutomatonTooLargeException(source, maxStates, id + 1);
           }
           ids.put(key, id);

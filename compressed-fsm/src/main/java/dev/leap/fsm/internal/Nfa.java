@@ -11,7 +11,7 @@ import java.util.List;
  */
 public final class Nfa {
   /** Most NFA states before compilation gives up (a repetition of a repetition can explode). */
-  public static final int MAX_STATES = 2_000_000;
+  public static final int MAX_STATES = 1_000_000;
 
   private int states;
   // byte edges: linked list per state
