@@ -109,6 +109,11 @@ public final class JsonSchema {
 
   static final Re NEVER = new Re.Chars(new int[0]);
 
+  /** Shortest and longest string of the bounded formats (a length within them adds nothing). */
+  static final Map<String, int[]> FORMAT_LENGTHS = Map.of(
+      "date", new int[] {10, 10}, "time", new int[] {9, 24}, "date-time", new int[] {20, 35},
+      "uuid", new int[] {36, 36}, "ipv4", new int[] {7, 15});
+
   private static final class Converter {
     final JsonNode root;
     final JsonSchemaOptions opt;
@@ -316,8 +321,11 @@ public final class JsonSchema {
       }
       Re content;
       if (o.has("format")) {
-        content = format(o.get("format").asText(), ptr);
-        if (o.has("pattern") || o.has("minLength") || o.has("maxLength")) {
+        String f = o.get("format").asText();
+        content = format(f, ptr);
+        int[] span = FORMAT_LENGTHS.get(f);
+        boolean lengthRedundant = span != null && min <= span[0] && (max < 0 || max >= span[1]);
+        if (o.has("pattern") || ((o.has("minLength") || o.has("maxLength")) && !lengthRedundant)) {
           cannot("format", ptr, "format together with pattern or a length");
         }
       } else if (o.has("pattern")) {
@@ -345,10 +353,19 @@ public final class JsonSchema {
         case "date-time" -> regex = date + "T" + time;
         case "uuid" -> regex = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
         case "email" -> regex = atom + "(?:\\." + atom + ")*@" + label + "(?:\\." + label + ")*\\.[a-zA-Z]{2,24}";
-        case "uri" -> regex = "[a-zA-Z][a-zA-Z0-9+.-]*://" + label + "(?:\\." + label + ")*(?::[0-9]{1,5})?"
-            + "(?:/" + pchar + "*)*(?:\\?(?:" + pchar + "|[/?])*)?";
+        case "uri", "uri-reference", "iri", "iri-reference" -> regex = "[a-zA-Z][a-zA-Z0-9+.-]*://" + label
+            + "(?:\\." + label + ")*(?::[0-9]{1,5})?(?:/" + pchar + "*)*(?:\\?(?:" + pchar + "|[/?])*)?";
+        case "hostname", "idn-hostname" -> {
+          String bounded = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?";
+          regex = bounded + "(?:\\." + bounded + "){0,3}";
+        }
+        case "ipv4" -> {
+          String octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+          regex = octet + "\\." + octet + "\\." + octet + "\\." + octet;
+        }
         default -> {
-          cannot("format", ptr, "format \"" + f + "\" is not supported (date, time, date-time, uuid, email, uri)");
+          cannot("format", ptr, "format \"" + f + "\" is not supported (date, time, date-time, uuid, email, uri,"
+              + " uri-reference, hostname, ipv4)");
           return rep(anyStringChar(), 0, -1);
         }
       }

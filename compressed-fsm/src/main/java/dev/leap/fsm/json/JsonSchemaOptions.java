@@ -1,7 +1,5 @@
 package dev.leap.fsm.json;
 
-import dev.leap.fsm.CompressedFsm;
-
 /**
  * How a JSON Schema becomes a constraint.
  *
@@ -15,6 +13,8 @@ import dev.leap.fsm.CompressedFsm;
 public record JsonSchemaOptions(int indent, boolean lenient, int maxRecursion, int maxRegexLength, int maxDfaStates) {
 
   public static final int DEFAULT_MAX_RECURSION = 3;
+  /** JSON Schemas with many optional members need more states than typical regexes. */
+  public static final int DEFAULT_MAX_DFA_STATES = 100_000;
   public static final int DEFAULT_MAX_REGEX_LENGTH = 2_000_000;
 
   public JsonSchemaOptions {
@@ -28,7 +28,7 @@ public record JsonSchemaOptions(int indent, boolean lenient, int maxRecursion, i
 
   /** Compact, strict, default limits. */
   public static JsonSchemaOptions defaults() {
-    return new JsonSchemaOptions(-1, false, DEFAULT_MAX_RECURSION, DEFAULT_MAX_REGEX_LENGTH, CompressedFsm.DEFAULT_MAX_DFA_STATES);
+    return new JsonSchemaOptions(-1, false, DEFAULT_MAX_RECURSION, DEFAULT_MAX_REGEX_LENGTH, DEFAULT_MAX_DFA_STATES);
   }
 
   public JsonSchemaOptions withIndent(int n) {
