@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
 import dev.leap.runtime.Constraint;
-import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
 import dev.leap.runtime.LeapRuntime;
@@ -103,16 +102,7 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   static Path modelDir(String model, PrintWriter err) {
-    if ("demo".equals(model)) {
-      err.println("leap: using the embedded demo model (untrained random weights: its text is not meaningful)");
-      err.flush();
-      return DemoModel.ensure();
-    }
-    Path dir = Path.of(model);
-    if (!Files.isDirectory(dir)) {
-      throw new CliError("model directory not found: " + dir);
-    }
-    return dir;
+    return dev.leap.runtime.cli.GenerateCommand.resolveModel(model, err);
   }
 
   // ---------------------------------------------------------------------------------------------

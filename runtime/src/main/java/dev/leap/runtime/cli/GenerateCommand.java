@@ -139,7 +139,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   }
 
   /** The model directory for {@code --model}: {@code demo} is created on first use. */
-  static Path resolveModel(String model, PrintWriter err) {
+  public static Path resolveModel(String model, PrintWriter err) {
     if ("demo".equals(model)) {
       err.println("leap: using the embedded demo model (untrained random weights: its text is not meaningful)");
       err.flush();
