@@ -121,6 +121,13 @@ public final class LeapRuntime implements AutoCloseable {
   public void close() {
     scheduler.close();
     model.close();
+    if (tokenizer instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing the tokenizer failed", e);
+      }
+    }
   }
 
   /** Options: {@code set…} for the required model directory, {@code opt…} for the rest. */
