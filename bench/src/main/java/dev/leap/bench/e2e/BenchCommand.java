@@ -71,6 +71,13 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--max-tokens", defaultValue = "256", description = "Default: ${DEFAULT-VALUE}.")
   int maxTokens;
 
+  @Option(names = "--temperature", defaultValue = "0",
+      description = "Sampling temperature (0 = greedy, SGLang's setting). Default: ${DEFAULT-VALUE}.")
+  double temperature;
+
+  @Option(names = "--seed", defaultValue = "0", description = "Sampling seed (per request: seed + index). Default: ${DEFAULT-VALUE}.")
+  long seed;
+
   @Option(names = "--out", paramLabel = "FILE", description = "JSON results. Default: bench-results/<benchmark>.json.")
   Path out;
 
@@ -94,6 +101,9 @@ public final class BenchCommand implements Callable<Integer> {
     if (maxTokens < 1) {
       throw new CliError("--max-tokens must be at least 1, got " + maxTokens);
     }
+    if (!(temperature >= 0)) {
+      throw new CliError("--temperature must be >= 0, got " + temperature);
+    }
     PrintWriter err = spec.commandLine().getErr();
     Path dir = modelDir(model, err);
     Path outFile = out != null ? out : Path.of("bench-results", which + ".json");
@@ -115,9 +125,10 @@ public final class BenchCommand implements Callable<Integer> {
     String template = BenchData.sglang("character_regex").get("prompt_template").asText();
     String regex = BenchData.characterRegex();
     List<GenerationRequest> reqs = new ArrayList<>();
-    SamplingParams params = SamplingParams.builder().temperature(0).maxTokens(maxTokens).build();
+    SamplingParams params = SamplingParams.builder().temperature(temperature).seed(seed).maxTokens(maxTokens).build();
     for (int i = 0; i < n; i++) {
-      reqs.add(GenerationRequest.of(template.replace("{name}", names.get(i)), Constraint.regex(regex), params));
+      SamplingParams p = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();
+      reqs.add(GenerationRequest.of(template.replace("{name}", names.get(i)), Constraint.regex(regex), p));
     }
     ModeResult tbt = new ModeResult("token-by-token");
     ModeResult jf = new ModeResult("jump-forward");
@@ -271,10 +282,10 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> questions = CityDocument.questions();
     int n = requests == null ? 8 : Math.min(requests, questions.size());
     String regex = BenchData.cityRegex();
-    SamplingParams params = SamplingParams.builder().temperature(0).maxTokens(maxTokens).build();
     List<GenerationRequest> reqs = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      reqs.add(GenerationRequest.of(CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), params));
+      SamplingParams p = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();
+      reqs.add(GenerationRequest.of(CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), p));
     }
     List<ModeResult> modes = new ArrayList<>();
     Pattern p = Pattern.compile(regex);
@@ -323,6 +334,7 @@ public final class BenchCommand implements Callable<Integer> {
     json.put("model", dir.toString());
     json.put("device", "cpu");
     json.put("maxTokens", maxTokens);
+    json.put("temperature", temperature);
     json.put("parallel", parallel);
     ArrayNode arr = json.putArray("modes");
     for (ModeResult mr : modes) {
