@@ -99,6 +99,8 @@ public final class Nfa {
       }
     } else if (re instanceof Re.Repeat r) {
       addRepeat(r, from, to);
+    } else if (re instanceof Re.Automaton a) {
+      addAutomaton(a.dfa(), from, to);
     } else {
       throw new IllegalStateException("unknown node " + re);
     }
@@ -127,6 +129,33 @@ public final class Nfa {
       cur = next;
     }
     eps(cur, to);
+  }
+
+  /** One NFA state per DFA state; byte runs with the same target become one range edge. */
+  private void addAutomaton(dev.leap.fsm.Dfa dfa, int from, int to) {
+    int n = dfa.stateCount();
+    int[] map = new int[n];
+    for (int s = 0; s < n; s++) {
+      map[s] = newState();
+    }
+    eps(from, map[dfa.initialState()]);
+    for (int s = 0; s < n; s++) {
+      if (dfa.isAccepting(s)) {
+        eps(map[s], to);
+      }
+      int b = 0;
+      while (b < 256) {
+        int t = dfa.step(s, b);
+        int e = b;
+        while (e + 1 < 256 && dfa.step(s, e + 1) == t) {
+          e++;
+        }
+        if (t != dev.leap.fsm.Dfa.DEAD) {
+          edge(map[s], b, e, map[t]);
+        }
+        b = e + 1;
+      }
+    }
   }
 
   private void addChars(int[] ranges, int from, int to) {

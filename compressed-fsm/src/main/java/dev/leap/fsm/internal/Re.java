@@ -22,5 +22,11 @@ public sealed interface Re {
   /** {@code min..max} repetitions; {@code max == -1} is unbounded. */
   record Repeat(Re item, int min, int max) implements Re {}
 
+  /**
+   * A language given as a byte-level automaton (the result of an intersection or difference,
+   * {@link Automata}); it matches UTF-8 bytes directly, not code points.
+   */
+  record Automaton(dev.leap.fsm.Dfa dfa) implements Re {}
+
   Re EMPTY = new Empty();
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.CharRanges;
 import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.RegexParser;
@@ -69,10 +70,10 @@ public final class JsonSchema {
   private static final Set<String> HANDLED = Set.of("type", "properties", "required", "additionalProperties", "items",
       "prefixItems", "additionalItems", "minItems", "maxItems", "enum", "const", "minLength", "maxLength", "pattern",
       "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "anyOf", "oneOf", "allOf", "$ref", "format",
-      "uniqueItems", "multipleOf", "minProperties", "maxProperties");
-  private static final Set<String> UNSUPPORTED = Set.of("patternProperties", "propertyNames", "dependentRequired",
-      "dependentSchemas", "dependencies", "unevaluatedProperties", "unevaluatedItems", "contains", "minContains",
-      "maxContains", "not", "if", "then", "else", "$dynamicRef", "$recursiveRef");
+      "uniqueItems", "multipleOf", "minProperties", "maxProperties", "patternProperties", "dependencies",
+      "dependentRequired", "dependentSchemas", "not");
+  private static final Set<String> UNSUPPORTED = Set.of("propertyNames", "unevaluatedProperties", "unevaluatedItems",
+      "contains", "minContains", "maxContains", "if", "then", "else", "$dynamicRef", "$recursiveRef");
 
   /** Compiles {@code schemaJson} to a compressed FSM. */
   public static CompressedFsm compile(String schemaJson, JsonSchemaOptions options) {
@@ -108,11 +109,6 @@ public final class JsonSchema {
   // ---------------------------------------------------------------------------------------------
 
   static final Re NEVER = new Re.Chars(new int[0]);
-
-  /** Shortest and longest string of the bounded formats (a length within them adds nothing). */
-  static final Map<String, int[]> FORMAT_LENGTHS = Map.of(
-      "date", new int[] {10, 10}, "time", new int[] {9, 24}, "date-time", new int[] {20, 35},
-      "uuid", new int[] {36, 36}, "ipv4", new int[] {7, 15});
 
   private static final class Converter {
     final JsonNode root;
@@ -158,13 +154,47 @@ public final class JsonSchema {
           cannot(k, ptr, "not expressible as a regular language here");
         }
       }
-      if (o.has("anyOf") || o.has("oneOf")) {
-        return alternatives(o, ptr, level);
+      // anyOf/oneOf of required-only schemas: a presence formula on the object's members.
+      // Otherwise: alternatives.
+      boolean presenceCombinators = false;
+      for (String k : List.of("anyOf", "oneOf")) {
+        if (o.has(k)) {
+          presenceCombinators = presenceOnly(JsonNodeFactory.instance.objectNode().set(k, o.get(k)));
+          if (!presenceCombinators) {
+            return alternatives(o, ptr, level);
+          }
+        }
+      }
+      Presence combined = Presence.TRUE;
+      if (presenceCombinators) {
+        ObjectNode only = JsonNodeFactory.instance.objectNode();
+        for (String k : List.of("anyOf", "oneOf")) {
+          if (o.has(k)) {
+            only.set(k, o.get(k));
+          }
+        }
+        combined = presence(only);
+      }
+      Set<String> excludedTypes = new LinkedHashSet<>();
+      if (o.has("not")) {
+        JsonNode not = o.get("not");
+        if (presenceOnly(not)) {
+          combined = Presence.and(List.of(combined, Presence.not(presence(not))));
+        } else if (typeOnly(not)) {
+          excludedTypes.addAll(types((ObjectNode) not, ptr + "/not"));
+          if (excludedTypes.contains("number")) {
+            excludedTypes.add("integer");
+          }
+        } else {
+          cannot("not", ptr, "supported only when it excludes types or asserts which members are present");
+        }
       }
       if (o.has("const") || o.has("enum")) {
         List<JsonNode> vals = new ArrayList<>();
         if (o.has("const")) {
-          vals.add(o.get("const"));
+          if (!o.has("enum") || containsValue(o.get("enum"), o.get("const"))) {
+            vals.add(o.get("const"));
+          }
         } else {
           o.get("enum").forEach(vals::add);
         }
@@ -173,18 +203,18 @@ public final class JsonSchema {
         rest.remove("enum");
         if (hasAssertions(rest)) {
           // The values must also satisfy the other keywords: keep those the rest accepts.
-          Dfa restDfa;
+          Dfa restDfa = null;
+          boolean checked = true;
           try {
-            restDfa = CompressedFsm.fromTree(value(rest, ptr, level), "enum siblings", 20_000).dfa();
-          } catch (dev.leap.fsm.EmptyLanguageException e) {
-            return NEVER;
+            restDfa = Automata.compile(value(rest, ptr, level), "enum siblings", 20_000);
           } catch (ConstraintException e) {
             cannot("enum", ptr, "the keywords beside enum/const are too large to check its values against");
-            restDfa = null;
+            checked = false;
           }
           List<JsonNode> kept = new ArrayList<>();
           for (JsonNode v : vals) {
-            if (restDfa == null || restDfa.matches(serialize(v, level).getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+            if (!checked || (restDfa != null
+                && restDfa.matches(serialize(v, level).getBytes(java.nio.charset.StandardCharsets.UTF_8)))) {
               kept.add(v);
             }
           }
@@ -198,7 +228,18 @@ public final class JsonSchema {
       List<String> types = types(o, ptr);
       List<Re> opts = new ArrayList<>();
       for (String t : types) {
-        opts.add(ofType(t, o, ptr, level));
+        if (excludedTypes.contains(t)) {
+          continue;
+        }
+        if (t.equals("number") && excludedTypes.contains("integer")) {
+          cannot("not", ptr + "/not", "numbers that are not integers");
+        }
+        if (t.equals("object")) {
+          opts.add(object(o, ptr, level, combined));
+        } else if (combined.evalAll(true)) {
+          // A presence formula holds or fails as a whole on a value that is not an object.
+          opts.add(ofType(t, o, ptr, level));
+        }
       }
       return alt(opts);
     }
@@ -224,6 +265,20 @@ public final class JsonSchema {
       return out;
     }
 
+    /** Whether {@code s} is a schema that says nothing but {@code type}. */
+    boolean typeOnly(JsonNode s) {
+      if (!s.isObject() || !s.has("type")) {
+        return false;
+      }
+      for (Iterator<String> it = s.fieldNames(); it.hasNext(); ) {
+        String k = it.next();
+        if (!k.equals("type") && !ANNOTATIONS.contains(k) && (HANDLED.contains(k) || UNSUPPORTED.contains(k))) {
+          return false;
+        }
+      }
+      return true;
+    }
+
     Re ofType(String type, ObjectNode o, String ptr, int level) {
       switch (type) {
         case "null":
@@ -237,7 +292,7 @@ public final class JsonSchema {
         case "number":
           return number(o, ptr);
         case "object":
-          return object(o, ptr, level);
+          return object(o, ptr, level, Presence.TRUE);
         case "array":
           return array(o, ptr, level);
         default:
@@ -311,99 +366,83 @@ public final class JsonSchema {
     Re string(ObjectNode o, String ptr) {
       int min = o.has("minLength") ? nonNegative(o, "minLength", ptr) : 0;
       int max = o.has("maxLength") ? nonNegative(o, "maxLength", ptr) : -1;
-      if (max > RegexParser.MAX_REPEAT || min > RegexParser.MAX_REPEAT) {
-        cannot("maxLength", ptr, "lengths above " + RegexParser.MAX_REPEAT + " are not supported");
-        max = -1;
-        min = Math.min(min, RegexParser.MAX_REPEAT);
+      if (min > opt.maxStringLength()) {
+        cannot("minLength", ptr, "minLength above maxStringLength (" + opt.maxStringLength() + ") is not supported");
+        min = 0;
+      }
+      if (max > opt.maxStringLength()) {
+        // Generated strings stay within the cap, so they satisfy the larger maxLength too.
+        max = opt.maxStringLength();
       }
       if (max >= 0 && max < min) {
         return NEVER;
       }
-      Re content;
-      if (o.has("format")) {
-        String f = o.get("format").asText();
-        content = format(f, ptr);
-        int[] span = FORMAT_LENGTHS.get(f);
-        boolean lengthRedundant = span != null && min <= span[0] && (max < 0 || max >= span[1]);
-        if (o.has("pattern") || ((o.has("minLength") || o.has("maxLength")) && !lengthRedundant)) {
-          cannot("format", ptr, "format together with pattern or a length");
-        }
-      } else if (o.has("pattern")) {
-        content = pattern(o.get("pattern").asText(), min, max, ptr, o.has("minLength") || o.has("maxLength"));
-      } else {
-        content = rep(anyStringChar(), min, max);
+      // The content is in every applicable language at once: length, format, pattern.
+      List<Re> parts = new ArrayList<>();
+      if (min > 0 || max >= 0) {
+        parts.add(rep(anyStringChar(), min, max));
       }
+      if (o.has("format")) {
+        Re f = format(o.get("format").asText());
+        if (f != null) {
+          parts.add(f);
+        }
+      }
+      if (o.has("pattern")) {
+        parts.add(pattern(o.get("pattern").asText(), ptr));
+      }
+      Re content = parts.isEmpty() ? rep(anyStringChar(), 0, -1) : intersection(parts, "pattern", ptr);
       return seq(lit("\""), content, lit("\""));
     }
 
-    Re format(String f, String ptr) {
-      // Exact calendar dates (days per month, February 29 only in leap years); time without leap
-      // seconds; email, uri: subsets of the valid strings (dot-atom addresses, host-based URLs).
-      String leapYear = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)";
-      String date = "(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
-          + "|02-(?:0[1-9]|1[0-9]|2[0-8]))|" + leapYear + "-02-29)";
-      String time = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
-      String atom = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+";
-      String label = "[a-zA-Z0-9]+(?:-+[a-zA-Z0-9]+)*";
-      String pchar = "(?:[a-zA-Z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
-      String regex;
-      switch (f) {
-        case "date" -> regex = date;
-        case "time" -> regex = time;
-        case "date-time" -> regex = date + "T" + time;
-        case "uuid" -> regex = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
-        case "email" -> regex = atom + "(?:\\." + atom + ")*@" + label + "(?:\\." + label + ")*\\.[a-zA-Z]{2,24}";
-        case "uri", "uri-reference", "iri", "iri-reference" -> regex = "[a-zA-Z][a-zA-Z0-9+.-]*://" + label
-            + "(?:\\." + label + ")*(?::[0-9]{1,5})?(?:/" + pchar + "*)*(?:\\?(?:" + pchar + "|[/?])*)?";
-        case "hostname", "idn-hostname" -> {
-          String bounded = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?";
-          regex = bounded + "(?:\\." + bounded + "){0,3}";
-        }
-        case "ipv4" -> {
-          String octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
-          regex = octet + "\\." + octet + "\\." + octet + "\\." + octet;
-        }
-        default -> {
-          cannot("format", ptr, "format \"" + f + "\" is not supported (date, time, date-time, uuid, email, uri,"
-              + " uri-reference, hostname, ipv4)");
-          return rep(anyStringChar(), 0, -1);
-        }
+    /**
+     * The intersection of the languages {@code parts}, as an embedded automaton; a single part is
+     * returned as it is. Parts must be written at the same level (all JSON text, or all encoded
+     * string contents).
+     */
+    Re intersection(List<Re> parts, String keyword, String ptr) {
+      if (parts.size() == 1) {
+        return parts.get(0);
       }
-      return RegexParser.parse(regex);
+      try {
+        Dfa acc = Automata.compile(parts.get(0), "JSON Schema", opt.maxDfaStates());
+        for (int i = 1; i < parts.size() && acc != null; i++) {
+          Dfa next = Automata.compile(parts.get(i), "JSON Schema", opt.maxDfaStates());
+          acc = next == null ? null : Automata.intersect(acc, next, opt.maxDfaStates(), "JSON Schema");
+        }
+        return acc == null ? NEVER : new Re.Automaton(acc);
+      } catch (dev.leap.fsm.AutomatonTooLargeException e) {
+        cannot(keyword, ptr, "the intersection of its keywords' languages exceeds the state limit");
+        return parts.get(0);
+      }
     }
 
-    Re pattern(String p, int minLen, int maxLen, String ptr, boolean hasLength) {
+    /** The format's language (a subset of its strings, see {@link Formats}; JSON-encoded), or null. */
+    Re format(String f) {
+      String regex = Formats.regex(f);
+      // Not a format of the specification: an annotation, as validators treat it.
+      return regex == null ? null : jsonEncode(RegexParser.parse(regex));
+    }
+
+    /** The strings that contain a match of {@code p} (unanchored, as JSON Schema reads it), JSON-encoded. */
+    Re pattern(String p, String ptr) {
       boolean anchoredStart = p.startsWith("^");
-      boolean anchoredEnd = p.endsWith("$") && !p.endsWith("\\$");
+      boolean anchoredEnd = p.endsWith("$") && !p.endsWith("\\$") && p.length() > (anchoredStart ? 1 : 0);
       String inner = p.substring(anchoredStart ? 1 : 0, p.length() - (anchoredEnd ? 1 : 0));
-      Re re;
+      Re any = rep(anyStringChar(), 0, -1);
       for (String neg : new String[] {"\\D", "\\W", "\\S"}) {
         if (inner.contains(neg) && !inner.contains("\\" + neg)) {
           cannot("pattern", ptr, neg + " means Unicode classes in ECMA and Python patterns; Leap's are ASCII, so its"
               + " complement would accept too much");
-          return rep(anyStringChar(), minLen, maxLen);
+          return any;
         }
       }
+      Re re;
       try {
         re = RegexParser.parse(inner);
       } catch (ConstraintException e) {
         cannot("pattern", ptr, "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
-        return rep(anyStringChar(), minLen, maxLen);
-      }
-      if (hasLength) {
-        // Only a pattern that is one repeated class combines with a length exactly.
-        if (anchoredStart && anchoredEnd && re instanceof Re.Repeat r && r.item() instanceof Re.Chars) {
-          int lo = Math.max(r.min(), minLen);
-          int hi = r.max() < 0 ? maxLen : maxLen < 0 ? r.max() : Math.min(r.max(), maxLen);
-          if (hi >= 0 && hi < lo) {
-            return NEVER;
-          }
-          return jsonEncode(new Re.Repeat(r.item(), lo, hi));
-        }
-        if (anchoredStart && anchoredEnd && re instanceof Re.Chars && minLen <= 1 && (maxLen < 0 || maxLen >= 1)) {
-          return jsonEncode(re);
-        }
-        cannot("pattern", ptr, "pattern together with minLength/maxLength (only a single repeated class combines exactly)");
+        return any;
       }
       Re anyChars = rep(jsonEncode(new Re.Chars(CharRanges.negate(new int[0]))), 0, -1);
       return seq(anchoredStart ? Re.EMPTY : anyChars, jsonEncode(re), anchoredEnd ? Re.EMPTY : anyChars);
@@ -482,9 +521,6 @@ public final class JsonSchema {
     static final Re NONZERO = new Re.Chars(new int[] {'1', '9'});
 
     Re integer(ObjectNode o, String ptr) {
-      if (o.has("multipleOf") && !(o.get("multipleOf").isNumber() && o.get("multipleOf").asDouble() == 1)) {
-        cannot("multipleOf", ptr, "only multipleOf 1 is expressible for integers");
-      }
       BigInteger lo = null;
       BigInteger hi = null;
       Bound b = bounds(o, ptr, true);
@@ -497,7 +533,29 @@ public final class JsonSchema {
       if (lo != null && hi != null && lo.compareTo(hi) > 0) {
         return NEVER;
       }
-      return IntegerRange.of(lo, hi);
+      Re range = IntegerRange.of(lo, hi);
+      if (!o.has("multipleOf")) {
+        return range;
+      }
+      java.math.BigDecimal m = positive(o, "multipleOf", ptr);
+      if (java.math.BigDecimal.ONE.remainder(m).signum() == 0) {
+        return range; // every integer is a multiple of 1/n
+      }
+      if (m.stripTrailingZeros().scale() <= 0 && m.compareTo(java.math.BigDecimal.valueOf(MAX_MODULUS)) <= 0) {
+        return intersection(List.of(range, Numbers.multiplesOf(m.intValueExact())), "multipleOf", ptr);
+      }
+      cannot("multipleOf", ptr, "integers: multipleOf is supported for whole numbers up to " + MAX_MODULUS);
+      return range;
+    }
+
+    static final int MAX_MODULUS = 10_000;
+
+    java.math.BigDecimal positive(ObjectNode o, String key, String ptr) {
+      java.math.BigDecimal m = decimal(o, key, ptr);
+      if (m.signum() <= 0) {
+        throw unsupported(key, ptr, key + " must be greater than 0, found " + m);
+      }
+      return m;
     }
 
     record Bound(java.math.BigDecimal lo, boolean loExclusive, java.math.BigDecimal hi, boolean hiExclusive) {}
@@ -557,70 +615,31 @@ public final class JsonSchema {
     }
 
     Re number(ObjectNode o, String ptr) {
-      if (o.has("multipleOf")) {
-        cannot("multipleOf", ptr, "multipleOf is not expressible for numbers");
-      }
       Bound b = bounds(o, ptr, false);
-      Re frac = opt(seq(lit("."), rep(DIGIT, 1, -1)));
       Re exp = opt(seq(new Re.Chars(CharRanges.of('E', 'E', 'e', 'e')), opt(new Re.Chars(CharRanges.of('+', '+', '-', '-'))),
           rep(DIGIT, 1, -1)));
       Re intPart = alt(List.of(lit("0"), seq(NONZERO, rep(DIGIT, 0, -1))));
-      if (b.lo == null && b.hi == null) {
-        return seq(opt(lit("-")), intPart, frac, exp);
+      if (b.lo == null && b.hi == null && !o.has("multipleOf")) {
+        return seq(opt(lit("-")), intPart, Numbers.ANY_FRACTION, exp);
       }
-      boolean integral = (b.lo == null || b.lo.stripTrailingZeros().scale() <= 0)
-          && (b.hi == null || b.hi.stripTrailingZeros().scale() <= 0);
-      if (!integral) {
-        cannot(b.lo != null ? "minimum" : "maximum", ptr, "number bounds are exact only at integers");
-        return seq(opt(lit("-")), intPart, frac, exp);
+      // Plain decimals (no exponent) from here on.
+      Re range = b.lo == null && b.hi == null ? seq(opt(lit("-")), intPart, Numbers.ANY_FRACTION)
+          : Numbers.range(b.lo, b.loExclusive, b.hi, b.hiExclusive, opt.maxDfaStates());
+      if (!o.has("multipleOf")) {
+        return range;
       }
-      BigInteger lo = b.lo == null ? null : b.lo.toBigIntegerExact();
-      BigInteger hi = b.hi == null ? null : b.hi.toBigIntegerExact();
-      // Plain decimals (no exponent) in the range: the non-negative side, then the negative side
-      // as magnitudes with the bounds mirrored.
-      List<Re> parts = new ArrayList<>();
-      if (hi == null || hi.signum() > 0 || (hi.signum() == 0 && !b.hiExclusive)) {
-        BigInteger l = lo == null || lo.signum() < 0 ? BigInteger.ZERO : lo;
-        boolean lEx = lo != null && lo.signum() >= 0 && b.loExclusive;
-        parts.add(magnitudes(l, lEx, hi, b.hiExclusive));
+      java.math.BigDecimal m = positive(o, "multipleOf", ptr).stripTrailingZeros();
+      Re multiples;
+      if (m.unscaledValue().equals(BigInteger.ONE) && m.scale() >= 0) {
+        multiples = seq(opt(lit("-")), intPart, Numbers.fractionOfMultiple(m.scale()));
+      } else if (m.scale() <= 0 && m.compareTo(java.math.BigDecimal.valueOf(MAX_MODULUS)) <= 0) {
+        multiples = seq(Numbers.multiplesOf(m.intValueExact()), Numbers.fractionOfMultiple(0));
+      } else {
+        cannot("multipleOf", ptr, "numbers: multipleOf is supported for powers of ten (0.01, 1, ...) and whole numbers up to "
+            + MAX_MODULUS);
+        return range;
       }
-      if (lo == null || lo.signum() < 0) {
-        BigInteger ml = hi == null || hi.signum() > 0 ? BigInteger.ZERO : hi.negate();
-        boolean mlEx = hi == null || hi.signum() > 0 || b.hiExclusive || hi.signum() == 0;
-        Re neg = magnitudes(ml, mlEx, lo == null ? null : lo.negate(), b.loExclusive);
-        parts.add(seq(lit("-"), neg));
-      }
-      return alt(parts);
-    }
-
-    /** Non-negative plain decimals {@code I(.F)?} between {@code l} and {@code u} (null: unbounded). */
-    static Re magnitudes(BigInteger l, boolean lEx, BigInteger u, boolean uEx) {
-      Re any = opt(seq(lit("."), rep(DIGIT, 1, -1)));
-      Re zeros = opt(seq(lit("."), rep(lit("0"), 1, -1)));
-      Re nonzero = seq(lit("."), rep(DIGIT, 0, -1), new Re.Chars(new int[] {'1', '9'}), rep(DIGIT, 0, -1));
-      List<Re> parts = new ArrayList<>();
-      if (u != null && u.compareTo(l) < 0) {
-        return NEVER;
-      }
-      if (u != null && u.equals(l)) {
-        if (!lEx && !uEx) {
-          parts.add(seq(IntegerRange.of(l, l), zeros));
-        }
-        return alt(parts);
-      }
-      // I == l
-      parts.add(seq(IntegerRange.of(l, l), lEx ? nonzero : any));
-      // l < I < u
-      BigInteger from = l.add(BigInteger.ONE);
-      BigInteger to = u == null ? null : u.subtract(BigInteger.ONE);
-      if (to == null || from.compareTo(to) <= 0) {
-        parts.add(seq(IntegerRange.of(from, to), any));
-      }
-      // I == u
-      if (u != null && !uEx) {
-        parts.add(seq(IntegerRange.of(u, u), zeros));
-      }
-      return alt(parts);
+      return intersection(List.of(range, multiples), "multipleOf", ptr);
     }
 
     int nonNegative(ObjectNode o, String key, String ptr) {
@@ -635,10 +654,7 @@ public final class JsonSchema {
 
     record Member(String name, Re value, boolean required) {}
 
-    Re object(ObjectNode o, String ptr, int level) {
-      if (o.has("minProperties") || o.has("maxProperties")) {
-        cannot(o.has("minProperties") ? "minProperties" : "maxProperties", ptr, "property counts are not supported");
-      }
+    Re object(ObjectNode o, String ptr, int level, Presence combined) {
       JsonNode props = o.get("properties");
       Set<String> required = new LinkedHashSet<>();
       o.path("required").forEach(r -> required.add(r.asText()));
@@ -647,53 +663,368 @@ public final class JsonSchema {
         for (Iterator<Map.Entry<String, JsonNode>> it = props.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> e = it.next();
           String p = ptr + "/properties/" + escapePointer(e.getKey());
-          Re v = value(e.getValue(), p, level + 1);
+          Re v = value(patternPropertiesMerged(o, e.getKey(), e.getValue(), p), p, level + 1);
           members.add(new Member(e.getKey(), v, required.contains(e.getKey())));
         }
       }
       JsonNode additional = o.get("additionalProperties");
+      boolean closed = additional != null && additional.isBoolean() && !additional.asBoolean();
       for (String r : required) {
         if (props == null || !props.has(r)) {
-          Re v = additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
-              : additional != null && additional.isBoolean() && !additional.asBoolean() ? NEVER : any(level + 1, ANY_DEPTH - 1);
+          JsonNode pattern = patternSchemaFor(o, r, ptr);
+          Re v = pattern != null ? value(pattern, ptr + "/patternProperties", level + 1)
+              : additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
+              : closed ? NEVER : any(level + 1, ANY_DEPTH - 1);
           members.add(new Member(r, v, true));
         }
       }
       String in = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * (level + 1));
       String out = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * level);
       String colon = opt.indent() < 0 ? ":" : ": ";
-      if (members.isEmpty()) {
-        if (props == null && (additional == null || !(additional.isBoolean() && !additional.asBoolean()))) {
-          // No properties listed: any members (string keys, values per additionalProperties or any value).
-          Re v = additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
-              : any(level + 1, ANY_DEPTH - 1);
-          Re member = seq(lit(in), string(JsonNodeFactory.instance.objectNode(), ptr), lit(colon), v);
-          return alt(List.of(lit("{}"), seq(lit("{"), member, rep(seq(lit(","), member), 0, -1), lit(out + "}"))));
+      Presence formula = Presence.and(List.of(combined, dependencies(o, ptr)));
+      int minProps = o.has("minProperties") ? nonNegative(o, "minProperties", ptr) : 0;
+      int maxProps = o.has("maxProperties") ? nonNegative(o, "maxProperties", ptr) : -1;
+      if (members.isEmpty() && props == null && (!closed || o.has("patternProperties")) && formula.equals(Presence.TRUE)) {
+        // No properties listed: members with any key (or keys of patternProperties). A key may
+        // repeat, so counts are exact only as "at least one" and "at most n".
+        if (minProps > 1) {
+          cannot("minProperties", ptr, "more than one member is supported only for objects with listed properties");
         }
-        return lit("{}");
+        Re member = o.has("patternProperties") ? patternMember(o, ptr, level)
+            : seq(lit(in), string(JsonNodeFactory.instance.objectNode(), ptr), lit(colon),
+                additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
+                    : any(level + 1, ANY_DEPTH - 1));
+        if (maxProps == 0) {
+          return lit("{}");
+        }
+        Re some = seq(lit("{"), member, rep(seq(lit(","), member), 0, maxProps < 0 ? -1 : maxProps - 1), lit(out + "}"));
+        return minProps > 0 ? some : alt(List.of(lit("{}"), some));
+      }
+      Set<String> listed = new LinkedHashSet<>();
+      members.forEach(m -> listed.add(m.name()));
+      // Members the formula names but properties do not list: optional members after the listed
+      // ones where additionalProperties allows them, else absent.
+      Set<String> named = new LinkedHashSet<>();
+      formula.names(named);
+      for (String n : named) {
+        if (!listed.contains(n)) {
+          JsonNode pattern = patternSchemaFor(o, n, ptr);
+          if (pattern == null && closed) {
+            formula = formula.assign(n, false);
+            continue;
+          }
+          Re v = pattern != null ? value(pattern, ptr + "/patternProperties", level + 1)
+              : additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
+              : any(level + 1, ANY_DEPTH - 1);
+          members.add(new Member(n, v, false));
+          listed.add(n);
+        }
       }
       Re[] p = new Re[members.size()];
+      long[] size = new long[members.size()];
       for (int i = 0; i < p.length; i++) {
         p[i] = seq(lit(in + quote(members.get(i).name()) + colon), members.get(i).value());
+        size[i] = size(p[i]);
       }
-      // rest[i]: members i.. after at least one member was written (each preceded by a comma).
-      Re[] rest = new Re[p.length + 1];
-      rest[p.length] = Re.EMPTY;
-      for (int i = p.length - 1; i >= 0; i--) {
-        Re m = seq(lit(","), p[i]);
-        rest[i] = seq(members.get(i).required() ? m : opt(m), rest[i + 1]);
+      Layout layout = new Layout(members, p, size, minProps, maxProps, out);
+      Built body = layout.from(0, false, formula, 0);
+      if (layout.expanded > MAX_EXPANSION) {
+        String keyword = List.of("minProperties", "maxProperties", "oneOf", "anyOf", "not", "dependencies",
+            "dependentRequired", "dependentSchemas").stream().filter(o::has).findFirst().orElse("required");
+        cannot(keyword, ptr,
+            "too many combinations of present members to write out (" + layout.expanded + " nodes)");
       }
-      // The first member written is j: all before it are optional and absent.
-      List<Re> firsts = new ArrayList<>();
-      for (int j = 0; j < p.length; j++) {
-        firsts.add(seq(p[j], rest[j + 1]));
-        if (members.get(j).required()) {
-          break;
+      return seq(lit("{"), body.re());
+    }
+
+    /** A tree with its size once written out as a tree (shared subtrees counted per use). */
+    record Built(Re re, long size) {}
+
+    static final long MAX_EXPANSION = 2_000_000;
+
+    /**
+     * Writes out the members after {@code "{"} as a choice per member (present or absent) where
+     * that choice matters to the presence formula or the member count, and as an optional member
+     * where it does not; ends with {@code "}"}. Memoized on (member, wrote one, formula, count).
+     */
+    final class Layout {
+      final List<Member> members;
+      final Re[] p;
+      final long[] size;
+      final int minProps;
+      final int maxProps;
+      final String close;
+      final int countCap;
+      final Map<String, Built> memo = new HashMap<>();
+      long expanded;
+
+      Layout(List<Member> members, Re[] p, long[] size, int minProps, int maxProps, String close) {
+        this.members = members;
+        this.p = p;
+        this.size = size;
+        this.minProps = minProps;
+        this.maxProps = maxProps;
+        this.close = close;
+        this.countCap = maxProps >= 0 ? maxProps + 1 : minProps;
+      }
+
+      Built from(int i, boolean wrote, Presence f, int count) {
+        String key = i + "|" + wrote + "|" + count + "|" + f;
+        Built b = memo.get(key);
+        if (b != null) {
+          return b;
+        }
+        if (expanded > MAX_EXPANSION) {
+          return new Built(NEVER, 0);
+        }
+        if (i == members.size()) {
+          boolean ok = f instanceof Presence.Const c && c.value() && count >= minProps;
+          b = ok ? new Built(lit((wrote ? close : "") + "}"), 1) : new Built(NEVER, 0);
+        } else {
+          Member m = members.get(i);
+          Re item = wrote ? seq(lit(","), p[i]) : p[i];
+          int next = Math.min(count + 1, countCap);
+          Presence fp = f.assign(m.name(), true);
+          Presence fa = f.assign(m.name(), false);
+          boolean canPresent = (maxProps < 0 || count < maxProps) && !fp.equals(Presence.FALSE);
+          boolean canAbsent = !m.required() && !fa.equals(Presence.FALSE);
+          Built present = canPresent ? from(i + 1, true, fp, next) : null;
+          if (present != null && present.re() == NEVER) {
+            present = null;
+          }
+          Built absent = canAbsent ? from(i + 1, wrote, fa, count) : null;
+          if (absent != null && absent.re() == NEVER) {
+            absent = null;
+          }
+          if (present == null && absent == null) {
+            b = new Built(NEVER, 0);
+          } else if (absent == null) {
+            b = new Built(seq(item, present.re()), size[i] + present.size());
+          } else if (present == null) {
+            b = absent;
+          } else if (present == absent) {
+            b = new Built(seq(opt(item), present.re()), size[i] + present.size() + 1);
+          } else {
+            b = new Built(alt(List.of(seq(item, present.re()), absent.re())), size[i] + present.size() + absent.size() + 1);
+          }
+        }
+        expanded = Math.max(expanded, b.size());
+        memo.put(key, b);
+        return b;
+      }
+    }
+
+    /** What {@code dependencies} / {@code dependentRequired} / {@code dependentSchemas} require. */
+    Presence dependencies(ObjectNode o, String ptr) {
+      List<Presence> all = new ArrayList<>();
+      for (String kw : List.of("dependencies", "dependentRequired", "dependentSchemas")) {
+        JsonNode deps = o.get(kw);
+        if (deps == null) {
+          continue;
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = deps.fields(); it.hasNext(); ) {
+          Map.Entry<String, JsonNode> e = it.next();
+          JsonNode d = e.getValue();
+          Presence then;
+          if (d.isArray()) {
+            List<Presence> names = new ArrayList<>();
+            d.forEach(n -> names.add(new Presence.Has(n.asText())));
+            then = Presence.and(names);
+          } else if (presenceOnly(d)) {
+            then = presence(d);
+          } else {
+            cannot(kw, ptr + "/" + kw + "/" + escapePointer(e.getKey()),
+                "a dependent schema is supported only when it asserts which members are present (required, anyOf, ...)");
+            continue;
+          }
+          all.add(Presence.or(List.of(Presence.not(new Presence.Has(e.getKey())), then)));
         }
       }
-      Re body = seq(lit("{"), alt(firsts), lit(out + "}"));
-      boolean anyRequired = members.stream().anyMatch(Member::required);
-      return anyRequired ? body : alt(List.of(lit("{}"), body));
+      return Presence.and(all);
+    }
+
+    /** Keywords a schema may hold and still say nothing but which object members are present. */
+    static final Set<String> PRESENCE_KEYWORDS = Set.of("required", "anyOf", "oneOf", "allOf", "not");
+
+    /**
+     * Whether {@code s} only asserts which members are present: {@code required}, and
+     * {@code anyOf}/{@code oneOf}/{@code allOf}/{@code not} of such schemas (besides annotations).
+     * Such a schema holds for every instance that is not an object.
+     */
+    boolean presenceOnly(JsonNode s) {
+      if (s.isBoolean()) {
+        return true;
+      }
+      if (!s.isObject()) {
+        return false;
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        String k = e.getKey();
+        if (ANNOTATIONS.contains(k) || (!HANDLED.contains(k) && !UNSUPPORTED.contains(k))) {
+          continue;
+        }
+        if (!PRESENCE_KEYWORDS.contains(k)) {
+          return false;
+        }
+        JsonNode v = e.getValue();
+        switch (k) {
+          case "required" -> {
+            if (!v.isArray()) {
+              return false;
+            }
+          }
+          case "not" -> {
+            if (!presenceOnly(v)) {
+              return false;
+            }
+          }
+          default -> {
+            if (!v.isArray()) {
+              return false;
+            }
+            for (JsonNode b : v) {
+              if (!presenceOnly(b)) {
+                return false;
+              }
+            }
+          }
+        }
+      }
+      return true;
+    }
+
+    /** The formula of a {@link #presenceOnly} schema, for an object instance. */
+    Presence presence(JsonNode s) {
+      if (s.isBoolean()) {
+        return s.asBoolean() ? Presence.TRUE : Presence.FALSE;
+      }
+      List<Presence> all = new ArrayList<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        JsonNode v = e.getValue();
+        switch (e.getKey()) {
+          case "required" -> v.forEach(n -> all.add(new Presence.Has(n.asText())));
+          case "not" -> all.add(Presence.not(presence(v)));
+          case "anyOf", "oneOf", "allOf" -> {
+            List<Presence> items = new ArrayList<>();
+            v.forEach(b -> items.add(presence(b)));
+            all.add(e.getKey().equals("anyOf") ? Presence.or(items)
+                : e.getKey().equals("oneOf") ? Presence.exactlyOne(items) : Presence.and(items));
+          }
+          default -> { }
+        }
+      }
+      return Presence.and(all);
+    }
+
+    /** Nodes of {@code re} written out as a tree (an automaton counts its states). */
+    static long size(Re re) {
+      if (re instanceof Re.Concat c) {
+        long n = 1;
+        for (Re r : c.items()) {
+          n += size(r);
+        }
+        return n;
+      }
+      if (re instanceof Re.Alt a) {
+        long n = 1;
+        for (Re r : a.options()) {
+          n += size(r);
+        }
+        return n;
+      }
+      if (re instanceof Re.Repeat r) {
+        return 1 + size(r.item()) * Math.max(1, Math.max(r.min(), r.max()));
+      }
+      if (re instanceof Re.Automaton a) {
+        return a.dfa().stateCount();
+      }
+      return 1;
+    }
+
+    // --- patternProperties
+
+    /** Whether member name {@code name} matches {@code pattern} (searched, as JSON Schema reads it). */
+    boolean nameMatches(String pattern, String name, String ptr) {
+      boolean ascii = name.chars().allMatch(c -> c < 0x80);
+      if (!ascii && pattern.contains("\\")) {
+        cannot("patternProperties", ptr, "escapes in a pattern against a non-ASCII member name (Unicode classes differ)");
+        return false;
+      }
+      Re decoded;
+      try {
+        boolean start = pattern.startsWith("^");
+        boolean end = pattern.endsWith("$") && !pattern.endsWith("\\$") && pattern.length() > (start ? 1 : 0);
+        Re re = RegexParser.parse(pattern.substring(start ? 1 : 0, pattern.length() - (end ? 1 : 0)));
+        Re anyChars = rep(new Re.Chars(CharRanges.negate(new int[0])), 0, -1);
+        decoded = seq(start ? Re.EMPTY : anyChars, re, end ? Re.EMPTY : anyChars);
+      } catch (ConstraintException e) {
+        cannot("patternProperties", ptr, "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
+        return false;
+      }
+      Dfa dfa = Automata.compile(decoded, "patternProperties", opt.maxDfaStates());
+      return dfa != null && dfa.matches(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** {@code schema} of listed member {@code name}, merged with the patternProperties it matches. */
+    JsonNode patternPropertiesMerged(ObjectNode o, String name, JsonNode schema, String ptr) {
+      JsonNode extra = patternSchemaFor(o, name, ptr);
+      return extra == null ? schema : merge(schema, extra, ptr);
+    }
+
+    /** The patternProperties schemas that apply to member {@code name}, merged; null if none. */
+    JsonNode patternSchemaFor(ObjectNode o, String name, String ptr) {
+      JsonNode pp = o.get("patternProperties");
+      if (pp == null) {
+        return null;
+      }
+      JsonNode acc = null;
+      for (Iterator<Map.Entry<String, JsonNode>> it = pp.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        String p = ptr + "/patternProperties/" + escapePointer(e.getKey());
+        if (nameMatches(e.getKey(), name, p)) {
+          acc = acc == null ? e.getValue() : merge(acc, e.getValue(), p);
+        }
+      }
+      return acc;
+    }
+
+    /**
+     * One member of an object without {@code properties}: a key that matches exactly one of the
+     * patterns, with that pattern's value. (Keys no pattern matches, or several, are not generated.)
+     */
+    Re patternMember(ObjectNode o, String ptr, int level) {
+      String in = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * (level + 1));
+      String colon = opt.indent() < 0 ? ":" : ": ";
+      JsonNode pp = o.get("patternProperties");
+      List<String> patterns = new ArrayList<>();
+      pp.fieldNames().forEachRemaining(patterns::add);
+      List<Dfa> keys = new ArrayList<>();
+      for (String pat : patterns) {
+        Re content = pattern(pat, ptr + "/patternProperties/" + escapePointer(pat));
+        keys.add(Automata.compile(content, "patternProperties", opt.maxDfaStates()));
+      }
+      List<Re> out = new ArrayList<>();
+      for (int i = 0; i < patterns.size(); i++) {
+        Dfa only = keys.get(i);
+        try {
+          for (int j = 0; j < patterns.size() && only != null; j++) {
+            if (j != i && keys.get(j) != null) {
+              only = Automata.minus(only, keys.get(j), opt.maxDfaStates(), "patternProperties");
+            }
+          }
+        } catch (dev.leap.fsm.AutomatonTooLargeException e) {
+          cannot("patternProperties", ptr, "the patterns' key languages exceed the state limit");
+          only = null;
+        }
+        if (only == null) {
+          continue;
+        }
+        String p = ptr + "/patternProperties/" + escapePointer(patterns.get(i));
+        out.add(seq(lit(in + "\""), new Re.Automaton(only), lit("\"" + colon), value(pp.get(patterns.get(i)), p, level + 1)));
+      }
+      return alt(out);
     }
 
     String quote(String s) {
@@ -823,7 +1154,7 @@ public final class JsonSchema {
       List<Dfa> dfas = new ArrayList<>();
       for (Re b : branches) {
         try {
-          dfas.add(CompressedFsm.fromTree(b, "oneOf branch", 2_000).dfa());
+          dfas.add(CompressedFsm.fromTree(b, "oneOf branch", 20_000).dfa());
         } catch (dev.leap.fsm.EmptyLanguageException e) {
           dfas.add(null);
         } catch (ConstraintException e) {
@@ -970,6 +1301,24 @@ public final class JsonSchema {
             }
           }
           case "items" -> out.set(k, merge(have, v, ptr + "/items"));
+          case "enum", "const" -> {
+            // Values in both (a value equal in JSON but written differently is dropped: a subset).
+            List<JsonNode> mine = new ArrayList<>();
+            if (k.equals("enum")) {
+              have.forEach(mine::add);
+            } else {
+              mine.add(have);
+            }
+            ArrayNode both = JsonNodeFactory.instance.arrayNode();
+            for (JsonNode x : mine) {
+              boolean inOther = k.equals("enum") ? containsValue(v, x) : x.equals(v);
+              if (inOther) {
+                both.add(x);
+              }
+            }
+            out.remove("const");
+            out.set("enum", both);
+          }
           default -> {
             if (!HANDLED.contains(k) && !UNSUPPORTED.contains(k)) {
               continue; // unknown keywords assert nothing
@@ -1012,6 +1361,15 @@ public final class JsonSchema {
         out.put("additionalProperties", false);
       }
       return out;
+    }
+
+    static boolean containsValue(JsonNode array, JsonNode x) {
+      for (JsonNode y : array) {
+        if (y.equals(x)) {
+          return true;
+        }
+      }
+      return false;
     }
 
     /** Follows a top-level $ref (for merging); recursion is left to {@link #ref}. */

@@ -61,6 +61,10 @@ final class ReText {
       } else {
         sb.append('{').append(r.min()).append(',').append(r.max()).append('}');
       }
+    } else if (re instanceof Re.Automaton) {
+      throw new dev.leap.fsm.ConstraintException("the JSON Schema has no regex text: part of it is an intersection or"
+          + " difference of languages (pattern with a length or format, patternProperties, ...), which Leap compiles"
+          + " as an automaton");
     }
   }
 

@@ -1,0 +1,95 @@
+package dev.leap.fsm.internal;
+
+import dev.leap.fsm.AutomatonTooLargeException;
+import dev.leap.fsm.Dfa;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+
+/**
+ * Operations on byte-level automata: compiling a tree to a minimal DFA, and the product
+ * constructions for intersection and difference (which regular expressions cannot write down
+ * directly, but {@link Re.Automaton} can embed back into a tree).
+ *
+ * <p>Every result is minimal and trimmed (see {@link Dfa}), or {@code null} for the empty language.
+ */
+public final class Automata {
+  private Automata() {}
+
+  /** The minimal DFA of {@code re}, or {@code null} if its language is empty. */
+  public static Dfa compile(Re re, String source, int maxStates) {
+    return Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
+  }
+
+  /** {@code L(a) ∩ L(b)}, or {@code null} if empty. */
+  public static Dfa intersect(Dfa a, Dfa b, int maxStates, String source) {
+    return product(a, b, false, maxStates, source);
+  }
+
+  /** {@code L(a) \ L(b)}, or {@code null} if empty. */
+  public static Dfa minus(Dfa a, Dfa b, int maxStates, String source) {
+    return product(a, b, true, maxStates, source);
+  }
+
+  private static Dfa product(Dfa a, Dfa b, boolean minus, int maxStates, String source) {
+    // Byte classes of the product: pairs of the operands' classes.
+    int[] classOf = new int[256];
+    Long2IntOpenHashMap classIds = new Long2IntOpenHashMap();
+    classIds.defaultReturnValue(-1);
+    int[] repr = new int[256];
+    for (int x = 0; x < 256; x++) {
+      long key = ((long) a.classOf(x) << 32) | b.classOf(x);
+      int id = classIds.get(key);
+      if (id < 0) {
+        id = classIds.size();
+        classIds.put(key, id);
+        repr[id] = x;
+      }
+      classOf[x] = id;
+    }
+    int k = classIds.size();
+    Long2IntOpenHashMap ids = new Long2IntOpenHashMap();
+    ids.defaultReturnValue(-1);
+    IntArrayList qa = new IntArrayList();
+    IntArrayList qb = new IntArrayList();
+    IntArrayList table = new IntArrayList();
+    ids.put(pair(a.initialState(), b.initialState()), 0);
+    qa.add(a.initialState());
+    qb.add(b.initialState());
+    for (int s = 0; s < qa.size(); s++) {
+      int x = qa.getInt(s);
+      int y = qb.getInt(s);
+      for (int c = 0; c < k; c++) {
+        int nx = a.step(x, repr[c]);
+        int ny = y == Dfa.DEAD ? Dfa.DEAD : b.step(y, repr[c]);
+        if (nx == Dfa.DEAD || (!minus && ny == Dfa.DEAD)) {
+          table.add(Dfa.DEAD);
+          continue;
+        }
+        long key = pair(nx, ny);
+        int id = ids.get(key);
+        if (id < 0) {
+          id = qa.size();
+          if (id >= maxStates) {
+            throw new AutomatonTooLargeException(source, maxStates, id + 1);
+          }
+          ids.put(key, id);
+          qa.add(nx);
+          qb.add(ny);
+        }
+        table.add(id);
+      }
+    }
+    int n = qa.size();
+    boolean[] accepting = new boolean[n];
+    for (int s = 0; s < n; s++) {
+      boolean inA = a.isAccepting(qa.getInt(s));
+      boolean inB = qb.getInt(s) != Dfa.DEAD && b.isAccepting(qb.getInt(s));
+      accepting[s] = minus ? inA && !inB : inA && inB;
+    }
+    return Minimizer.minimize(new Determinizer.RawDfa(n, k, classOf, table.toIntArray(), accepting));
+  }
+
+  private static long pair(int x, int y) {
+    return ((long) x << 32) | (y & 0xFFFFFFFFL);
+  }
+}

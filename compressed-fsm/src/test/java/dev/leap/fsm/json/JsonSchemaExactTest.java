@@ -1,0 +1,246 @@
+package dev.leap.fsm.json;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leap.fsm.CompressedFsm;
+import dev.leap.fsm.Dfa;
+import dev.leap.fsm.EmptyLanguageException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The exact constructions of the JSON Schema compiler against naive twins written from the
+ * specification's wording: number ranges and multiples against {@link BigDecimal}, member presence
+ * formulas against evaluating the keywords on each set of present members, string keywords
+ * together against {@link java.util.regex} and a code point count.
+ */
+class JsonSchemaExactTest {
+
+  static Dfa dfaOrNull(String schema) {
+    try {
+      return JsonSchema.compile(schema, JsonSchemaOptions.defaults()).dfa();
+    } catch (EmptyLanguageException e) {
+      return null;
+    }
+  }
+
+  static boolean accepts(Dfa dfa, String text) {
+    return dfa != null && dfa.matches(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static String decimal(SplittableRandom r, int maxInt, int maxScale) {
+    BigDecimal v = BigDecimal.valueOf(r.nextLong(-maxInt * 100L, maxInt * 100L + 1), 2);
+    return v.setScale(r.nextInt(maxScale + 1), java.math.RoundingMode.DOWN).toPlainString();
+  }
+
+  @Test
+  void numberRangesAndMultiplesAgreeWithBigDecimal() {
+    SplittableRandom r = new SplittableRandom(7001L);
+    String[] multiples = {null, null, "0.01", "0.1", "1", "2", "3", "5"};
+    int accepted = 0;
+    for (int round = 0; round < 150; round++) {
+      String type = r.nextInt(4) == 0 ? "integer" : "number";
+      StringBuilder schema = new StringBuilder("{\"type\":\"" + type + "\"");
+      BigDecimal lo = null;
+      BigDecimal hi = null;
+      boolean loEx = r.nextBoolean();
+      boolean hiEx = r.nextBoolean();
+      if (r.nextInt(4) > 0) {
+        lo = new BigDecimal(decimal(r, 30, 2));
+        schema.append(loEx ? ",\"exclusiveMinimum\":" : ",\"minimum\":").append(lo.toPlainString());
+      }
+      if (r.nextInt(4) > 0) {
+        hi = new BigDecimal(decimal(r, 30, 2));
+        schema.append(hiEx ? ",\"exclusiveMaximum\":" : ",\"maximum\":").append(hi.toPlainString());
+      }
+      String m = multiples[r.nextInt(multiples.length)];
+      if (m != null) {
+        schema.append(",\"multipleOf\":").append(m);
+      }
+      schema.append('}');
+      Dfa dfa = dfaOrNull(schema.toString());
+      for (int i = 0; i < 150; i++) {
+        String text = decimal(r, 40, 3);
+        BigDecimal x = new BigDecimal(text);
+        boolean valid = (lo == null || (loEx ? x.compareTo(lo) > 0 : x.compareTo(lo) >= 0))
+            && (hi == null || (hiEx ? x.compareTo(hi) < 0 : x.compareTo(hi) <= 0))
+            && (m == null || x.remainder(new BigDecimal(m)).signum() == 0)
+            && (type.equals("number") || x.stripTrailingZeros().scale() <= 0);
+        // Integers are written without a fraction; "-0" and "-0.00" are left out of the language.
+        boolean writable = !(type.equals("integer") && text.contains(".")) && !(text.startsWith("-") && x.signum() == 0);
+        boolean got = accepts(dfa, text);
+        assertTrue(!got || valid, schema + " accepted " + text);
+        assertEquals(valid && writable, got, schema + " on " + text);
+        accepted += got ? 1 : 0;
+      }
+      assertFalse(accepts(dfa, "1e400") && hi != null, schema + ": exponents are not written with bounds");
+    }
+    assertTrue(accepted > 2_000, accepted + " accepted");
+  }
+
+  @Test
+  void presenceFormulasAgreeWithEvaluatingTheKeywords() {
+    SplittableRandom r = new SplittableRandom(7002L);
+    String[] names = {"a", "b", "c", "d", "e"};
+    for (int round = 0; round < 200; round++) {
+      StringBuilder schema = new StringBuilder("{\"type\":\"object\",\"properties\":{");
+      for (int i = 0; i < names.length; i++) {
+        schema.append(i > 0 ? "," : "").append('"').append(names[i]).append("\":{\"type\":\"integer\"}");
+      }
+      schema.append('}');
+      List<java.util.function.Predicate<Set<String>>> rules = new ArrayList<>();
+      int constraints = 1 + r.nextInt(3);
+      for (int k = 0; k < constraints; k++) {
+        List<Set<String>> groups = new ArrayList<>();
+        for (int g = 0, n = 2 + r.nextInt(2); g < n; g++) {
+          Set<String> grp = new LinkedHashSet<>();
+          for (int j = 0, s = 1 + r.nextInt(2); j < s; j++) {
+            grp.add(names[r.nextInt(names.length)]);
+          }
+          groups.add(grp);
+        }
+        String groupJson = groups.stream().map(g -> "{\"required\":" + quoteAll(g) + "}")
+            .reduce((x, y) -> x + "," + y).orElseThrow();
+        switch (r.nextInt(7)) {
+          case 0 -> {
+            schema.append(",\"required\":").append(quoteAll(groups.get(0)));
+            rules.add(p -> p.containsAll(groups.get(0)));
+          }
+          case 1 -> {
+            schema.append(",\"oneOf\":[").append(groupJson).append(']');
+            rules.add(p -> groups.stream().filter(p::containsAll).count() == 1);
+          }
+          case 2 -> {
+            schema.append(",\"anyOf\":[").append(groupJson).append(']');
+            rules.add(p -> groups.stream().anyMatch(p::containsAll));
+          }
+          case 3 -> {
+            schema.append(",\"not\":{\"required\":").append(quoteAll(groups.get(0))).append('}');
+            rules.add(p -> !p.containsAll(groups.get(0)));
+          }
+          case 4 -> {
+            String key = names[r.nextInt(names.length)];
+            schema.append(",\"dependencies\":{\"").append(key).append("\":").append(quoteAll(groups.get(1))).append('}');
+            rules.add(p -> !p.contains(key) || p.containsAll(groups.get(1)));
+          }
+          case 5 -> {
+            int min = r.nextInt(4);
+            schema.append(",\"minProperties\":").append(min);
+            rules.add(p -> p.size() >= min);
+          }
+          default -> {
+            int max = r.nextInt(4);
+            schema.append(",\"maxProperties\":").append(max);
+            rules.add(p -> p.size() <= max);
+          }
+        }
+      }
+      schema.append('}');
+      String s = schema.toString().replaceAll(",\"(required|oneOf|anyOf|not|dependencies|minProperties|maxProperties)\":"
+          + "(\\[[^\\]]*\\]|\\{[^}]*\\}|[0-9]+)(?=.*,\"\\1\")", "");
+      if (!s.equals(schema.toString())) {
+        continue; // a keyword drawn twice: JSON would keep one of them
+      }
+      Dfa dfa = dfaOrNull(s);
+      for (int mask = 0; mask < 1 << names.length; mask++) {
+        Set<String> present = new LinkedHashSet<>();
+        StringBuilder inst = new StringBuilder("{");
+        for (int i = 0; i < names.length; i++) {
+          if ((mask & (1 << i)) != 0) {
+            inst.append(present.isEmpty() ? "" : ",").append('"').append(names[i]).append("\":").append(i);
+            present.add(names[i]);
+          }
+        }
+        inst.append('}');
+        boolean valid = rules.stream().allMatch(rule -> rule.test(present));
+        assertEquals(valid, accepts(dfa, inst.toString()), s + " on " + inst);
+      }
+    }
+  }
+
+  static String quoteAll(Set<String> names) {
+    return names.stream().map(n -> "\"" + n + "\"").reduce((x, y) -> x + "," + y).map(x -> "[" + x + "]").orElse("[]");
+  }
+
+  @Test
+  void patternWithLengthsAgreesWithJavaRegexAndCodePointCount() {
+    SplittableRandom r = new SplittableRandom(7003L);
+    String[] patterns = {"^[a-z]+$", "[0-9]", "^ab", "c$", "^(ab|cd)*$", "x|y"};
+    String alphabet = "abcdxy09 é";
+    for (int round = 0; round < 60; round++) {
+      String p = patterns[r.nextInt(patterns.length)];
+      int min = r.nextInt(4);
+      int max = min + r.nextInt(5);
+      String schema = "{\"type\":\"string\",\"pattern\":\"" + p + "\",\"minLength\":" + min + ",\"maxLength\":" + max + "}";
+      Dfa dfa = dfaOrNull(schema);
+      Pattern java = Pattern.compile(p);
+      for (int i = 0; i < 200; i++) {
+        StringBuilder sb = new StringBuilder();
+        for (int j = 0, n = r.nextInt(9); j < n; j++) {
+          sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
+        }
+        String s = sb.toString();
+        int len = s.codePointCount(0, s.length());
+        boolean valid = java.matcher(s).find() && len >= min && len <= max;
+        assertEquals(valid, accepts(dfa, "\"" + s + "\""), schema + " on \"" + s + "\"");
+      }
+    }
+  }
+
+  @Test
+  void formatsAcceptTheirStringsAndUnknownFormatsAssertNothing() {
+    CompressedFsm date = JsonSchema.compile("{\"type\":\"string\",\"format\":\"date\"}", JsonSchemaOptions.defaults());
+    SplittableRandom r = new SplittableRandom(7004L);
+    for (int i = 0; i < 3_000; i++) {
+      String s = String.format("%04d-%02d-%02d", r.nextInt(10_000), r.nextInt(14), r.nextInt(33));
+      boolean valid;
+      try {
+        java.time.LocalDate.parse(s, java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd")
+            .withResolverStyle(java.time.format.ResolverStyle.STRICT));
+        valid = true;
+      } catch (java.time.format.DateTimeParseException e) {
+        valid = false;
+      }
+      assertEquals(valid, accepts(date.dfa(), "\"" + s + "\""), s);
+    }
+    Dfa ipv6 = dfaOrNull("{\"type\":\"string\",\"format\":\"ipv6\"}");
+    for (String ok : new String[] {"::1", "::", "2001:db8::8a2e:370:7334", "fe80:0:0:0:0:0:0:1", "1::"}) {
+      assertTrue(accepts(ipv6, "\"" + ok + "\""), ok);
+    }
+    for (String bad : new String[] {":::", "1:2:3:4:5:6:7:8:9", "12345::", "1::2::3", "g::1"}) {
+      assertFalse(accepts(ipv6, "\"" + bad + "\""), bad);
+    }
+    Dfa duration = dfaOrNull("{\"type\":\"string\",\"format\":\"duration\"}");
+    assertTrue(accepts(duration, "\"P3Y6M4DT12H30M5S\"") && accepts(duration, "\"PT1M\"") && accepts(duration, "\"P2W\""));
+    assertFalse(accepts(duration, "\"P\"") || accepts(duration, "\"PT\"") || accepts(duration, "\"P1H\""));
+    Dfa pointer = dfaOrNull("{\"type\":\"string\",\"format\":\"json-pointer\"}");
+    assertTrue(accepts(pointer, "\"/a~1b/0\"") && accepts(pointer, "\"\""));
+    assertFalse(accepts(pointer, "\"a\"") || accepts(pointer, "\"/~2\""));
+    Dfa custom = dfaOrNull("{\"type\":\"string\",\"format\":\"my-own-format\",\"maxLength\":3}");
+    assertTrue(accepts(custom, "\"abc\"") && !accepts(custom, "\"abcd\""));
+    Dfa dateWithPattern = dfaOrNull("{\"type\":\"string\",\"format\":\"date\",\"pattern\":\"^2024-\"}");
+    assertTrue(accepts(dateWithPattern, "\"2024-02-29\""));
+    assertFalse(accepts(dateWithPattern, "\"2023-02-28\"") || accepts(dateWithPattern, "\"2024-02-30\""));
+  }
+
+  @Test
+  void patternPropertiesApplyToListedMembersAndNameTheKeysOfUnlistedOnes() {
+    Dfa listed = dfaOrNull("{\"type\":\"object\",\"properties\":{\"x_a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},"
+        + "\"patternProperties\":{\"^x_\":{\"minimum\":10}}}");
+    assertTrue(accepts(listed, "{\"x_a\":10,\"b\":1}"));
+    assertFalse(accepts(listed, "{\"x_a\":9,\"b\":1}"), "x_a matches ^x_, so minimum 10 applies too");
+    Dfa keys = dfaOrNull("{\"type\":\"object\",\"patternProperties\":{\"^[a-z]+$\":{\"type\":\"integer\"},"
+        + "\"^[0-9]+$\":{\"type\":\"string\"}},\"additionalProperties\":false}");
+    assertTrue(accepts(keys, "{\"ab\":1,\"12\":\"x\"}") && accepts(keys, "{}"));
+    assertFalse(accepts(keys, "{\"ab\":\"x\"}") || accepts(keys, "{\"12\":1}") || accepts(keys, "{\"A\":1}"));
+  }
+}
