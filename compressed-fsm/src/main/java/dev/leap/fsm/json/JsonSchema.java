@@ -27,31 +27,36 @@ import java.util.Set;
  * JSON Schema to a byte-level automaton: the schema becomes a regex syntax tree ({@link Re}), then
  * the regex pipeline of {@link CompressedFsm} (DFA, minimization, jump edges).
  *
+ * <p>The invariant: every text the automaton accepts is valid against the schema (the generated
+ * language is a subset of the valid instances, never a superset). Where the full set of valid
+ * instances is not regular or would cost too many states, Leap generates a documented part of it.
+ *
  * <p>What the generated text looks like: compact JSON by default (no whitespace), or a fixed
  * indent ({@link JsonSchemaOptions#indent}): a newline and the indent before every member and
  * element, {@code ": "} between key and value. Never unbounded whitespace. Object members appear in
  * the order of {@code properties}; optional ones may be absent; members not in {@code properties}
- * are never generated (as if {@code additionalProperties} were {@code false}, whatever the schema
- * says: the outputs stay valid). An object schema without {@code properties} allows members with any
- * string key and any value nested up to {@link #ANY_DEPTH} levels. Numbers and integers are written
- * in JSON's syntax ({@code -?(0|[1-9][0-9]*)}, with fraction and exponent for numbers); integer
- * bounds are exact digit ranges. Strings use JSON escapes; {@code minLength}/{@code maxLength}
- * count code points (an escape is one character). {@code pattern} is searched, not anchored,
- * unless it starts with {@code ^} / ends with {@code $}; characters it allows that JSON must escape
- * are written with their canonical escape.
+ * are not generated (as if {@code additionalProperties} were {@code false}, whatever the schema
+ * says: the outputs stay valid), except members that {@code required} or a presence keyword names.
+ * An object schema without {@code properties} allows members with any string key (or, with
+ * {@code patternProperties}, keys that match exactly one pattern) and any value nested up to
+ * {@link #ANY_DEPTH} levels. Numbers and integers are written in JSON's syntax; bounded numbers and
+ * multiples as plain decimals (no exponent). Strings use JSON escapes;
+ * {@code minLength}/{@code maxLength} count code points (an escape is one character); a
+ * {@code maxLength} above {@link JsonSchemaOptions#maxStringLength} generates at most that many.
+ * {@code pattern} is searched, not anchored, unless it starts with {@code ^} / ends with {@code $};
+ * characters it allows that JSON must escape are written with their canonical escape.
  *
- * <p>Supported: {@code type} (and lists of types), {@code properties}, {@code required},
- * {@code additionalProperties} (see above), {@code items} (schema, or array in drafts 4-7),
- * {@code prefixItems}, {@code additionalItems}, {@code minItems}/{@code maxItems}, {@code enum},
- * {@code const}, {@code minLength}/{@code maxLength}, {@code pattern} (Leap's regex dialect; with a
- * length only when the pattern is one repeated class), {@code minimum}/{@code maximum} and the
- * exclusive forms for integers (number bounds only {@code minimum: 0}), {@code anyOf},
- * {@code oneOf} (only when its branches are provably disjoint: otherwise the exclusivity could not
- * be honoured), {@code allOf} when it merges simply, local {@code $ref} with {@code $defs} /
- * {@code definitions} (recursion unrolled {@link JsonSchemaOptions#maxRecursion} times), boolean
- * schemas, and {@code format} {@code date}, {@code time}, {@code date-time}, {@code uuid},
- * {@code email}, {@code uri} (approximations: a subset of each format's strings). Annotations and
- * unknown keywords are ignored (they assert nothing). Everything else is a
+ * <p>Exact constructions: length, {@code format} and {@code pattern} of a string are intersected
+ * ({@link Re.Automaton}); {@code required}, {@code dependencies}/{@code dependentRequired},
+ * {@code dependentSchemas} and {@code anyOf}/{@code oneOf}/{@code allOf}/{@code not} whose branches
+ * only name required members, and {@code minProperties}/{@code maxProperties}, become a
+ * {@link Presence} formula written out member by member; {@code patternProperties} merge into the
+ * listed members they match; numeric bounds compare the integer part, then the fraction digits
+ * ({@link Numbers}); {@code multipleOf} a power of ten or a whole number; {@code oneOf} of other
+ * schemas only when its branches are provably disjoint; {@code allOf} when it merges simply;
+ * {@code not} of types; local {@code $ref} (recursion unrolled {@link JsonSchemaOptions#maxRecursion}
+ * times); every {@code format} of the specification ({@link Formats}; others are annotations).
+ * Annotations and unknown keywords are ignored (they assert nothing). Everything else is a
  * {@link JsonSchemaException} naming the keyword and its JSON pointer, unless the options are
  * lenient: then it is ignored and listed in {@link Result#ignored()}.
  */

@@ -91,6 +91,8 @@ class JsonSchemaExactTest {
   void presenceFormulasAgreeWithEvaluatingTheKeywords() {
     SplittableRandom r = new SplittableRandom(7002L);
     String[] names = {"a", "b", "c", "d", "e"};
+    int checked = 0;
+    int validSeen = 0;
     for (int round = 0; round < 200; round++) {
       StringBuilder schema = new StringBuilder("{\"type\":\"object\",\"properties\":{");
       for (int i = 0; i < names.length; i++) {
@@ -163,8 +165,11 @@ class JsonSchemaExactTest {
         inst.append('}');
         boolean valid = rules.stream().allMatch(rule -> rule.test(present));
         assertEquals(valid, accepts(dfa, inst.toString()), s + " on " + inst);
+        checked++;
+        validSeen += valid ? 1 : 0;
       }
     }
+    assertTrue(checked > 3_000 && validSeen > 500 && checked - validSeen > 500, checked + " checked, " + validSeen + " valid");
   }
 
   static String quoteAll(Set<String> names) {
