@@ -676,11 +676,7 @@ public final class JsonSchema {
       boolean closed = additional != null && additional.isBoolean() && !additional.asBoolean();
       for (String r : required) {
         if (props == null || !props.has(r)) {
-          JsonNode pattern = patternSchemaFor(o, r, ptr);
-          Re v = pattern != null ? value(pattern, ptr + "/patternProperties", level + 1)
-              : additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
-              : closed ? NEVER : any(level + 1, ANY_DEPTH - 1);
-          members.add(new Member(r, v, true));
+          members.add(new Member(r, unlistedValue(o, r, ptr, level), true));
         }
       }
       String in = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * (level + 1));
@@ -713,15 +709,11 @@ public final class JsonSchema {
       formula.names(named);
       for (String n : named) {
         if (!listed.contains(n)) {
-          JsonNode pattern = patternSchemaFor(o, n, ptr);
-          if (pattern == null && closed) {
+          if (closed && patternSchemaFor(o, n, ptr) == null) {
             formula = formula.assign(n, false);
             continue;
           }
-          Re v = pattern != null ? value(pattern, ptr + "/patternProperties", level + 1)
-              : additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
-              : any(level + 1, ANY_DEPTH - 1);
-          members.add(new Member(n, v, false));
+          members.add(new Member(n, unlistedValue(o, n, ptr, level), false));
           listed.add(n);
         }
       }
@@ -740,6 +732,19 @@ public final class JsonSchema {
             "too many combinations of present members to write out (" + layout.expanded + " nodes)");
       }
       return seq(lit("{"), body.re());
+    }
+
+    /** The value of member {@code name} that {@code properties} does not list (never generated if forbidden). */
+    Re unlistedValue(ObjectNode o, String name, String ptr, int level) {
+      JsonNode pattern = patternSchemaFor(o, name, ptr);
+      JsonNode additional = o.get("additionalProperties");
+      if (pattern != null) {
+        return value(pattern, ptr + "/patternProperties", level + 1);
+      }
+      if (additional != null && additional.isObject()) {
+        return value(additional, ptr + "/additionalProperties", level + 1);
+      }
+      return additional != null && additional.isBoolean() && !additional.asBoolean() ? NEVER : any(level + 1, ANY_DEPTH - 1);
     }
 
     /** A tree with its size once written out as a tree (shared subtrees counted per use). */
