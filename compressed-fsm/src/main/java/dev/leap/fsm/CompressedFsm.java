@@ -218,19 +218,9 @@ public final class CompressedFsm {
     StringBuilder sb = new StringBuilder("digraph fsm {\n  rankdir=LR;\n");
     for (int s = 0; s < dfa.stateCount(); s++) {
       sb.append("  ").append(s).append(dfa.isAccepting(s) ? " [shape=doublecircle];\n" : " [shape=circle];\n");
-      int b = 0;
-      while (b < 256) {
-        int t = dfa.step(s, b);
-        int e = b;
-        while (e + 1 < 256 && dfa.step(s, e + 1) == t) {
-          e++;
-        }
-        if (t != Dfa.DEAD) {
-          sb.append("  ").append(s).append(" -> ").append(t).append(" [label=\"")
-              .append(byteLabel(b)).append(e > b ? "-" + byteLabel(e) : "").append("\"];\n");
-        }
-        b = e + 1;
-      }
+      int from = s;
+      dfa.forEachRange(s, (lo, hi, t) -> sb.append("  ").append(from).append(" -> ").append(t).append(" [label=\"")
+          .append(byteLabel(lo)).append(hi > lo ? "-" + byteLabel(hi) : "").append("\"];\n"));
       if (hasJump(s)) {
         sb.append("  ").append(s).append(" -> ").append(jumpTarget[s]).append(" [style=dashed, label=\"")
             .append(jumpString(s).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\\\n"))

@@ -108,6 +108,28 @@ public final class Dfa {
     return isAccepting(walk(0, input));
   }
 
+  /** Receives one maximal run of bytes {@code lo..hi} with the same live target. */
+  @FunctionalInterface
+  public interface RangeConsumer {
+    void accept(int lo, int hi, int target);
+  }
+
+  /** The live transitions of {@code state} as maximal byte runs with one target, in byte order. */
+  public void forEachRange(int state, RangeConsumer out) {
+    int b = 0;
+    while (b < 256) {
+      int t = step(state, b);
+      int e = b;
+      while (e + 1 < 256 && step(state, e + 1) == t) {
+        e++;
+      }
+      if (t != DEAD) {
+        out.accept(b, e, t);
+      }
+      b = e + 1;
+    }
+  }
+
   /** Whether {@code state} has at least one live outgoing byte. */
   public boolean hasTransitions(int state) {
     int base = state * classCount;

@@ -143,18 +143,8 @@ public final class Nfa {
       if (dfa.isAccepting(s)) {
         eps(map[s], to);
       }
-      int b = 0;
-      while (b < 256) {
-        int t = dfa.step(s, b);
-        int e = b;
-        while (e + 1 < 256 && dfa.step(s, e + 1) == t) {
-          e++;
-        }
-        if (t != dev.leap.fsm.Dfa.DEAD) {
-          edge(map[s], b, e, map[t]);
-        }
-        b = e + 1;
-      }
+      int from0 = map[s];
+      dfa.forEachRange(s, (lo, hi, t) -> edge(from0, lo, hi, map[t]));
     }
   }
 

@@ -429,11 +429,21 @@ public final class JsonSchema {
       return regex == null ? null : jsonEncode(RegexParser.parse(regex));
     }
 
+    /** A JSON Schema pattern split into its {@code ^} / {@code $} anchors and the regex between them. */
+    record Anchors(boolean start, boolean end, String inner) {
+      static Anchors of(String p) {
+        boolean start = p.startsWith("^");
+        boolean end = p.endsWith("$") && !p.endsWith("\\$") && p.length() > (start ? 1 : 0);
+        return new Anchors(start, end, p.substring(start ? 1 : 0, p.length() - (end ? 1 : 0)));
+      }
+    }
+
     /** The strings that contain a match of {@code p} (unanchored, as JSON Schema reads it), JSON-encoded. */
     Re pattern(String p, String ptr) {
-      boolean anchoredStart = p.startsWith("^");
-      boolean anchoredEnd = p.endsWith("$") && !p.endsWith("\\$") && p.length() > (anchoredStart ? 1 : 0);
-      String inner = p.substring(anchoredStart ? 1 : 0, p.length() - (anchoredEnd ? 1 : 0));
+      Anchors a = Anchors.of(p);
+      boolean anchoredStart = a.start();
+      boolean anchoredEnd = a.end();
+      String inner = a.inner();
       Re any = rep(anyStringChar(), 0, -1);
       for (String neg : new String[] {"\\D", "\\W", "\\S"}) {
         if (inner.contains(neg) && !inner.contains("\\" + neg)) {
@@ -522,7 +532,7 @@ public final class JsonSchema {
 
     // --- numbers
 
-    static final Re DIGIT = new Re.Chars(new int[] {'0', '9'});
+    static final Re DIGIT = IntegerRange.DIGIT;
     static final Re NONZERO = new Re.Chars(new int[] {'1', '9'});
 
     Re integer(ObjectNode o, String ptr) {
@@ -964,11 +974,10 @@ public final class JsonSchema {
       }
       Re decoded;
       try {
-        boolean start = pattern.startsWith("^");
-        boolean end = pattern.endsWith("$") && !pattern.endsWith("\\$") && pattern.length() > (start ? 1 : 0);
-        Re re = RegexParser.parse(pattern.substring(start ? 1 : 0, pattern.length() - (end ? 1 : 0)));
+        Anchors a = Anchors.of(pattern);
+        Re re = RegexParser.parse(a.inner());
         Re anyChars = rep(new Re.Chars(CharRanges.negate(new int[0])), 0, -1);
-        decoded = seq(start ? Re.EMPTY : anyChars, re, end ? Re.EMPTY : anyChars);
+        decoded = seq(a.start() ? Re.EMPTY : anyChars, re, a.end() ? Re.EMPTY : anyChars);
       } catch (ConstraintException e) {
         cannot("patternProperties", ptr, "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
         return false;
@@ -1164,9 +1173,7 @@ public final class JsonSchema {
       List<Dfa> dfas = new ArrayList<>();
       for (Re b : branches) {
         try {
-          dfas.add(CompressedFsm.fromTree(b, "oneOf branch", 20_000).dfa());
-        } catch (dev.leap.fsm.EmptyLanguageException e) {
-          dfas.add(null);
+          dfas.add(Automata.compile(b, "oneOf branch", 20_000)); // null: an empty branch
         } catch (ConstraintException e) {
           cannot("oneOf", ptr, "its branches are too large to prove them disjoint");
           return;

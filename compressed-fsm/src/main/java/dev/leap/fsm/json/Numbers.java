@@ -24,7 +24,7 @@ import java.util.List;
 final class Numbers {
   private Numbers() {}
 
-  static final Re DIGIT = new Re.Chars(new int[] {'0', '9'});
+  static final Re DIGIT = IntegerRange.DIGIT;
   static final Re ANY_FRACTION = opt(seq(lit("."), rep(DIGIT, 1, -1)));
 
   /** Plain decimals in the range (a null bound is open on that side). */
@@ -55,8 +55,9 @@ final class Numbers {
       BigInteger ui = u.setScale(0, RoundingMode.FLOOR).toBigIntegerExact();
       String uf = fractionDigits(u);
       if (ui.equals(li)) {
-        Dfa both = Automata.intersect(compile(fraction(lf, true, lEx), maxStates), compile(fraction(uf, false, uEx), maxStates),
-            maxStates, "number range");
+        Dfa above = Automata.compile(fraction(lf, true, lEx), "number range", maxStates);
+        Dfa below = Automata.compile(fraction(uf, false, uEx), "number range", maxStates);
+        Dfa both = above == null || below == null ? null : Automata.intersect(above, below, maxStates, "number range");
         return both == null ? JsonSchema.NEVER : seq(IntegerRange.of(li, li), new Re.Automaton(both));
       }
       List<Re> parts = new ArrayList<>();
@@ -69,15 +70,6 @@ final class Numbers {
     }
     return alt(List.of(seq(IntegerRange.of(li, li), fraction(lf, true, lEx)),
         seq(IntegerRange.of(li.add(BigInteger.ONE), null), ANY_FRACTION)));
-  }
-
-  private static Dfa compile(Re re, int maxStates) {
-    Dfa d = Automata.compile(re, "number range", maxStates);
-    if (d == null) {
-      // The empty language: a DFA whose only state rejects everything.
-      return new Dfa(1, new int[256], 1, new int[] {Dfa.DEAD}, new long[1]);
-    }
-    return d;
   }
 
   /** The digits after the point of {@code x >= 0}, without trailing zeros ("" for an integer). */
