@@ -1,9 +1,10 @@
 package dev.leap.fsm;
 
 /**
- * Determinization would need more DFA states than the limit allows (for example
- * {@code (a|b)*a(a|b){24}}, whose minimal DFA has 2^25 states). Carries the regex, the limit and
- * the number of states reached when compilation stopped.
+ * Compilation would need more automaton states than a limit allows: determinization more DFA
+ * states than {@code maxDfaStates} (for example {@code (a|b)*a(a|b){24}}, whose minimal DFA has
+ * 2^25 states), or the NFA more than {@link dev.leap.fsm.internal.Nfa#MAX_STATES}. Carries the
+ * regex, the limit and the number of states reached when compilation stopped.
  */
 public class AutomatonTooLargeException extends ConstraintException {
   private static final long serialVersionUID = 1L;
@@ -12,9 +13,15 @@ public class AutomatonTooLargeException extends ConstraintException {
   private final int limit;
   private final int reached;
 
+  /** The DFA state limit ({@code maxDfaStates}) was reached. */
   public AutomatonTooLargeException(String source, int limit, int reached) {
-    super("the DFA would exceed the state limit of " + limit + " states (reached " + reached
+    this(source, limit, reached, "the DFA would exceed the state limit of " + limit + " states (reached " + reached
         + "); simplify the constraint or raise the limit (maxDfaStates): " + source);
+  }
+
+  /** A limit described by {@code message} was reached. */
+  public AutomatonTooLargeException(String source, int limit, int reached, String message) {
+    super(message);
     this.source = source;
     this.limit = limit;
     this.reached = reached;

@@ -84,7 +84,9 @@ public final class Determinizer {
           work += target.length;
           if (work > MAX_SUBSET_WORK) {
             // Subsets this large mean the DFA would not fit the state limit's memory either.
-            throw new AutomatonTooLargeException(source, maxStates, id + 1);
+            throw new AutomatonTooLargeException(source, maxStates, id + 1, "determinization would hold more than "
+                + MAX_SUBSET_WORK + " NFA states in its subsets (at " + (id + 1) + " DFA states); simplify the"
+                + " constraint: " + source);
           }
           ids.put(key, id);
           sets.add(target);

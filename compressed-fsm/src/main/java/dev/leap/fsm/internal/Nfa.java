@@ -8,6 +8,13 @@ import java.util.List;
  * paths ({@link Utf8Ranges}). Stored in flat arrays: per state a linked list of byte-range edges
  * ({@code lo, hi, target}) and of epsilon edges. State {@link #start} is initial, {@link #accept}
  * the single accepting state.
+ *
+ * <p>The tree may be a DAG: a node object that occurs several times is built once per exit state
+ * and entered by an epsilon edge from each use. That is exact because a Thompson fragment is
+ * entered only at its entry and left only at its exit, so the language from its entry to a given
+ * exit is the node's language wherever the path came from. The JSON Schema compiler relies on it:
+ * the members after an optional one are one node in tail position of both the "present" and
+ * "absent" choices, so they are built once instead of once per path (linear instead of quadratic).
  */
 public final class Nfa {
   /** Most NFA states before compilation gives up (a repetition of a repetition can explode). */
@@ -28,6 +35,10 @@ public final class Nfa {
   final int start;
   final int accept;
   private final String source;
+  /** Nodes that occur more than once in the tree (by identity). */
+  private final java.util.Set<Re> shared = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  /** Per shared node: exit state -> entry state of the fragment already built. */
+  private final java.util.Map<Re, it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap> built = new java.util.IdentityHashMap<>();
 
   private Nfa(String source) {
     this.source = source;
@@ -40,8 +51,33 @@ public final class Nfa {
   /** Builds the NFA of {@code re}; {@code source} names the constraint in errors. */
   public static Nfa build(Re re, String source) {
     Nfa nfa = new Nfa(source);
+    nfa.findShared(re);
     nfa.add(re, nfa.start, nfa.accept);
     return nfa;
+  }
+
+  /** Marks the composite nodes reachable more than once from {@code root} (each visited once). */
+  private void findShared(Re root) {
+    java.util.Set<Re> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    java.util.ArrayDeque<Re> stack = new java.util.ArrayDeque<>();
+    stack.push(root);
+    while (!stack.isEmpty()) {
+      Re re = stack.pop();
+      if (re instanceof Re.Empty || re instanceof Re.Chars) {
+        continue; // cheaper to build again than to enter by an epsilon edge
+      }
+      if (!seen.add(re)) {
+        shared.add(re);
+        continue;
+      }
+      if (re instanceof Re.Concat c) {
+        c.items().forEach(stack::push);
+      } else if (re instanceof Re.Alt a) {
+        a.options().forEach(stack::push);
+      } else if (re instanceof Re.Repeat r) {
+        stack.push(r.item());
+      }
+    }
   }
 
   int stateCount() {
@@ -57,7 +93,9 @@ public final class Nfa {
       java.util.Arrays.fill(epsHead, states, n, -1);
     }
     if (states >= MAX_STATES) {
-      throw new dev.leap.fsm.AutomatonTooLargeException(source, MAX_STATES, states);
+      throw new dev.leap.fsm.AutomatonTooLargeException(source, MAX_STATES, states, "the NFA would exceed its limit of "
+          + MAX_STATES + " states: the constraint is too large to compile (a repetition of a large part, or a very large"
+          + " schema): " + source);
     }
     return states++;
   }
@@ -79,6 +117,22 @@ public final class Nfa {
   }
 
   private void add(Re re, int from, int to) {
+    if (shared.contains(re)) {
+      it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap byExit =
+          built.computeIfAbsent(re, k -> new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap());
+      int entry = byExit.getOrDefault(to, -1);
+      if (entry < 0) {
+        entry = newState();
+        byExit.put(to, entry);
+        addNode(re, entry, to);
+      }
+      eps(from, entry);
+      return;
+    }
+    addNode(re, from, to);
+  }
+
+  private void addNode(Re re, int from, int to) {
     if (re instanceof Re.Empty) {
       eps(from, to);
     } else if (re instanceof Re.Chars c) {
@@ -148,16 +202,36 @@ public final class Nfa {
     }
   }
 
+  /**
+   * The byte paths of a code point set. Paths are built from their last byte backwards and their
+   * inner states shared: a state that only reads bytes {@code lo..hi} into {@code target} is made
+   * once per NFA ({@link #suffixes}), so the continuation bytes of every multi-byte sequence into
+   * the same target share states (otherwise each lead byte range would get its own copies, and the
+   * subset construction would carry them as distinct DFA states).
+   */
   private void addChars(int[] ranges, int from, int to) {
     for (int[] seq : Utf8Ranges.sequences(ranges)) {
-      int cur = from;
       int n = seq.length / 2;
-      for (int k = 0; k < n; k++) {
-        int next = k == n - 1 ? to : newState();
-        edge(cur, seq[2 * k], seq[2 * k + 1], next);
-        cur = next;
+      int next = to;
+      for (int k = n - 1; k >= 1; k--) {
+        next = suffixState(seq[2 * k], seq[2 * k + 1], next);
       }
+      edge(from, seq[0], seq[1], next);
     }
+  }
+
+  /** Inner path states by (lo, hi, target): each has exactly one edge, {@code lo..hi -> target}. */
+  private final it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap suffixes = new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap();
+
+  private int suffixState(int lo, int hi, int target) {
+    long key = ((long) target << 16) | (lo << 8) | hi;
+    int s = suffixes.getOrDefault(key, -1);
+    if (s < 0) {
+      s = newState();
+      edge(s, lo, hi, target);
+      suffixes.put(key, s);
+    }
+    return s;
   }
 
   // --- access for the determinizer
