@@ -24,6 +24,8 @@ public final class Dfa {
   private final int[] classOf;
   private final int[] table;
   private final long[] accepting;
+  /** Maximal runs of bytes with one class: {@code lo, hi, class} triples in byte order. */
+  private final int[] classRuns;
 
   /**
    * @param stateCount number of states
@@ -61,6 +63,18 @@ public final class Dfa {
     this.classOf = classOf.clone();
     this.table = table.clone();
     this.accepting = Arrays.copyOf(accepting, (stateCount + 63) >>> 6);
+    int[] runs = new int[3 * 256];
+    int r = 0;
+    for (int b = 0; b < 256; b++) {
+      if (b == 0 || classOf[b] != classOf[b - 1]) {
+        runs[r++] = b;
+        runs[r++] = b;
+        runs[r++] = classOf[b];
+      } else {
+        runs[r - 2] = b;
+      }
+    }
+    this.classRuns = Arrays.copyOf(runs, r);
   }
 
   public int initialState() {
@@ -116,17 +130,21 @@ public final class Dfa {
 
   /** The live transitions of {@code state} as maximal byte runs with one target, in byte order. */
   public void forEachRange(int state, RangeConsumer out) {
-    int b = 0;
-    while (b < 256) {
-      int t = step(state, b);
-      int e = b;
-      while (e + 1 < 256 && step(state, e + 1) == t) {
-        e++;
+    int base = state * classCount;
+    int lo = 0;
+    int target = table[base + classRuns[2]];
+    for (int r = 3; r < classRuns.length; r += 3) {
+      int t = table[base + classRuns[r + 2]];
+      if (t != target) {
+        if (target != DEAD) {
+          out.accept(lo, classRuns[r] - 1, target);
+        }
+        lo = classRuns[r];
+        target = t;
       }
-      if (t != DEAD) {
-        out.accept(b, e, t);
-      }
-      b = e + 1;
+    }
+    if (target != DEAD) {
+      out.accept(lo, 255, target);
     }
   }
 

@@ -80,6 +80,30 @@ class AutomataTest {
     return Arrays.copyOf(out.toByteArray(), lastBoundary);
   }
 
+  /** {@link Dfa#forEachRange} as a list of (lo, hi, target). */
+  static java.util.List<java.util.List<Integer>> ranges(Dfa dfa, int s) {
+    java.util.List<java.util.List<Integer>> out = new java.util.ArrayList<>();
+    dfa.forEachRange(s, (lo, hi, t) -> out.add(java.util.List.of(lo, hi, t)));
+    return out;
+  }
+
+  /** Naive twin of {@link Dfa#forEachRange}: step every byte, group equal targets. */
+  static java.util.List<java.util.List<Integer>> naiveRanges(Dfa dfa, int s) {
+    java.util.List<java.util.List<Integer>> out = new java.util.ArrayList<>();
+    for (int b = 0; b < 256; ) {
+      int t = dfa.step(s, b);
+      int e = b;
+      while (e + 1 < 256 && dfa.step(s, e + 1) == t) {
+        e++;
+      }
+      if (t != Dfa.DEAD) {
+        out.add(java.util.List.of(b, e, t));
+      }
+      b = e + 1;
+    }
+    return out;
+  }
+
   @Test
   void minimalDfasAreStableUnderMooreAndJumpsMatchTheNaiveWalk() {
     long seed = 99L;
@@ -99,6 +123,7 @@ class AutomataTest {
         assertArrayEquals(naiveJump(dfa, s), fsm.jumpBytes(s), "seed " + seed + " /" + regex + "/ state " + s);
         assertEquals(dfa.walk(s, fsm.jumpBytes(s)), fsm.jumpTarget(s));
         assertTrue(dfa.hasTransitions(s) || dfa.isAccepting(s), "a live state with no way forward");
+        assertEquals(naiveRanges(dfa, s), ranges(dfa, s), "byte runs of /" + regex + "/ state " + s);
       }
       checked++;
     }

@@ -17,6 +17,9 @@ public final class Automata {
 
   /** The minimal DFA of {@code re}, or {@code null} if its language is empty. */
   public static Dfa compile(Re re, String source, int maxStates) {
+    if (re instanceof Re.Automaton a) {
+      return a.dfa(); // minimal and trimmed already
+    }
     return Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
   }
 

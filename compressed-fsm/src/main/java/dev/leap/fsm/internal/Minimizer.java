@@ -1,188 +1,287 @@
 package dev.leap.fsm.internal;
 
 import dev.leap.fsm.Dfa;
-import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 
 /**
- * Hopcroft's DFA minimization (partition refinement with the "smaller half" rule, O(k n log n)),
- * then trimming and canonical renumbering.
+ * DFA minimization by partition refinement after Valmari and Lehtinen ("Efficient minimization of
+ * DFAs with partial transition functions", 2008): O(m log n) for m defined transitions, whatever
+ * the number of byte classes. Then canonical renumbering.
  *
- * <p>The raw DFA is completed with an explicit sink; after refinement the block of the sink holds
- * every state that cannot reach acceptance, and becomes {@link Dfa#DEAD}. The remaining blocks are
- * numbered in breadth-first order from the initial state (so equal languages give equal tables),
- * and byte classes are re-merged where the minimal table no longer tells them apart.
+ * <p>The raw DFA is first trimmed: states that cannot reach acceptance are dropped and transitions
+ * into them become undefined ({@link Dfa#DEAD}); refinement runs on that partial DFA, with no
+ * explicit sink. Two partitions are refined together: the states into <em>blocks</em>, and the
+ * transitions into <em>cords</em> (initially one per byte class; a cord is later the transitions
+ * of one class into a union of blocks). Processing a cord splits the blocks by which states have a
+ * transition in it; a new block splits the cords by which transitions lead into it. A split always
+ * makes the smaller part the new set, and each new set is processed once (Hopcroft's "smaller
+ * half"), which gives the bound. The initial cords hold every transition of their class, so a state
+ * with a transition on a class never shares a block with one that has none.
  *
- * <p>Partition structure (Valmari-Lehtinen style arrays): {@code elems} is a permutation of the
- * states grouped by block, {@code loc[s]} the index of {@code s} in it, block {@code b} occupies
- * {@code [first[b], end[b])} and its marked states are {@code [first[b], mid[b])}.
+ * <p>The blocks are numbered in breadth-first order from the initial state (so equal languages
+ * give equal tables), and byte classes are re-merged where the minimal table no longer tells them
+ * apart.
  */
 public final class Minimizer {
   private Minimizer() {}
 
-  /** The minimal trimmed DFA, or {@code null} if the language is empty. */
-  public static Dfa minimize(Determinizer.RawDfa raw) {
-    int n = raw.states() + 1; // + sink
-    int sink = raw.states();
-    int k = raw.classes();
-    int[] delta = new int[n * k];
-    for (int s = 0; s < raw.states(); s++) {
-      for (int c = 0; c < k; c++) {
-        int t = raw.table()[s * k + c];
-        delta[s * k + c] = t < 0 ? sink : t;
+  /**
+   * A refinable partition of {@code 0..n-1}: {@code elems} groups the elements by set, set {@code
+   * s} occupies {@code [first[s], past[s])} with its marked elements first ({@code marked[s]} of
+   * them), {@code loc[e]} is the index of {@code e} in {@code elems}, {@code setOf[e]} its set.
+   */
+  private static final class Partition {
+    int sets;
+    final int[] elems;
+    final int[] loc;
+    final int[] setOf;
+    final int[] first;
+    final int[] past;
+    final int[] marked;
+    /** Sets with marked elements, {@code touched[0, touchedCount)}. */
+    final int[] touched;
+    int touchedCount;
+
+    Partition(int n) {
+      elems = new int[n];
+      loc = new int[n];
+      setOf = new int[n];
+      first = new int[n + 1];
+      past = new int[n + 1];
+      marked = new int[n + 1];
+      touched = new int[n + 1];
+      for (int i = 0; i < n; i++) {
+        elems[i] = i;
+        loc[i] = i;
       }
+      sets = n > 0 ? 1 : 0;
+      past[0] = n;
     }
-    for (int c = 0; c < k; c++) {
-      delta[sink * k + c] = sink;
-    }
-    // Inverse transitions in CSR form per (class, target).
-    int[] invStart = new int[n * k + 1];
-    for (int s = 0; s < n; s++) {
-      for (int c = 0; c < k; c++) {
-        invStart[c * n + delta[s * k + c] + 1]++;
-      }
-    }
-    for (int i = 0; i < n * k; i++) {
-      invStart[i + 1] += invStart[i];
-    }
-    int[] inv = new int[n * k];
-    int[] fill = Arrays.copyOf(invStart, n * k);
-    for (int s = 0; s < n; s++) {
-      for (int c = 0; c < k; c++) {
-        inv[fill[c * n + delta[s * k + c]]++] = s;
+
+    /** Marks {@code e} (each element at most once between splits). */
+    void mark(int e) {
+      int s = setOf[e];
+      int i = loc[e];
+      int j = first[s] + marked[s];
+      elems[i] = elems[j];
+      loc[elems[i]] = i;
+      elems[j] = e;
+      loc[e] = j;
+      if (marked[s]++ == 0) {
+        touched[touchedCount++] = s;
       }
     }
 
-    int[] elems = new int[n];
-    int[] loc = new int[n];
-    int[] blockOf = new int[n];
-    int[] first = new int[n + 1];
-    int[] end = new int[n + 1];
-    int[] mid = new int[n + 1];
-    int blocks = 0;
-    // Initial partition: accepting, non-accepting (the sink is non-accepting).
-    int p = 0;
-    for (int pass = 0; pass < 2; pass++) {
-      int startP = p;
-      for (int s = 0; s < n; s++) {
-        boolean acc = s < raw.states() && raw.accepting()[s];
-        if (acc == (pass == 0)) {
-          elems[p] = s;
-          loc[s] = p;
-          blockOf[s] = blocks;
-          p++;
-        }
-      }
-      if (p > startP) {
-        first[blocks] = startP;
-        end[blocks] = p;
-        mid[blocks] = startP;
-        blocks++;
-      }
-    }
-    // Worklist of splitters (block, class); inWork[b * k + c].
-    boolean[] inWork = new boolean[(n + 1) * k];
-    IntArrayList work = new IntArrayList();
-    for (int b = 0; b < blocks; b++) {
-      for (int c = 0; c < k; c++) {
-        inWork[b * k + c] = true;
-        work.add(b * k + c);
-      }
-    }
-    IntArrayList touched = new IntArrayList();
-    int[] splitter = new int[n];
-    while (!work.isEmpty()) {
-      int item = work.popInt();
-      int a = item / k;
-      int c = item % k;
-      inWork[item] = false;
-      int size = end[a] - first[a];
-      System.arraycopy(elems, first[a], splitter, 0, size);
-      touched.clear();
-      for (int i = 0; i < size; i++) {
-        int t = splitter[i];
-        for (int j = invStart[c * n + t]; j < invStart[c * n + t + 1]; j++) {
-          int s = inv[j];
-          int b = blockOf[s];
-          int ls = loc[s];
-          if (ls < mid[b]) {
-            continue; // already marked
-          }
-          if (mid[b] == first[b]) {
-            touched.add(b);
-          }
-          int other = elems[mid[b]];
-          elems[ls] = other;
-          loc[other] = ls;
-          elems[mid[b]] = s;
-          loc[s] = mid[b];
-          mid[b]++;
-        }
-      }
-      for (int ti = 0; ti < touched.size(); ti++) {
-        int b = touched.getInt(ti);
-        if (mid[b] == end[b]) {
-          mid[b] = first[b]; // all marked: no split
+    /** Splits every touched set into its marked and unmarked parts; the smaller part becomes a new set. */
+    void split() {
+      while (touchedCount > 0) {
+        int s = touched[--touchedCount];
+        int j = first[s] + marked[s];
+        if (j == past[s]) {
+          marked[s] = 0;
           continue;
         }
-        // New block z = the marked part [first, mid); b keeps [mid, end).
-        int z = blocks++;
-        first[z] = first[b];
-        end[z] = mid[b];
-        mid[z] = first[z];
-        first[b] = mid[b];
-        mid[b] = first[b];
-        for (int i = first[z]; i < end[z]; i++) {
-          blockOf[elems[i]] = z;
+        int z = sets++;
+        if (marked[s] <= past[s] - j) {
+          first[z] = first[s];
+          past[z] = j;
+          first[s] = j;
+        } else {
+          past[z] = past[s];
+          first[z] = j;
+          past[s] = j;
         }
-        int sizeZ = end[z] - first[z];
-        int sizeB = end[b] - first[b];
-        for (int d = 0; d < k; d++) {
-          if (inWork[b * k + d]) {
-            inWork[z * k + d] = true;
-            work.add(z * k + d);
-          } else {
-            int pick = sizeZ <= sizeB ? z : b;
-            inWork[pick * k + d] = true;
-            work.add(pick * k + d);
+        for (int i = first[z]; i < past[z]; i++) {
+          setOf[elems[i]] = z;
+        }
+        marked[s] = 0;
+        marked[z] = 0;
+      }
+    }
+  }
+
+  /** The minimal trimmed DFA, or {@code null} if the language is empty. */
+  public static Dfa minimize(Determinizer.RawDfa raw) {
+    int k = raw.classes();
+    int[] live = liveStates(raw);
+    int n = 0;
+    int[] id = new int[raw.states()];
+    for (int s = 0; s < raw.states(); s++) {
+      id[s] = live[s] == 1 ? n++ : -1;
+    }
+    if (n == 0 || id[0] < 0) {
+      return null;
+    }
+    boolean[] acceptingState = new boolean[n];
+    int[] delta = new int[n * k];
+    int m = 0;
+    int[] perClass = new int[k + 1];
+    for (int s = 0; s < raw.states(); s++) {
+      if (id[s] < 0) {
+        continue;
+      }
+      acceptingState[id[s]] = raw.accepting()[s];
+      for (int c = 0; c < k; c++) {
+        int t = raw.table()[s * k + c];
+        int d = t < 0 ? -1 : id[t];
+        delta[id[s] * k + c] = d;
+        if (d >= 0) {
+          m++;
+          perClass[c + 1]++;
+        }
+      }
+    }
+    // Transitions (tail, class, head), numbered by class (a counting sort): the initial cords.
+    for (int c = 0; c < k; c++) {
+      perClass[c + 1] += perClass[c];
+    }
+    int[] tail = new int[m];
+    int[] head = new int[m];
+    int[] next = java.util.Arrays.copyOf(perClass, k);
+    for (int s = 0; s < n; s++) {
+      for (int c = 0; c < k; c++) {
+        int t = delta[s * k + c];
+        if (t >= 0) {
+          int i = next[c]++;
+          tail[i] = s;
+          head[i] = t;
+        }
+      }
+    }
+    // Incoming transitions per state (CSR).
+    int[] inStart = new int[n + 1];
+    for (int i = 0; i < m; i++) {
+      inStart[head[i] + 1]++;
+    }
+    for (int s = 0; s < n; s++) {
+      inStart[s + 1] += inStart[s];
+    }
+    int[] incoming = new int[m];
+    int[] fill = java.util.Arrays.copyOf(inStart, n);
+    for (int i = 0; i < m; i++) {
+      incoming[fill[head[i]]++] = i;
+    }
+
+    Partition blocks = new Partition(n);
+    for (int s = 0; s < n; s++) {
+      if (acceptingState[s]) {
+        blocks.mark(s);
+      }
+    }
+    blocks.split();
+    Partition cords = new Partition(m);
+    if (m > 0) {
+      cords.sets = 0;
+      for (int c = 0; c < k; c++) {
+        if (perClass[c + 1] > perClass[c]) {
+          int z = cords.sets++;
+          cords.first[z] = perClass[c];
+          cords.past[z] = perClass[c + 1];
+          for (int i = perClass[c]; i < perClass[c + 1]; i++) {
+            cords.setOf[i] = z;
           }
         }
       }
     }
-    int deadBlock = blockOf[sink];
-    if (blockOf[0] == deadBlock) {
-      return null;
+    // Cords in order of creation, and the blocks made since (block 0, the larger part of the
+    // first split, is covered by the initial cords, which stand for transitions into any block).
+    int b = 1;
+    for (int c = 0; c < cords.sets; c++) {
+      for (int i = cords.first[c]; i < cords.past[c]; i++) {
+        blocks.mark(tail[cords.elems[i]]);
+      }
+      blocks.split();
+      for (; b < blocks.sets; b++) {
+        for (int i = blocks.first[b]; i < blocks.past[b]; i++) {
+          int s = blocks.elems[i];
+          for (int j = inStart[s]; j < inStart[s + 1]; j++) {
+            cords.mark(incoming[j]);
+          }
+        }
+        cords.split();
+      }
     }
-    // Renumber live blocks breadth-first from the initial state's block.
-    int[] newId = new int[blocks];
+    // Renumber blocks breadth-first from the initial state's block.
+    int[] newId = new int[blocks.sets];
     Arrays.fill(newId, -2);
-    newId[deadBlock] = Dfa.DEAD;
-    int[] order = new int[blocks];
+    int[] order = new int[blocks.sets];
     int count = 0;
-    newId[blockOf[0]] = count;
-    order[count++] = blockOf[0];
+    newId[blocks.setOf[id[0]]] = count;
+    order[count++] = blocks.setOf[id[0]];
     for (int q = 0; q < count; q++) {
-      int rep = elems[first[order[q]]];
+      int rep = blocks.elems[blocks.first[order[q]]];
       for (int c = 0; c < k; c++) {
-        int tb = blockOf[delta[rep * k + c]];
-        if (newId[tb] == -2) {
-          newId[tb] = count;
-          order[count++] = tb;
+        int t = delta[rep * k + c];
+        if (t >= 0 && newId[blocks.setOf[t]] == -2) {
+          newId[blocks.setOf[t]] = count;
+          order[count++] = blocks.setOf[t];
         }
       }
     }
     int[] table = new int[count * k];
     long[] accepting = new long[(count + 63) >>> 6];
     for (int q = 0; q < count; q++) {
-      int rep = elems[first[order[q]]];
+      int rep = blocks.elems[blocks.first[order[q]]];
       for (int c = 0; c < k; c++) {
-        table[q * k + c] = newId[blockOf[delta[rep * k + c]]];
+        int t = delta[rep * k + c];
+        table[q * k + c] = t < 0 ? Dfa.DEAD : newId[blocks.setOf[t]];
       }
-      if (rep < raw.states() && raw.accepting()[rep]) {
+      if (acceptingState[rep]) {
         accepting[q >>> 6] |= 1L << q;
       }
     }
     return mergeClasses(count, k, raw.classOf(), table, accepting);
+  }
+
+  /**
+   * 1 for the states that are reachable from the initial state and can reach an accepting state,
+   * else 0 (the raw DFA's states are all reachable; co-reachability is a backward search).
+   */
+  private static int[] liveStates(Determinizer.RawDfa raw) {
+    int n = raw.states();
+    int k = raw.classes();
+    int[] predStart = new int[n + 1];
+    for (int s = 0; s < n; s++) {
+      for (int c = 0; c < k; c++) {
+        int t = raw.table()[s * k + c];
+        if (t >= 0) {
+          predStart[t + 1]++;
+        }
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      predStart[i + 1] += predStart[i];
+    }
+    int[] pred = new int[predStart[n]];
+    int[] fill = Arrays.copyOf(predStart, n);
+    for (int s = 0; s < n; s++) {
+      for (int c = 0; c < k; c++) {
+        int t = raw.table()[s * k + c];
+        if (t >= 0) {
+          pred[fill[t]++] = s;
+        }
+      }
+    }
+    int[] live = new int[n];
+    int[] stack = new int[n];
+    int sp = 0;
+    for (int s = 0; s < n; s++) {
+      if (raw.accepting()[s]) {
+        live[s] = 1;
+        stack[sp++] = s;
+      }
+    }
+    while (sp > 0) {
+      int t = stack[--sp];
+      for (int j = predStart[t]; j < predStart[t + 1]; j++) {
+        int s = pred[j];
+        if (live[s] == 0) {
+          live[s] = 1;
+          stack[sp++] = s;
+        }
+      }
+    }
+    return live;
   }
 
   /** Merges byte classes whose table columns are identical. */

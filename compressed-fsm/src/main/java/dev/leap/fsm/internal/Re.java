@@ -24,7 +24,8 @@ public sealed interface Re {
 
   /**
    * A language given as a byte-level automaton (the result of an intersection or difference,
-   * {@link Automata}); it matches UTF-8 bytes directly, not code points.
+   * {@link Automata}); it matches UTF-8 bytes directly, not code points. The DFA is minimal and
+   * trimmed, as every {@link Automata} result is.
    */
   record Automaton(dev.leap.fsm.Dfa dfa) implements Re {}
 
