@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -34,12 +35,13 @@ import java.util.Set;
  * <p>What the generated text looks like: compact JSON by default (no whitespace), or a fixed
  * indent ({@link JsonSchemaOptions#indent}): a newline and the indent before every member and
  * element, {@code ": "} between key and value. Never unbounded whitespace. Object members appear in
- * the order of {@code properties}; optional ones may be absent; members not in {@code properties}
- * are not generated (as if {@code additionalProperties} were {@code false}, whatever the schema
- * says: the outputs stay valid), except members that {@code required} or a presence keyword names.
- * An object schema without {@code properties} allows members with any string key (or, with
- * {@code patternProperties}, keys that match exactly one pattern) and any value nested up to
- * {@link #ANY_DEPTH} levels. Numbers and integers are written in JSON's syntax; bounded numbers and
+ * the order of {@code properties}; optional ones may be absent; then members that {@code required}
+ * or a presence keyword names but {@code properties} does not list; then, where the schema asks for
+ * them ({@code patternProperties}, an explicit {@code additionalProperties} of {@code true} or a
+ * schema, or no {@code properties} at all), further members with keys not listed, in their
+ * canonical JSON spelling. Beside {@code properties}, an absent {@code additionalProperties}
+ * generates no further members (as if it were {@code false}: the outputs stay valid). Values of any
+ * type nest up to {@link #ANY_DEPTH} levels. Numbers and integers are written in JSON's syntax; bounded numbers and
  * multiples as plain decimals (no exponent). Strings use JSON escapes;
  * {@code minLength}/{@code maxLength} count code points (an escape is one character); a
  * {@code maxLength} above {@link JsonSchemaOptions#maxStringLength} generates at most that many.
@@ -93,10 +95,19 @@ public final class JsonSchema {
    *     (shared sub-schemas are written out once per use)
    */
   public static String toRegex(String schemaJson, JsonSchemaOptions options) {
-    return ReText.print(convert(schemaJson, options).tree(), options.maxRegexLength());
+    return ReText.print(convert(schemaJson, options, false).tree(), options.maxRegexLength());
   }
 
+  /** The regex tree for {@code schemaJson}; large parts are embedded as minimal automata. */
   public static Result convert(String schemaJson, JsonSchemaOptions options) {
+    return convert(schemaJson, options, true);
+  }
+
+  /**
+   * @param automata whether large values are compiled to minimal automata as they are converted
+   *     (faster to compile, but such a tree has no regex text)
+   */
+  private static Result convert(String schemaJson, JsonSchemaOptions options, boolean automata) {
     JsonNode root;
     try {
       root = new ObjectMapper().readTree(schemaJson);
@@ -106,7 +117,7 @@ public final class JsonSchema {
     if (root == null) {
       throw new ConstraintException("the JSON Schema is empty");
     }
-    Converter c = new Converter(root, options);
+    Converter c = new Converter(root, options, automata);
     Re tree = c.value(root, "", 0);
     return new Result(tree, List.copyOf(c.ignored));
   }
@@ -120,11 +131,17 @@ public final class JsonSchema {
     final JsonSchemaOptions opt;
     final List<String> ignored = new ArrayList<>();
     final Map<String, Integer> refDepth = new HashMap<>();
+    /** The references {@link #resolveShallow} followed (merging inlines their targets). */
+    final List<String> followed = new ArrayList<>();
     final ObjectMapper mapper = new ObjectMapper();
 
-    Converter(JsonNode root, JsonSchemaOptions opt) {
+    /** Whether large values become embedded minimal automata ({@link #MINIMIZE_ABOVE}). */
+    final boolean automata;
+
+    Converter(JsonNode root, JsonSchemaOptions opt, boolean automata) {
       this.root = root;
       this.opt = opt;
+      this.automata = automata;
     }
 
     JsonSchemaException unsupported(String keyword, String pointer, String why) {
@@ -139,7 +156,105 @@ public final class JsonSchema {
       ignored.add((pointer.isEmpty() ? "#" : "#" + pointer) + "/" + keyword + ": " + why);
     }
 
+    /**
+     * Values whose tree is larger than this (in {@link #size} nodes) are compiled to their minimal
+     * DFA at once and embedded as a {@link Re.Automaton}: minimizing bottom-up keeps every
+     * enclosing subset construction close to minimal size (a tree built from unminimized parts
+     * carries their redundancy into every copy, and a recursive schema copies them many times).
+     */
+    static final long MINIMIZE_ABOVE = 256;
+
+    /**
+     * Results of {@link #value} by schema node (identity) and {@link #memoKey}: a definition used
+     * in many places, or reached again through recursion at the same unrolling depth, is converted
+     * once, and the one result is shared in the tree (the NFA builds shared nodes once).
+     */
+    final Map<JsonNode, Map<String, Re>> memo = new java.util.IdentityHashMap<>();
+    /** The local references reachable from a schema node, following references (sorted). */
+    final Map<JsonNode, Set<String>> reachable = new java.util.IdentityHashMap<>();
+    /** The references inside a schema node's own JSON (not followed). */
+    final Map<JsonNode, Set<String>> inside = new java.util.IdentityHashMap<>();
+
+    /** The language of the values {@code s} allows, at nesting {@code level}. */
     Re value(JsonNode s, String ptr, int level) {
+      String key = memoKey(s, level);
+      Map<String, Re> byKey = memo.get(s);
+      Re re = byKey == null ? null : byKey.get(key);
+      if (re != null) {
+        return re;
+      }
+      re = valueTree(s, ptr, level);
+      if (automata && !(re instanceof Re.Automaton) && size(re) > MINIMIZE_ABOVE) {
+        Dfa d = Automata.compile(re, "JSON Schema", opt.maxDfaStates());
+        re = d == null ? NEVER : new Re.Automaton(d);
+      }
+      memo.computeIfAbsent(s, k -> new HashMap<>()).put(key, re);
+      return re;
+    }
+
+    /**
+     * What {@link #value} of {@code s} depends on besides {@code s}: the nesting level (only the
+     * indented layout writes it), and how often each reference reachable from {@code s} is being
+     * expanded already (recursion unrolls to {@link JsonSchemaOptions#maxRecursion}).
+     */
+    String memoKey(JsonNode s, int level) {
+      StringBuilder key = new StringBuilder().append(opt.indent() < 0 ? 0 : level);
+      for (String r : reachableRefs(s)) {
+        int d = refDepth.getOrDefault(r, 0);
+        if (d > 0) {
+          key.append('|').append(r).append('=').append(d);
+        }
+      }
+      return key.toString();
+    }
+
+    Set<String> reachableRefs(JsonNode s) {
+      Set<String> out = reachable.get(s);
+      if (out != null) {
+        return out;
+      }
+      out = new java.util.TreeSet<>(refsInside(s));
+      java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>(out);
+      while (!todo.isEmpty()) {
+        JsonNode target = localTarget(todo.poll());
+        if (target != null) {
+          for (String r : refsInside(target)) {
+            if (out.add(r)) {
+              todo.add(r);
+            }
+          }
+        }
+      }
+      reachable.put(s, out);
+      return out;
+    }
+
+    Set<String> refsInside(JsonNode s) {
+      Set<String> out = inside.get(s);
+      if (out != null) {
+        return out;
+      }
+      out = new java.util.HashSet<>();
+      if (s.isObject() && s.path("$ref").isTextual()) {
+        out.add(s.get("$ref").asText());
+      }
+      for (JsonNode child : s) {
+        out.addAll(refsInside(child));
+      }
+      inside.put(s, out);
+      return out;
+    }
+
+    /** The node a local reference points to, or null (conversion reports bad references itself). */
+    JsonNode localTarget(String ref) {
+      try {
+        return resolve(ref, "");
+      } catch (ConstraintException e) {
+        return null;
+      }
+    }
+
+    private Re valueTree(JsonNode s, String ptr, int level) {
       if (s.isBoolean()) {
         return s.asBoolean() ? any(level, ANY_DEPTH) : NEVER;
       }
@@ -151,7 +266,7 @@ public final class JsonSchema {
         return ref(o, ptr, level);
       }
       if (o.has("allOf")) {
-        return value(mergeAllOf(o, ptr), ptr, level);
+        return valueOfMerge(() -> mergeAllOf(o, ptr), ptr, level);
       }
       for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
         String k = it.next();
@@ -678,7 +793,7 @@ public final class JsonSchema {
         for (Iterator<Map.Entry<String, JsonNode>> it = props.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> e = it.next();
           String p = ptr + "/properties/" + escapePointer(e.getKey());
-          Re v = value(patternPropertiesMerged(o, e.getKey(), e.getValue(), p), p, level + 1);
+          Re v = valueOfMerge(() -> patternPropertiesMerged(o, e.getKey(), e.getValue(), p), p, level + 1);
           members.add(new Member(e.getKey(), v, required.contains(e.getKey())));
         }
       }
@@ -695,27 +810,12 @@ public final class JsonSchema {
       Presence formula = Presence.and(List.of(combined, dependencies(o, ptr)));
       int minProps = o.has("minProperties") ? nonNegative(o, "minProperties", ptr) : 0;
       int maxProps = o.has("maxProperties") ? nonNegative(o, "maxProperties", ptr) : -1;
-      if (members.isEmpty() && props == null && (!closed || o.has("patternProperties")) && formula.equals(Presence.TRUE)) {
-        // No properties listed: members with any key (or keys of patternProperties). A key may
-        // repeat, so counts are exact only as "at least one" and "at most n".
-        if (minProps > 1) {
-          cannot("minProperties", ptr, "more than one member is supported only for objects with listed properties");
-        }
-        Re member = o.has("patternProperties") ? patternMember(o, ptr, level)
-            : seq(lit(in), string(JsonNodeFactory.instance.objectNode(), ptr), lit(colon),
-                additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
-                    : any(level + 1, ANY_DEPTH - 1));
-        if (maxProps == 0) {
-          return lit("{}");
-        }
-        Re some = seq(lit("{"), member, rep(seq(lit(","), member), 0, maxProps < 0 ? -1 : maxProps - 1), lit(out + "}"));
-        return minProps > 0 ? some : alt(List.of(lit("{}"), some));
-      }
       Set<String> listed = new LinkedHashSet<>();
       members.forEach(m -> listed.add(m.name()));
       // Members the formula names but properties do not list: optional members after the listed
-      // ones where additionalProperties allows them, else absent.
-      Set<String> named = new LinkedHashSet<>();
+      // ones where additionalProperties allows them (in alphabetical order, which KeyOrder also
+      // uses), else absent.
+      Set<String> named = new java.util.TreeSet<>();
       formula.names(named);
       for (String n : named) {
         if (!listed.contains(n)) {
@@ -727,29 +827,36 @@ public final class JsonSchema {
           listed.add(n);
         }
       }
+      Re extra = maxProps == 0 ? null : extraMember(o, ptr, level, listed);
       Re[] p = new Re[members.size()];
       long[] size = new long[members.size()];
       for (int i = 0; i < p.length; i++) {
         p[i] = seq(lit(in + quote(members.get(i).name()) + colon), members.get(i).value());
         size[i] = size(p[i]);
       }
-      Layout layout = new Layout(members, p, size, minProps, maxProps, out);
-      Built body = layout.from(0, false, formula, 0);
-      if (layout.expanded > MAX_EXPANSION) {
+      Layout layout = new Layout(members, p, size, minProps, maxProps, out, extra);
+      Re body = layout.from(0, false, formula, 0);
+      if (body == NEVER && layout.minUnreachable) {
+        cannot("minProperties", ptr, "reaching minProperties needs more than one member beyond the listed ones (a generated"
+            + " key may repeat, so only one extra member is certain to count)");
+      }
+      if (layout.cost > MAX_LAYOUT_COST) {
         String keyword = List.of("minProperties", "maxProperties", "oneOf", "anyOf", "not", "dependencies",
             "dependentRequired", "dependentSchemas").stream().filter(o::has).findFirst().orElse("required");
         cannot(keyword, ptr,
-            "too many combinations of present members to write out (" + layout.expanded + " nodes)");
+            "too many combinations of present members to write out (over " + MAX_LAYOUT_COST + " nodes)");
       }
-      return seq(lit("{"), body.re());
+      return seq(lit("{"), body);
     }
 
     /** The value of member {@code name} that {@code properties} does not list (never generated if forbidden). */
     Re unlistedValue(ObjectNode o, String name, String ptr, int level) {
-      JsonNode pattern = patternSchemaFor(o, name, ptr);
       JsonNode additional = o.get("additionalProperties");
-      if (pattern != null) {
-        return value(pattern, ptr + "/patternProperties", level + 1);
+      if (o.has("patternProperties")) {
+        Re v = valueOfMerge(() -> patternSchemaFor(o, name, ptr), ptr + "/patternProperties", level + 1);
+        if (v != null) {
+          return v;
+        }
       }
       if (additional != null && additional.isObject()) {
         return value(additional, ptr + "/additionalProperties", level + 1);
@@ -757,15 +864,19 @@ public final class JsonSchema {
       return additional != null && additional.isBoolean() && !additional.asBoolean() ? NEVER : any(level + 1, ANY_DEPTH - 1);
     }
 
-    /** A tree with its size once written out as a tree (shared subtrees counted per use). */
-    record Built(Re re, long size) {}
-
-    static final long MAX_EXPANSION = 2_000_000;
+    /** Most member copies (in tree nodes) that one object's {@link Layout} may write out. */
+    static final long MAX_LAYOUT_COST = 2_000_000;
 
     /**
      * Writes out the members after {@code "{"} as a choice per member (present or absent) where
      * that choice matters to the presence formula or the member count, and as an optional member
      * where it does not; ends with {@code "}"}. Memoized on (member, wrote one, formula, count).
+     *
+     * <p>The result is a DAG: the members after member {@code i} are one node, in tail position of
+     * both choices, so the NFA builds them once (see {@link dev.leap.fsm.internal.Nfa}). Such a
+     * node is therefore wrapped in a new {@link Re.Concat} and never flattened into its parent by
+     * {@link #seq}, which would copy it. Member {@code i} itself is written once per distinct
+     * continuation; {@link #cost} sums those copies' sizes.
      */
     final class Layout {
       final List<Member> members;
@@ -775,63 +886,206 @@ public final class JsonSchema {
       final int maxProps;
       final String close;
       final int countCap;
-      final Map<String, Built> memo = new HashMap<>();
-      long expanded;
+      /** One member that no listed one names (see {@link #extraMember}), or null. */
+      final Re extra;
+      /** Whether some ending fell short of minProperties by more than one extra member. */
+      boolean minUnreachable;
+      final Map<String, Re> memo = new HashMap<>();
+      /** Per member i: member i followed by a continuation, by the continuation (shared by "wrote one" and not). */
+      final List<Map<Re, Re>> withMember = new ArrayList<>();
+      long cost;
 
-      Layout(List<Member> members, Re[] p, long[] size, int minProps, int maxProps, String close) {
+      Layout(List<Member> members, Re[] p, long[] size, int minProps, int maxProps, String close, Re extra) {
         this.members = members;
+        this.extra = extra;
         this.p = p;
         this.size = size;
         this.minProps = minProps;
         this.maxProps = maxProps;
         this.close = close;
         this.countCap = maxProps >= 0 ? maxProps + 1 : minProps;
+        for (int i = 0; i < members.size(); i++) {
+          withMember.add(new java.util.IdentityHashMap<>());
+        }
       }
 
-      Built from(int i, boolean wrote, Presence f, int count) {
+      /** The members from {@code i} on and the closing brace; {@link #NEVER} if none can follow. */
+      Re from(int i, boolean wrote, Presence f, int count) {
         String key = i + "|" + wrote + "|" + count + "|" + f;
-        Built b = memo.get(key);
+        Re b = memo.get(key);
         if (b != null) {
           return b;
         }
-        if (expanded > MAX_EXPANSION) {
-          return new Built(NEVER, 0);
+        if (cost > MAX_LAYOUT_COST) {
+          return NEVER;
         }
         if (i == members.size()) {
-          boolean ok = f instanceof Presence.Const c && c.value() && count >= minProps;
-          b = ok ? new Built(lit((wrote ? close : "") + "}"), 1) : new Built(NEVER, 0);
+          b = f instanceof Presence.Const c && c.value() ? end(wrote, count) : NEVER;
         } else {
           Member m = members.get(i);
-          Re item = wrote ? seq(lit(","), p[i]) : p[i];
           int next = Math.min(count + 1, countCap);
           Presence fp = f.assign(m.name(), true);
           Presence fa = f.assign(m.name(), false);
           boolean canPresent = (maxProps < 0 || count < maxProps) && !fp.equals(Presence.FALSE);
           boolean canAbsent = !m.required() && !fa.equals(Presence.FALSE);
-          Built present = canPresent ? from(i + 1, true, fp, next) : null;
-          if (present != null && present.re() == NEVER) {
-            present = null;
-          }
-          Built absent = canAbsent ? from(i + 1, wrote, fa, count) : null;
-          if (absent != null && absent.re() == NEVER) {
-            absent = null;
-          }
-          if (present == null && absent == null) {
-            b = new Built(NEVER, 0);
-          } else if (absent == null) {
-            b = new Built(seq(item, present.re()), size[i] + present.size());
-          } else if (present == null) {
+          Re present = canPresent ? from(i + 1, true, fp, next) : NEVER;
+          Re absent = canAbsent ? from(i + 1, wrote, fa, count) : NEVER;
+          if (present == NEVER) {
             b = absent;
           } else if (present == absent) {
-            b = new Built(seq(opt(item), present.re()), size[i] + present.size() + 1);
+            // The member is optional and nothing after it depends on it.
+            cost += size[i];
+            b = new Re.Concat(List.of(opt(wrote ? seq(lit(","), p[i]) : p[i]), present));
           } else {
-            b = new Built(alt(List.of(seq(item, present.re()), absent.re())), size[i] + present.size() + absent.size() + 1);
+            Re after = withMember.get(i).computeIfAbsent(present, c -> {
+              cost += size[i];
+              return new Re.Concat(List.of(p[i], c));
+            });
+            Re item = wrote ? new Re.Concat(List.of(lit(","), after)) : after;
+            b = absent == NEVER ? item : alt(List.of(item, absent));
           }
         }
-        expanded = Math.max(expanded, b.size());
         memo.put(key, b);
         return b;
       }
+
+      /**
+       * The extra members (after the listed ones) and the closing brace, given whether a member was
+       * written and how many (capped). A generated key may repeat an earlier extra key, so extra
+       * members count only towards "at most n" and one of them towards "at least n".
+       */
+      Re end(boolean wrote, int count) {
+        int need = minProps - count;
+        int room = maxProps < 0 ? -1 : maxProps - count;
+        if (extra == null || room == 0) {
+          return need <= 0 ? lit((wrote ? close : "") + "}") : NEVER;
+        }
+        if (need > 1) {
+          minUnreachable = true;
+          return NEVER;
+        }
+        int lo = Math.max(0, need);
+        Re more = new Re.Concat(List.of(lit(","), extra));
+        if (wrote) {
+          return seq(rep(more, lo, room), lit(close + "}"));
+        }
+        Re some = seq(extra, rep(more, 0, room < 0 ? -1 : room - 1), lit(close + "}"));
+        return lo == 0 ? alt(List.of(lit("}"), some)) : some;
+      }
+    }
+
+    /** Most patternProperties whose overlaps are written out (keys matching each subset of them). */
+    static final int MAX_OVERLAPPING_PATTERNS = 4;
+
+    /**
+     * One member whose key neither {@code properties} nor the presence formula lists ({@code
+     * listed}): keys in their canonical JSON spelling (so that no spelling of a listed name is
+     * one), a key that matches patterns of {@code patternProperties} with the value all of them
+     * allow, any other key with the {@code additionalProperties} value. Such members are generated
+     * where the schema asks for them: {@code patternProperties}, an explicit {@code
+     * additionalProperties} (true or a schema), or an object schema without {@code properties};
+     * {@code null} where none may be generated.
+     */
+    Re extraMember(ObjectNode o, String ptr, int level, Set<String> listed) {
+      JsonNode additional = o.get("additionalProperties");
+      boolean others = additional == null ? !o.has("properties") : !(additional.isBoolean() && !additional.asBoolean());
+      List<String> patterns = new ArrayList<>();
+      o.path("patternProperties").fieldNames().forEachRemaining(patterns::add);
+      if (patterns.isEmpty() && !others) {
+        return null;
+      }
+      String in = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * (level + 1));
+      String colon = opt.indent() < 0 ? ":" : ": ";
+      Re anyKey = rep(jsonEncode(new Re.Chars(CharRanges.negate(new int[0]))), 0, -1);
+      List<Re> out = new ArrayList<>();
+      try {
+        int max = opt.maxDfaStates();
+        Dfa taken = null;
+        if (!listed.isEmpty()) {
+          List<Re> names = new ArrayList<>();
+          listed.forEach(n -> names.add(jsonEncode(lit(n))));
+          taken = Automata.compile(alt(names), "JSON Schema", max);
+        }
+        Dfa canonical = Automata.compile(anyKey, "JSON Schema", max);
+        List<Dfa> keys = new ArrayList<>();
+        for (String pat : patterns) {
+          // pattern() spells characters canonically, except a lenient fallback: keep keys canonical.
+          Dfa lang = Automata.compile(pattern(pat, ptr + "/patternProperties/" + escapePointer(pat)), "patternProperties", max);
+          keys.add(lang == null ? null : Automata.intersect(lang, canonical, max, "patternProperties"));
+        }
+        // Keys matching exactly the patterns of subset S (all subsets when few, else singletons).
+        int k = patterns.size();
+        List<Integer> subsets = new ArrayList<>();
+        if (k <= MAX_OVERLAPPING_PATTERNS) {
+          for (int sub = 1; sub < (1 << k); sub++) {
+            subsets.add(sub);
+          }
+        } else {
+          for (int i = 0; i < k; i++) {
+            subsets.add(1 << i);
+          }
+        }
+        for (int sub : subsets) {
+          Dfa lang = null;
+          boolean first = true;
+          for (int i = 0; i < k && (first || lang != null); i++) {
+            if ((sub & (1 << i)) != 0) {
+              lang = first ? keys.get(i) : keys.get(i) == null ? null : Automata.intersect(lang, keys.get(i), max, "patternProperties");
+              first = false;
+            }
+          }
+          for (int i = 0; i < k && lang != null; i++) {
+            if ((sub & (1 << i)) == 0 && keys.get(i) != null) {
+              lang = Automata.minus(lang, keys.get(i), max, "patternProperties");
+            }
+          }
+          if (lang != null && taken != null) {
+            lang = Automata.minus(lang, taken, max, "patternProperties");
+          }
+          if (lang == null) {
+            continue;
+          }
+          List<String> which = new ArrayList<>();
+          for (int i = 0; i < k; i++) {
+            if ((sub & (1 << i)) != 0) {
+              which.add(patterns.get(i));
+            }
+          }
+          String p = ptr + "/patternProperties/" + escapePointer(which.get(0));
+          Re v = valueOfMerge(() -> {
+            JsonNode acc = null;
+            for (String w : which) {
+              JsonNode sch = o.get("patternProperties").get(w);
+              acc = acc == null ? sch : merge(acc, sch, p);
+            }
+            return acc;
+          }, p, level + 1);
+          if (v != NEVER) {
+            out.add(seq(lit(in + "\""), new Re.Automaton(lang), lit("\"" + colon), v));
+          }
+        }
+        if (others) {
+          Dfa lang = canonical;
+          for (Dfa key : keys) {
+            lang = lang == null || key == null ? lang : Automata.minus(lang, key, max, "patternProperties");
+          }
+          if (lang != null && taken != null) {
+            lang = Automata.minus(lang, taken, max, "additionalProperties");
+          }
+          Re v = additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
+              : any(level + 1, ANY_DEPTH - 1);
+          // With nothing to leave out, the key stays a tree (which has regex text).
+          Re key = keys.isEmpty() && taken == null ? anyKey : lang == null ? NEVER : new Re.Automaton(lang);
+          if (lang != null && v != NEVER) {
+            out.add(seq(lit(in + "\""), key, lit("\"" + colon), v));
+          }
+        }
+      } catch (dev.leap.fsm.AutomatonTooLargeException e) {
+        cannot(patterns.isEmpty() ? "additionalProperties" : "patternProperties", ptr,
+            "the key languages of the members beyond properties exceed the state limit");
+        return null;
+      }
+      return out.isEmpty() ? null : alt(out);
     }
 
     /** What {@code dependencies} / {@code dependentRequired} / {@code dependentSchemas} require. */
@@ -938,24 +1192,34 @@ public final class JsonSchema {
       return Presence.and(all);
     }
 
-    /** Nodes of {@code re} written out as a tree (an automaton counts its states). */
+    /**
+     * Roughly the NFA states of {@code re}: its nodes with a node that occurs several times counted
+     * once (the NFA shares it), a bounded repetition's item once per copy, an automaton's states.
+     */
     static long size(Re re) {
+      return size(re, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    }
+
+    private static long size(Re re, Set<Re> seen) {
+      if (!(re instanceof Re.Chars || re instanceof Re.Empty) && !seen.add(re)) {
+        return 1;
+      }
       if (re instanceof Re.Concat c) {
         long n = 1;
         for (Re r : c.items()) {
-          n += size(r);
+          n += size(r, seen);
         }
         return n;
       }
       if (re instanceof Re.Alt a) {
         long n = 1;
         for (Re r : a.options()) {
-          n += size(r);
+          n += size(r, seen);
         }
         return n;
       }
       if (re instanceof Re.Repeat r) {
-        return 1 + size(r.item()) * Math.max(1, Math.max(r.min(), r.max()));
+        return 1 + size(r.item(), seen) * Math.max(1, Math.max(r.min(), r.max()));
       }
       if (re instanceof Re.Automaton a) {
         return a.dfa().stateCount();
@@ -964,6 +1228,9 @@ public final class JsonSchema {
     }
 
     // --- patternProperties
+
+    /** The decoded-name automata of patternProperties patterns (empty: matches nothing). */
+    final Map<String, Optional<Dfa>> namePatterns = new HashMap<>();
 
     /** Whether member name {@code name} matches {@code pattern} (searched, as JSON Schema reads it). */
     boolean nameMatches(String pattern, String name, String ptr) {
@@ -982,7 +1249,8 @@ public final class JsonSchema {
         cannot("patternProperties", ptr, "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
         return false;
       }
-      Dfa dfa = Automata.compile(decoded, "patternProperties", opt.maxDfaStates());
+      Dfa dfa = namePatterns.computeIfAbsent(pattern, k -> Optional.ofNullable(
+          Automata.compile(decoded, "patternProperties", opt.maxDfaStates()))).orElse(null);
       return dfa != null && dfa.matches(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
@@ -1007,43 +1275,6 @@ public final class JsonSchema {
         }
       }
       return acc;
-    }
-
-    /**
-     * One member of an object without {@code properties}: a key that matches exactly one of the
-     * patterns, with that pattern's value. (Keys no pattern matches, or several, are not generated.)
-     */
-    Re patternMember(ObjectNode o, String ptr, int level) {
-      String in = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * (level + 1));
-      String colon = opt.indent() < 0 ? ":" : ": ";
-      JsonNode pp = o.get("patternProperties");
-      List<String> patterns = new ArrayList<>();
-      pp.fieldNames().forEachRemaining(patterns::add);
-      List<Dfa> keys = new ArrayList<>();
-      for (String pat : patterns) {
-        Re content = pattern(pat, ptr + "/patternProperties/" + escapePointer(pat));
-        keys.add(Automata.compile(content, "patternProperties", opt.maxDfaStates()));
-      }
-      List<Re> out = new ArrayList<>();
-      for (int i = 0; i < patterns.size(); i++) {
-        Dfa only = keys.get(i);
-        try {
-          for (int j = 0; j < patterns.size() && only != null; j++) {
-            if (j != i && keys.get(j) != null) {
-              only = Automata.minus(only, keys.get(j), opt.maxDfaStates(), "patternProperties");
-            }
-          }
-        } catch (dev.leap.fsm.AutomatonTooLargeException e) {
-          cannot("patternProperties", ptr, "the patterns' key languages exceed the state limit");
-          only = null;
-        }
-        if (only == null) {
-          continue;
-        }
-        String p = ptr + "/patternProperties/" + escapePointer(patterns.get(i));
-        out.add(seq(lit(in + "\""), new Re.Automaton(only), lit("\"" + colon), value(pp.get(patterns.get(i)), p, level + 1)));
-      }
-      return alt(out);
     }
 
     String quote(String s) {
@@ -1120,7 +1351,23 @@ public final class JsonSchema {
 
     // --- any value
 
+    final Map<Long, Re> anyMemo = new HashMap<>();
+
+    /** Any JSON value nested at most {@code depth} levels, as one shared (minimized) node per (level, depth). */
     Re any(int level, int depth) {
+      long key = ((long) (opt.indent() < 0 ? 0 : level) << 32) | depth;
+      Re re = anyMemo.get(key);
+      if (re == null) {
+        re = anyTree(level, depth);
+        if (automata) {
+          re = new Re.Automaton(Automata.compile(re, "JSON Schema", opt.maxDfaStates()));
+        }
+        anyMemo.put(key, re);
+      }
+      return re;
+    }
+
+    private Re anyTree(int level, int depth) {
       List<Re> opts = new ArrayList<>(List.of(lit("null"), lit("true"), lit("false"),
           number(JsonNodeFactory.instance.objectNode(), ""), seq(lit("\""), rep(anyStringChar(), 0, -1), lit("\""))));
       if (depth > 0) {
@@ -1150,8 +1397,7 @@ public final class JsonSchema {
       for (int i = 0; i < arr.size(); i++) {
         JsonNode b = arr.get(i);
         String p = ptr + "/" + key + "/" + i;
-        JsonNode merged = hasAssertions(siblings) ? merge(siblings, b, p) : b;
-        branches.add(value(merged, p, level));
+        branches.add(hasAssertions(siblings) ? valueOfMerge(() -> merge(siblings, b, p), p, level) : value(b, p, level));
       }
       if (key.equals("oneOf") && branches.size() > 1) {
         checkDisjoint(branches, ptr);
@@ -1393,6 +1639,7 @@ public final class JsonSchema {
     JsonNode resolveShallow(JsonNode s, String ptr) {
       int guard = 0;
       while (s.isObject() && s.has("$ref") && guard++ < 8) {
+        followed.add(s.get("$ref").asText());
         JsonNode target = resolve(s.get("$ref").asText(), ptr);
         ObjectNode rest = ((ObjectNode) s).deepCopy();
         rest.remove("$ref");
@@ -1409,6 +1656,39 @@ public final class JsonSchema {
       return s;
     }
 
+    /**
+     * The value of a schema that merging produced ({@code null} if the merge gives none). A merge
+     * inlines the targets of the references it follows, so they count as expansions of those
+     * references, as in {@link #ref}: recursion through {@code allOf} is unrolled to {@link
+     * JsonSchemaOptions#maxRecursion} like any other.
+     */
+    Re valueOfMerge(java.util.function.Supplier<JsonNode> merge, String ptr, int level) {
+      int mark = followed.size();
+      JsonNode merged;
+      List<String> refs;
+      try {
+        merged = merge.get();
+      } finally {
+        List<String> tail = followed.subList(mark, followed.size());
+        refs = new ArrayList<>(new LinkedHashSet<>(tail));
+        tail.clear();
+      }
+      if (merged == null) {
+        return null;
+      }
+      for (String r : refs) {
+        if (refDepth.getOrDefault(r, 0) >= opt.maxRecursion()) {
+          return NEVER; // as in ref(): deeper values cannot be generated
+        }
+      }
+      refs.forEach(r -> refDepth.merge(r, 1, Integer::sum));
+      try {
+        return value(merged, ptr, level);
+      } finally {
+        refs.forEach(r -> refDepth.merge(r, -1, Integer::sum));
+      }
+    }
+
     Re ref(ObjectNode o, String ptr, int level) {
       String ref = o.get("$ref").asText();
       int depth = refDepth.getOrDefault(ref, 0);
@@ -1418,10 +1698,9 @@ public final class JsonSchema {
       JsonNode target = resolve(ref, ptr);
       ObjectNode rest = o.deepCopy();
       rest.remove("$ref");
-      JsonNode schema = hasAssertions(rest) ? merge(target, rest, ptr) : target;
       refDepth.put(ref, depth + 1);
       try {
-        return value(schema, ptr, level);
+        return hasAssertions(rest) ? valueOfMerge(() -> merge(target, rest, ptr), ptr, level) : value(target, ptr, level);
       } finally {
         refDepth.put(ref, depth);
       }

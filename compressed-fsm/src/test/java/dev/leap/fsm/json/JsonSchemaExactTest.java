@@ -248,4 +248,107 @@ class JsonSchemaExactTest {
     assertTrue(accepts(keys, "{\"ab\":1,\"12\":\"x\"}") && accepts(keys, "{}"));
     assertFalse(accepts(keys, "{\"ab\":\"x\"}") || accepts(keys, "{\"12\":1}") || accepts(keys, "{\"A\":1}"));
   }
+
+  /** The value schemas of {@link #membersBeyondPropertiesAgreeWithEvaluatingTheKeywords}, with their naive twins. */
+  static final String[] VALUE_SCHEMAS = {"{\"type\":\"integer\"}", "{\"minimum\":10}", "{\"type\":\"string\"}", "true"};
+
+  static boolean valueValid(int schema, Object v) {
+    return switch (schema) {
+      case 0 -> v instanceof Integer;
+      case 1 -> !(v instanceof Integer i) || i >= 10; // minimum applies to numbers only
+      case 2 -> v instanceof String;
+      default -> true;
+    };
+  }
+
+  @Test
+  void membersBeyondPropertiesAgreeWithEvaluatingTheKeywords() {
+    SplittableRandom r = new SplittableRandom(7005L);
+    String[] patterns = {"^x", "y$", "^xy"};
+    String[] keys = {"a", "b", "x1", "1y", "xy", "xyy", "zz", "q\"", "ab"};
+    Object[] values = {5, 50, "s"};
+    int checked = 0;
+    int accepted = 0;
+    for (int round = 0; round < 300; round++) {
+      // properties: a and/or b (or none), each with a value schema
+      java.util.LinkedHashMap<String, Integer> props = new java.util.LinkedHashMap<>();
+      boolean hasProps = r.nextInt(4) > 0;
+      if (hasProps) {
+        for (String k : new String[] {"a", "b"}) {
+          if (r.nextBoolean()) {
+            props.put(k, r.nextInt(VALUE_SCHEMAS.length));
+          }
+        }
+      }
+      java.util.LinkedHashMap<String, Integer> pats = new java.util.LinkedHashMap<>();
+      for (String p : patterns) {
+        if (r.nextInt(3) == 0) {
+          pats.put(p, r.nextInt(VALUE_SCHEMAS.length));
+        }
+      }
+      int additional = r.nextInt(4); // 0 absent, 1 true, 2 false, 3 a schema
+      int additionalSchema = r.nextInt(VALUE_SCHEMAS.length);
+      StringBuilder schema = new StringBuilder("{\"type\":\"object\"");
+      if (hasProps) {
+        schema.append(",\"properties\":{");
+        props.forEach((k, v) -> schema.append(schema.charAt(schema.length() - 1) == '{' ? "" : ",").append('"').append(k)
+            .append("\":").append(VALUE_SCHEMAS[v]));
+        schema.append('}');
+      }
+      if (!pats.isEmpty()) {
+        schema.append(",\"patternProperties\":{");
+        pats.forEach((k, v) -> schema.append(schema.charAt(schema.length() - 1) == '{' ? "" : ",").append('"').append(k)
+            .append("\":").append(VALUE_SCHEMAS[v]));
+        schema.append('}');
+      }
+      if (additional > 0) {
+        schema.append(",\"additionalProperties\":")
+            .append(additional == 1 ? "true" : additional == 2 ? "false" : VALUE_SCHEMAS[additionalSchema]);
+      }
+      schema.append('}');
+      Dfa dfa = dfaOrNull(schema.toString());
+      for (int i = 0; i < 40; i++) {
+        // Distinct keys: listed ones first in properties order, the others after them in any order.
+        List<String> chosen = new ArrayList<>();
+        for (String k : keys) {
+          if (r.nextInt(4) == 0) {
+            chosen.add(k);
+          }
+        }
+        List<String> order = new ArrayList<>();
+        props.keySet().stream().filter(chosen::contains).forEach(order::add);
+        List<String> rest = new ArrayList<>(chosen.stream().filter(k -> !props.containsKey(k)).toList());
+        java.util.Collections.shuffle(rest, new java.util.Random(r.nextLong()));
+        order.addAll(rest);
+        boolean valid = true;
+        boolean generable = true;
+        StringBuilder inst = new StringBuilder("{");
+        for (String k : order) {
+          Object v = values[r.nextInt(values.length)];
+          inst.append(inst.length() > 1 ? "," : "").append('"').append(k.replace("\"", "\\\"")).append("\":")
+              .append(v instanceof String ? "\"" + v + "\"" : v.toString());
+          boolean matched = false;
+          for (java.util.Map.Entry<String, Integer> p : pats.entrySet()) {
+            if (Pattern.compile(p.getKey()).matcher(k).find()) {
+              matched = true;
+              valid &= valueValid(p.getValue(), v);
+            }
+          }
+          if (props.containsKey(k)) {
+            valid &= valueValid(props.get(k), v);
+          } else if (!matched) {
+            valid &= additional != 2 && (additional != 3 || valueValid(additionalSchema, v));
+            generable &= additional != 0 || !hasProps; // Leap's rule: no unasked-for members beside properties
+          }
+        }
+        inst.append('}');
+        boolean got = accepts(dfa, inst.toString());
+        assertTrue(!got || valid, schema + " accepted the invalid " + inst);
+        assertEquals(valid && generable, got, schema + " on " + inst);
+        checked++;
+        accepted += got ? 1 : 0;
+      }
+    }
+    assertTrue(checked > 10_000 && accepted > 2_000, checked + " checked, " + accepted + " accepted");
+  }
 }

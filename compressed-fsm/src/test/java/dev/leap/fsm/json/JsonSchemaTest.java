@@ -161,6 +161,20 @@ class JsonSchemaTest {
     assertTrue(accepts(compile("{\"type\":\"string\",\"enum\":[\"a\",1,\"bb\"],\"maxLength\":1}"), "\"a\""));
   }
 
+  /** Recursion through allOf (whose merge inlines the reference) is unrolled like a plain $ref (it overflowed the stack). */
+  @Test
+  void recursionThroughAllOfIsUnrolled() {
+    CompressedFsm list = compile("{\"definitions\":{\"item\":{\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"integer\"},"
+        + "\"children\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":\"#/definitions/item\"}]}}},"
+        + "\"required\":[\"v\"],\"additionalProperties\":false}},\"allOf\":[{\"$ref\":\"#/definitions/item\"}]}");
+    assertTrue(accepts(list, "{\"v\":1,\"children\":[{\"v\":2},{\"v\":3,\"children\":[]}]}"));
+    assertFalse(accepts(list, "{\"v\":1,\"children\":[{\"v\":2,\"children\":[{\"v\":3,\"children\":[{\"v\":4,\"children\":"
+        + "[{\"v\":5}]}]}]}]}"), "unrolled " + JsonSchemaOptions.DEFAULT_MAX_RECURSION + " levels");
+    CompressedFsm withSibling = compile("{\"$defs\":{\"n\":{\"properties\":{\"next\":{\"$ref\":\"#/$defs/n\",\"type\":\"object\"}}}},"
+        + "\"$ref\":\"#/$defs/n\",\"type\":\"object\"}");
+    assertTrue(accepts(withSibling, "{\"next\":{\"next\":{}}}"));
+  }
+
   @Test
   void unsupportedKeywordsNameTheKeywordAndPointer() {
     JsonSchemaException e = assertThrows(JsonSchemaException.class,
@@ -182,5 +196,10 @@ class JsonSchemaTest {
     assertTrue(big.getMessage().contains("state limit"), big.getMessage());
     String text = JsonSchema.toRegex("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"boolean\"}}}", JsonSchemaOptions.defaults());
     assertTrue(CompressedFsm.compile(text).dfa().matches("{\"a\":true}".getBytes(StandardCharsets.UTF_8)), text);
+    // Values of any type are large enough to be compiled to automata, yet still have regex text.
+    String anyText = JsonSchema.toRegex("{\"type\":\"object\",\"properties\":{\"a\":{},\"b\":{\"type\":\"array\"}}}",
+        JsonSchemaOptions.defaults());
+    assertTrue(CompressedFsm.compile(anyText, 100_000).dfa().matches("{\"a\":[1,{\"x\":null}],\"b\":[\"s\"]}"
+        .getBytes(StandardCharsets.UTF_8)), anyText);
   }
 }
