@@ -3,25 +3,24 @@ package dev.leap.bench.jsonschema;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
 import dev.leap.fsm.CompressedFsm;
-import dev.leap.fsm.ConstraintException;
-import dev.leap.fsm.Dfa;
 import dev.leap.fsm.EmptyLanguageException;
 import dev.leap.fsm.TokenIndex;
 import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.json.JsonSchema;
 import dev.leap.fsm.json.JsonSchemaException;
 import dev.leap.fsm.json.JsonSchemaOptions;
+import dev.leap.fsm.json.KeyOrder;
+import dev.leap.retokenize.HfTokenizer;
+import dev.leap.retokenize.JumpRetokenizer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,12 +31,14 @@ import java.util.zip.GZIPInputStream;
  * JSONSchemaBench coverage: for every schema of every subset in {@code corpora/jsonschemabench},
  * compile it (declared coverage: compiled without error within 10 s), then check every labelled
  * instance (serialized compactly, keys in the instance's order and in the schema's order): valid
- * ones accepted in either order, invalid ones rejected in both. Also the compile time per schema including the first token mask against the Llama 3
- * vocabulary (built lazily, as decoding would), and the share of bytes of the valid instances
- * covered by jump edges (forced).
+ * ones accepted in either order, invalid ones rejected in both. Also the compile time per schema
+ * including the first token mask against the Llama 3 vocabulary (built lazily, as decoding would),
+ * and for the accepted valid instances: the share of bytes covered by jump edges (forced), the
+ * share of their Llama 3 tokens that are forced, and a replay of jump-forward decoding
+ * ({@link ForcedTokens}).
  *
  * <pre>
- * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.leap.bench.jsonschema.SchemaCoverage [OUT.json]
+ * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.leap.bench.jsonschema.SchemaCoverage [OUT.json [SUBSET...]]
  * </pre>
  */
 public final class SchemaCoverage {
@@ -53,6 +54,13 @@ public final class SchemaCoverage {
     int invalidRejected;
     long forcedBytes;
     long totalBytes;
+    long canonicalTokens;
+    long forcedTokens;
+    long outputTokens;
+    long sampledTokens;
+    long jumps;
+    int replays;
+    int replaysCanonical;
     final List<Double> compileMs = new ArrayList<>();
     final Map<String, Integer> reasons = new TreeMap<>();
   }
@@ -65,14 +73,18 @@ public final class SchemaCoverage {
 
   public static void main(String[] args) throws Exception {
     Path dir = BenchData.file("corpora/jsonschemabench");
-    TokenizerJsonVocabulary llama3 = TokenizerJsonVocabulary.load(BenchData.file("tokenizers/llama3/tokenizer.json"));
+    HfTokenizer tokenizer = HfTokenizer.load(BenchData.file("tokenizers/llama3/tokenizer.json"));
+    TokenizerJsonVocabulary llama3 = tokenizer.vocabulary();
+    ForcedTokens forcedTokens = new ForcedTokens(tokenizer);
     ObjectMapper m = new ObjectMapper();
-    String[] subsets = {"Glaiveai2K", "Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Kubernetes",
-      "Snowplow", "WashingtonPost", "JME"};
+    String[] subsets = args.length > 1 ? java.util.Arrays.copyOfRange(args, 1, args.length)
+        : new String[] {"Glaiveai2K", "Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Kubernetes",
+          "Snowplow", "WashingtonPost", "JME"};
     ObjectNode report = m.createObjectNode();
     ArrayNode rows = report.putArray("subsets");
-    System.out.println("| subset | schemas | declared coverage | valid accepted | invalid rejected | wrongly accepted | compile p50 (ms) | compile p99 (ms) | forced bytes |");
-    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    System.out.println("| subset | schemas | declared coverage | valid accepted | invalid rejected | wrongly accepted"
+        + " | compile p50 (ms) | compile p99 (ms) | forced bytes | forced tokens | tokens the model samples | replays canonical |");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (String name : subsets) {
       Path file = dir.resolve(name + ".jsonl.gz");
       if (!Files.exists(file)) {
@@ -111,8 +123,8 @@ public final class SchemaCoverage {
                   1, Integer::sum);
             } else if (c instanceof JsonSchemaException j) {
               s.reasons.merge(j.keyword(), 1, Integer::sum);
-            } else if (c instanceof ConstraintException k && k.getMessage().contains("state limit")) {
-              s.reasons.merge("DFA state limit", 1, Integer::sum);
+            } else if (c instanceof dev.leap.fsm.AutomatonTooLargeException) {
+              s.reasons.merge("automaton too large", 1, Integer::sum);
             } else {
               s.reasons.merge(c.getClass().getSimpleName(), 1, Integer::sum);
             }
@@ -122,11 +134,12 @@ public final class SchemaCoverage {
           s.compiled++;
           s.compileMs.add(ms);
           JsonNode schemaNode = rec.get("schema");
+          JumpRetokenizer retokenizer = new JumpRetokenizer(tokenizer, fsm.dfa(), true);
           for (JsonNode test : rec.path("tests")) {
             // Keys in the instance's order, and in the schema's (an instance is valid or not in
             // either order; an invalid one counts as wrongly accepted if either is accepted).
             byte[] asGiven = m.writeValueAsString(test.get("data")).getBytes(StandardCharsets.UTF_8);
-            byte[] ordered = m.writeValueAsString(schemaOrder(test.get("data"), schemaNode, schemaNode, 0))
+            byte[] ordered = m.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schemaNode))
                 .getBytes(StandardCharsets.UTF_8);
             boolean acceptedAsGiven = fsm.dfa().matches(asGiven);
             byte[] inst = acceptedAsGiven ? asGiven : ordered;
@@ -135,7 +148,19 @@ public final class SchemaCoverage {
               s.validTotal++;
               if (accepted) {
                 s.validAccepted++;
-                forced(fsm, inst, s);
+                boolean[] forced = ForcedTokens.forcedBytes(fsm, inst);
+                for (boolean f : forced) {
+                  s.forcedBytes += f ? 1 : 0;
+                }
+                s.totalBytes += inst.length;
+                ForcedTokens.Counts c = forcedTokens.measure(fsm, retokenizer, inst);
+                s.canonicalTokens += c.canonicalTokens();
+                s.forcedTokens += c.forcedTokens();
+                s.outputTokens += c.outputTokens();
+                s.sampledTokens += c.sampledTokens();
+                s.jumps += c.jumps();
+                s.replays++;
+                s.replaysCanonical += c.outputCanonical() ? 1 : 0;
               }
             } else {
               s.invalidTotal++;
@@ -152,9 +177,11 @@ public final class SchemaCoverage {
       double p50 = t.length == 0 ? Double.NaN : t[t.length / 2];
       double p99 = t.length == 0 ? Double.NaN : t[Math.min(t.length - 1, (int) Math.ceil(t.length * 0.99) - 1)];
       int wrong = s.invalidTotal - s.invalidRejected;
-      System.out.printf(Locale.ROOT, "| %s | %d | %.2f | %d/%d | %d/%d | %d | %.1f | %.1f | %.1f%% |%n", name, s.schemas,
-          (double) s.compiled / s.schemas, s.validAccepted, s.validTotal, s.invalidRejected, s.invalidTotal, wrong, p50, p99,
-          100.0 * s.forcedBytes / Math.max(1, s.totalBytes));
+      System.out.printf(Locale.ROOT, "| %s | %d | %.2f | %d/%d | %d/%d | %d | %.1f | %.1f | %.1f%% | %.1f%% | %.1f%% | %d/%d |%n",
+          name, s.schemas, (double) s.compiled / s.schemas, s.validAccepted, s.validTotal, s.invalidRejected, s.invalidTotal,
+          wrong, p50, p99, 100.0 * s.forcedBytes / Math.max(1, s.totalBytes),
+          100.0 * s.forcedTokens / Math.max(1, s.canonicalTokens), 100.0 * s.sampledTokens / Math.max(1, s.outputTokens),
+          s.replaysCanonical, s.replays);
       ObjectNode row = rows.addObject();
       row.put("subset", name);
       row.put("schemas", s.schemas);
@@ -168,6 +195,14 @@ public final class SchemaCoverage {
       row.put("compileMsP50", p50);
       row.put("compileMsP99", p99);
       row.put("forcedByteShare", (double) s.forcedBytes / Math.max(1, s.totalBytes));
+      row.put("canonicalTokens", s.canonicalTokens);
+      row.put("forcedTokenShare", (double) s.forcedTokens / Math.max(1, s.canonicalTokens));
+      row.put("replayOutputTokens", s.outputTokens);
+      row.put("replaySampledTokens", s.sampledTokens);
+      row.put("replaySampledShare", (double) s.sampledTokens / Math.max(1, s.outputTokens));
+      row.put("replayJumps", s.jumps);
+      row.put("replays", s.replays);
+      row.put("replaysCanonical", s.replaysCanonical);
       ObjectNode reasons = row.putObject("notCompiledBecause");
       s.reasons.forEach(reasons::put);
     }
@@ -177,86 +212,5 @@ public final class SchemaCoverage {
     }
     m.writerWithDefaultPrettyPrinter().writeValue(out.toFile(), report);
     System.out.println("wrote " + out);
-  }
-
-  /**
-   * {@code value} with object keys in the order of the schema's {@code properties} (following
-   * local {@code $ref}s, {@code allOf} and the first {@code anyOf}/{@code oneOf} branch that lists
-   * properties), recursively; keys the schema does not list keep their order after the listed ones.
-   */
-  static JsonNode schemaOrder(JsonNode value, JsonNode schema, JsonNode root, int depth) {
-    if (schema == null || !schema.isObject() || depth > 64) {
-      return value;
-    }
-    if (schema.has("$ref") && schema.get("$ref").asText().startsWith("#")) {
-      JsonNode target = root.at(schema.get("$ref").asText().substring(1));
-      return schemaOrder(value, target.isMissingNode() ? null : target, root, depth + 1);
-    }
-    if (value.isObject()) {
-      java.util.LinkedHashMap<String, JsonNode> props = new java.util.LinkedHashMap<>();
-      collectProperties(schema, root, props, 0);
-      ObjectNode out = JsonNodeFactory.instance.objectNode();
-      for (java.util.Map.Entry<String, JsonNode> e : props.entrySet()) {
-        if (value.has(e.getKey())) {
-          out.set(e.getKey(), schemaOrder(value.get(e.getKey()), e.getValue(), root, depth + 1));
-        }
-      }
-      value.fields().forEachRemaining(e -> {
-        if (!out.has(e.getKey())) {
-          out.set(e.getKey(), schemaOrder(e.getValue(), schema.path("additionalProperties"), root, depth + 1));
-        }
-      });
-      return out;
-    }
-    if (value.isArray()) {
-      ArrayNode out = JsonNodeFactory.instance.arrayNode();
-      for (int i = 0; i < value.size(); i++) {
-        JsonNode itemSchema = schema.has("prefixItems") && i < schema.get("prefixItems").size() ? schema.get("prefixItems").get(i)
-            : schema.path("items").isArray() ? schema.get("items").get(Math.min(i, schema.get("items").size() - 1))
-            : schema.get("items");
-        out.add(schemaOrder(value.get(i), itemSchema, root, depth + 1));
-      }
-      return out;
-    }
-    return value;
-  }
-
-  private static void collectProperties(JsonNode schema, JsonNode root, java.util.Map<String, JsonNode> out, int depth) {
-    if (schema == null || !schema.isObject() || depth > 16) {
-      return;
-    }
-    if (schema.has("$ref") && schema.get("$ref").asText().startsWith("#")) {
-      collectProperties(root.at(schema.get("$ref").asText().substring(1)), root, out, depth + 1);
-    }
-    schema.path("properties").fields().forEachRemaining(e -> out.putIfAbsent(e.getKey(), e.getValue()));
-    schema.path("allOf").forEach(b -> collectProperties(b, root, out, depth + 1));
-    for (String k : new String[] {"anyOf", "oneOf"}) {
-      for (JsonNode b : schema.path(k)) {
-        if (b.has("properties") || b.has("$ref")) {
-          collectProperties(b, root, out, depth + 1);
-          break;
-        }
-      }
-    }
-  }
-
-  /** Counts the instance's bytes that jump edges cover when it is walked through the FSM. */
-  static void forced(CompressedFsm fsm, byte[] inst, Subset s) {
-    Dfa dfa = fsm.dfa();
-    int state = dfa.initialState();
-    int i = 0;
-    while (i < inst.length) {
-      byte[] jump = fsm.jumpBytes(state);
-      if (jump.length > 0 && i + jump.length <= inst.length
-          && Arrays.equals(jump, 0, jump.length, inst, i, i + jump.length)) {
-        s.forcedBytes += jump.length;
-        i += jump.length;
-        state = fsm.jumpTarget(state);
-        continue;
-      }
-      state = dfa.step(state, inst[i]);
-      i++;
-    }
-    s.totalBytes += inst.length;
   }
 }

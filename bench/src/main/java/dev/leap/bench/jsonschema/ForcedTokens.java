@@ -1,0 +1,158 @@
+package dev.leap.bench.jsonschema;
+
+import dev.leap.fsm.CompressedFsm;
+import dev.leap.fsm.Dfa;
+import dev.leap.retokenize.JumpPlan;
+import dev.leap.retokenize.JumpRetokenizer;
+import dev.leap.retokenize.Tokenizer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * How many of an instance's tokens a compressed FSM forces, against a real tokenizer, counted two
+ * ways.
+ *
+ * <ul>
+ *   <li><b>Forced tokens</b> (MaskBench's "fast-forward" share): of the instance's canonical tokens
+ *       ({@code encode(text)}), those whose every byte lies on a jump edge of the walk through the
+ *       FSM.
+ *   <li><b>Replay</b>: the instance decoded as Leap's runtime decodes, by a model that always picks
+ *       the instance's next canonical token (an oracle; where the output's token boundary is not a
+ *       canonical one, the longest token that continues the text). After every sampled token whose
+ *       state has a jump of two or more characters, {@link JumpRetokenizer} plans the jump (window
+ *       re-encoding and boundary healing), as the scheduler does. Counts the tokens the model had to
+ *       sample (EOS not counted) against the tokens of the finished output, and whether the output's
+ *       token ids are the canonical encoding of its text.
+ * </ul>
+ *
+ * Not thread-safe (one instance per tokenizer and thread).
+ */
+final class ForcedTokens {
+  /** Counts for one instance. */
+  record Counts(int canonicalTokens, int forcedTokens, int outputTokens, int sampledTokens, int jumps,
+      boolean outputCanonical) {}
+
+  private final Tokenizer tokenizer;
+  /** Token bytes (as ISO-8859-1 strings) to id, for the longest-prefix oracle. */
+  private final Map<String, Integer> idOfBytes = new HashMap<>();
+  private int longestToken;
+
+  ForcedTokens(Tokenizer tokenizer) {
+    this.tokenizer = tokenizer;
+    for (int id = 0; id < tokenizer.size(); id++) {
+      byte[] b = tokenizer.tokenBytes(id);
+      if (b != null && b.length > 0 && !tokenizer.isSpecial(id)) {
+        idOfBytes.putIfAbsent(new String(b, StandardCharsets.ISO_8859_1), id);
+        longestToken = Math.max(longestToken, b.length);
+      }
+    }
+  }
+
+  /** Both counts for {@code text}, which the FSM must accept. */
+  Counts measure(CompressedFsm fsm, JumpRetokenizer retokenizer, byte[] text) {
+    Dfa dfa = fsm.dfa();
+    boolean[] forced = forcedBytes(fsm, text);
+    int[] canon = tokenizer.encode(new String(text, StandardCharsets.UTF_8));
+    int[] startIndex = new int[text.length + 1];
+    Arrays.fill(startIndex, -1);
+    int forcedTokens = 0;
+    int at = 0;
+    for (int i = 0; i < canon.length; i++) {
+      startIndex[at] = i;
+      byte[] b = tokenizer.tokenBytes(canon[i]);
+      boolean all = true;
+      for (int k = 0; k < b.length; k++) {
+        all &= forced[at + k];
+      }
+      forcedTokens += all ? 1 : 0;
+      at += b.length;
+    }
+    if (at != text.length) {
+      throw new IllegalStateException("the tokenizer does not round-trip the instance");
+    }
+
+    // Replay.
+    int[] out = new int[text.length + 1];
+    int[] states = new int[text.length + 2];
+    states[0] = dfa.initialState();
+    int len = 0;
+    int pos = 0;
+    int sampled = 0;
+    int jumps = 0;
+    while (pos < text.length) {
+      int t = startIndex[pos] >= 0 ? canon[startIndex[pos]] : longestPrefixToken(text, pos);
+      byte[] tb = tokenizer.tokenBytes(t);
+      out[len] = t;
+      states[len + 1] = dfa.walk(states[len], tb, 0, tb.length);
+      len++;
+      pos += tb.length;
+      sampled++;
+      int s = states[len];
+      if (s == Dfa.DEAD) {
+        throw new IllegalStateException("the instance leaves the language at byte " + pos);
+      }
+      byte[] jump = fsm.jumpBytes(s);
+      if (pos < text.length && codePoints(jump) > 1) {
+        JumpPlan plan = retokenizer.plan(out, len, states, jump);
+        if (plan != null) {
+          len = plan.keep();
+          for (int i = 0; i < plan.append().length; i++) {
+            out[len] = plan.append()[i];
+            states[len + 1] = plan.statesAfterEach()[i];
+            len++;
+          }
+          pos = tokenizer.bytes(out, 0, len).length;
+          jumps++;
+        }
+      }
+    }
+    int[] output = Arrays.copyOf(out, len);
+    if (!Arrays.equals(tokenizer.bytes(output, 0, len), text)) {
+      throw new IllegalStateException("the replayed output is not the instance");
+    }
+    return new Counts(canon.length, forcedTokens, len, sampled, jumps, Arrays.equals(output, canon));
+  }
+
+  /** Which bytes of {@code text} jump edges cover when it is walked through the FSM. */
+  static boolean[] forcedBytes(CompressedFsm fsm, byte[] text) {
+    boolean[] forced = new boolean[text.length];
+    Dfa dfa = fsm.dfa();
+    int state = dfa.initialState();
+    int i = 0;
+    while (i < text.length && state != Dfa.DEAD) {
+      byte[] jump = fsm.jumpBytes(state);
+      if (jump.length > 0 && i + jump.length <= text.length && Arrays.equals(jump, 0, jump.length, text, i, i + jump.length)) {
+        Arrays.fill(forced, i, i + jump.length, true);
+        i += jump.length;
+        state = fsm.jumpTarget(state);
+        continue;
+      }
+      state = dfa.step(state, text[i] & 0xFF);
+      i++;
+    }
+    return forced;
+  }
+
+  /** The longest non-special token whose bytes start {@code text[pos..]}. */
+  private int longestPrefixToken(byte[] text, int pos) {
+    for (int n = Math.min(longestToken, text.length - pos); n >= 1; n--) {
+      Integer id = idOfBytes.get(new String(text, pos, n, StandardCharsets.ISO_8859_1));
+      if (id != null) {
+        return id;
+      }
+    }
+    throw new IllegalStateException("no token starts with byte " + (text[pos] & 0xFF));
+  }
+
+  private static int codePoints(byte[] b) {
+    int n = 0;
+    for (byte x : b) {
+      if ((x & 0xC0) != 0x80) {
+        n++;
+      }
+    }
+    return n;
+  }
+}
