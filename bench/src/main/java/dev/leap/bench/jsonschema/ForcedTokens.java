@@ -20,9 +20,10 @@ import java.util.Map;
  *       FSM.
  *   <li><b>Replay</b>: the instance decoded as Leap's runtime decodes, by a model that always picks
  *       the instance's next canonical token (an oracle; where the output's token boundary is not a
- *       canonical one, the longest token that continues the text). After every sampled token whose
- *       state has a jump of two or more characters, {@link JumpRetokenizer} plans the jump (window
- *       re-encoding and boundary healing), as the scheduler does. Counts the tokens the model had to
+ *       canonical one, the longest token that continues the text). At the start and after every
+ *       sampled token, where the state has a jump of two or more characters, {@link
+ *       JumpRetokenizer} plans the jump (window re-encoding and boundary healing), as the
+ *       scheduler does. Counts the tokens the model had to
  *       sample (EOS not counted) against the tokens of the finished output, and whether the output's
  *       token ids are the canonical encoding of its text.
  * </ul>
@@ -73,46 +74,57 @@ final class ForcedTokens {
       throw new IllegalStateException("the tokenizer does not round-trip the instance");
     }
 
-    // Replay.
+    // Replay: a jump at the start, then sample, jump, sample, ...
     int[] out = new int[text.length + 1];
     int[] states = new int[text.length + 2];
     states[0] = dfa.initialState();
-    int len = 0;
-    int pos = 0;
+    int[] len = {0};
     int sampled = 0;
-    int jumps = 0;
+    int jumps = jump(fsm, retokenizer, out, states, len) ? 1 : 0;
+    int pos = tokenizer.bytes(out, 0, len[0]).length;
     while (pos < text.length) {
       int t = startIndex[pos] >= 0 ? canon[startIndex[pos]] : longestPrefixToken(text, pos);
       byte[] tb = tokenizer.tokenBytes(t);
-      out[len] = t;
-      states[len + 1] = dfa.walk(states[len], tb, 0, tb.length);
-      len++;
+      out[len[0]] = t;
+      states[len[0] + 1] = dfa.walk(states[len[0]], tb, 0, tb.length);
+      len[0]++;
       pos += tb.length;
       sampled++;
-      int s = states[len];
-      if (s == Dfa.DEAD) {
+      if (states[len[0]] == Dfa.DEAD) {
         throw new IllegalStateException("the instance leaves the language at byte " + pos);
       }
-      byte[] jump = fsm.jumpBytes(s);
-      if (pos < text.length && codePoints(jump) > 1) {
-        JumpPlan plan = retokenizer.plan(out, len, states, jump);
-        if (plan != null) {
-          len = plan.keep();
-          for (int i = 0; i < plan.append().length; i++) {
-            out[len] = plan.append()[i];
-            states[len + 1] = plan.statesAfterEach()[i];
-            len++;
-          }
-          pos = tokenizer.bytes(out, 0, len).length;
-          jumps++;
-        }
+      if (pos < text.length && jump(fsm, retokenizer, out, states, len)) {
+        jumps++;
+        pos = tokenizer.bytes(out, 0, len[0]).length;
       }
     }
-    int[] output = Arrays.copyOf(out, len);
-    if (!Arrays.equals(tokenizer.bytes(output, 0, len), text)) {
+    int[] output = Arrays.copyOf(out, len[0]);
+    if (!Arrays.equals(tokenizer.bytes(output, 0, len[0]), text)) {
       throw new IllegalStateException("the replayed output is not the instance");
     }
-    return new Counts(canon.length, forcedTokens, len, sampled, jumps, Arrays.equals(output, canon));
+    return new Counts(canon.length, forcedTokens, len[0], sampled, jumps, Arrays.equals(output, canon));
+  }
+
+  /**
+   * Jumps where the runtime would (a jump of two or more characters, planned by the retokenizer):
+   * replaces {@code out[keep, len)} by the plan's tokens; whether it did.
+   */
+  private static boolean jump(CompressedFsm fsm, JumpRetokenizer retokenizer, int[] out, int[] states, int[] len) {
+    byte[] jump = fsm.jumpBytes(states[len[0]]);
+    if (codePoints(jump) <= 1) {
+      return false;
+    }
+    JumpPlan plan = retokenizer.plan(out, len[0], states, jump);
+    if (plan == null) {
+      return false;
+    }
+    len[0] = plan.keep();
+    for (int i = 0; i < plan.append().length; i++) {
+      out[len[0]] = plan.append()[i];
+      states[len[0] + 1] = plan.statesAfterEach()[i];
+      len[0]++;
+    }
+    return true;
   }
 
   /** Which bytes of {@code text} jump edges cover when it is walked through the FSM. */

@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * multi-token extension after a jump — and one token is sampled per sequence under its state's mask.
  * A sampled token advances the DFA; if the new state has a jump edge, the jump string is
  * retokenized ({@link dev.leap.retokenize.JumpRetokenizer}) and its tokens become that sequence's
- * next input, inside the same batch.
+ * next input, inside the same batch. A constraint whose start is forced jumps at admission: those
+ * tokens are prefilled together with the prompt.
  *
  * <p>KV slots: a request reserves, at admission, the slots it could ever hold (its uncached prompt
  * plus {@code maxTokens}); allocation inside a step therefore never fails, and a request that does
@@ -362,8 +363,17 @@ public final class Scheduler implements AutoCloseable {
       s.kvLen = cached;
       s.reservation = need;
       reserved += need;
-      running.add(s);
       admittedPrompts.add(s.prompt);
+      if (s.constraint != null && options.jumpForward()) {
+        // A forced start (a JSON object's opening and first key, say) is jumped before any token
+        // is sampled: its tokens are prefilled with the prompt, in the same forward pass.
+        FinishReason r = jump(s);
+        if (r != null) {
+          finish(s, r); // the whole output was forced (or cut by maxTokens): no forward pass at all
+          continue;
+        }
+      }
+      running.add(s);
     }
   }
 
