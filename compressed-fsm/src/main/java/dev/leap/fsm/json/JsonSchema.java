@@ -1393,14 +1393,24 @@ public final class JsonSchema {
       ObjectNode siblings = o.deepCopy();
       siblings.remove(key);
       List<Re> branches = new ArrayList<>();
+      List<JsonNode> schemas = new ArrayList<>();
       JsonNode arr = o.get(key);
       for (int i = 0; i < arr.size(); i++) {
         JsonNode b = arr.get(i);
         String p = ptr + "/" + key + "/" + i;
-        branches.add(hasAssertions(siblings) ? valueOfMerge(() -> merge(siblings, b, p), p, level) : value(b, p, level));
+        if (hasAssertions(siblings)) {
+          branches.add(valueOfMerge(() -> {
+            JsonNode merged = merge(siblings, b, p);
+            schemas.add(merged);
+            return merged;
+          }, p, level));
+        } else {
+          schemas.add(b);
+          branches.add(value(b, p, level));
+        }
       }
       if (key.equals("oneOf") && branches.size() > 1) {
-        checkDisjoint(branches, ptr);
+        checkDisjoint(schemas, branches, ptr);
       }
       return alt(branches);
     }
@@ -1415,47 +1425,34 @@ public final class JsonSchema {
       return false;
     }
 
-    void checkDisjoint(List<Re> branches, String ptr) {
-      List<Dfa> dfas = new ArrayList<>();
-      for (Re b : branches) {
+    /**
+     * Fails (naming oneOf) unless no value is valid against two of the branches, proven from their
+     * schemas ({@link Disjoint}); then exactly-one is alternation. Branches whose generated
+     * language is empty take no part.
+     */
+    void checkDisjoint(List<JsonNode> schemas, List<Re> branches, String ptr) {
+      int mark = followed.size();
+      Disjoint proof = new Disjoint(s -> {
         try {
-          dfas.add(Automata.compile(b, "oneOf branch", 20_000)); // null: an empty branch
+          return resolveShallow(s, ptr);
         } catch (ConstraintException e) {
-          cannot("oneOf", ptr, "its branches are too large to prove them disjoint");
-          return;
+          return JsonNodeFactory.instance.booleanNode(true); // a merge Leap cannot do proves nothing
         }
-      }
-      for (int i = 0; i < dfas.size(); i++) {
-        for (int j = i + 1; j < dfas.size(); j++) {
-          if (dfas.get(i) != null && dfas.get(j) != null && intersects(dfas.get(i), dfas.get(j))) {
-            cannot("oneOf", ptr, "branches " + i + " and " + j + " overlap, so exactly-one could not be enforced");
-            return;
+      });
+      try {
+        for (int i = 0; i < schemas.size(); i++) {
+          for (int j = i + 1; j < schemas.size(); j++) {
+            if (branches.get(i) != NEVER && branches.get(j) != NEVER && !proof.proven(schemas.get(i), schemas.get(j))) {
+              cannot("oneOf", ptr, "branches " + i + " and " + j + " may both hold for one value (Leap proves oneOf"
+                  + " branches disjoint by type, const/enum, numeric bounds or a member one requires and the other"
+                  + " forbids or requires with a disjoint value), so exactly-one could not be enforced");
+              return;
+            }
           }
         }
+      } finally {
+        followed.subList(mark, followed.size()).clear();
       }
-    }
-
-    static boolean intersects(Dfa a, Dfa b) {
-      java.util.ArrayDeque<long[]> queue = new java.util.ArrayDeque<>();
-      Set<Long> seen = new java.util.HashSet<>();
-      queue.add(new long[] {a.initialState(), b.initialState()});
-      seen.add(0L);
-      while (!queue.isEmpty()) {
-        long[] s = queue.poll();
-        int x = (int) s[0];
-        int y = (int) s[1];
-        if (a.isAccepting(x) && b.isAccepting(y)) {
-          return true;
-        }
-        for (int c = 0; c < 256; c++) {
-          int nx = a.step(x, c);
-          int ny = b.step(y, c);
-          if (nx != Dfa.DEAD && ny != Dfa.DEAD && seen.add(((long) nx << 32) | ny)) {
-            queue.add(new long[] {nx, ny});
-          }
-        }
-      }
-      return false;
     }
 
     ObjectNode mergeAllOf(ObjectNode o, String ptr) {

@@ -147,7 +147,15 @@ class JsonSchemaTest {
     assertTrue(accepts(compile("{\"oneOf\":[{\"type\":\"integer\"},{\"type\":\"string\"}]}"), "\"a\""));
     JsonSchemaException e = assertThrows(JsonSchemaException.class,
         () -> compile("{\"oneOf\":[{\"type\":\"integer\"},{\"type\":\"number\"}]}"));
-    assertTrue(e.getMessage().contains("oneOf") && e.getMessage().contains("overlap"), e.getMessage());
+    assertTrue(e.getMessage().contains("oneOf") && e.getMessage().contains("both hold"), e.getMessage());
+    // Disjoint generated languages are no proof: {"a":1} is valid against both branches (the second
+    // allows members it does not list), so it is not valid against oneOf.
+    assertThrows(JsonSchemaException.class, () -> compile("{\"type\":\"object\",\"oneOf\":[{\"properties\":{\"a\":"
+        + "{\"type\":\"integer\"}},\"required\":[\"a\"]},{\"properties\":{\"b\":{\"type\":\"string\"}}}]}"));
+    CompressedFsm tagged = compile("{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"a\"},"
+        + "\"x\":{\"type\":\"integer\"}},\"required\":[\"kind\"]},{\"type\":\"object\",\"properties\":{\"kind\":"
+        + "{\"const\":\"b\"}},\"required\":[\"kind\"]}]}");
+    assertTrue(accepts(tagged, "{\"kind\":\"a\",\"x\":1}") && accepts(tagged, "{\"kind\":\"b\"}"));
     CompressedFsm tree = compile("{\"$defs\":{\"n\":{\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"integer\"},"
         + "\"next\":{\"$ref\":\"#/$defs/n\"}},\"required\":[\"v\"]}},\"$ref\":\"#/$defs/n\"}");
     assertTrue(accepts(tree, "{\"v\":1,\"next\":{\"v\":2,\"next\":{\"v\":3}}}"));

@@ -1,0 +1,281 @@
+package dev.leap.fsm.json;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+/**
+ * Proofs that no JSON value is valid against two schemas (what {@code oneOf} needs to become an
+ * alternation). The proof reads the schemas, never the languages Leap generates for them: a
+ * generated language is a part of the valid values (one key order, no unasked-for members, one
+ * spelling per number), so two disjoint generated languages say nothing about the valid values.
+ *
+ * <p>Sound, not complete: only the keywords below are read, and leaving a keyword out only makes a
+ * schema allow more, so a proof on the rest holds for the whole. Two schemas are disjoint when,
+ * for every kind of value both allow: their {@code const}/{@code enum} values share none; or (numbers)
+ * their bounds leave no common number; or (objects) a member that one requires is forbidden by the
+ * other ({@code false}, {@code {"not": {}}}, or {@code additionalProperties: false} without a
+ * matching pattern), or is required by both with provably disjoint values.
+ */
+final class Disjoint {
+  /** Kinds of JSON values; numbers split by whether they are whole (JSON Schema's integers). */
+  enum Kind { NULL, BOOLEAN, OBJECT, ARRAY, STRING, WHOLE, FRACTION }
+
+  /** How deep member values are compared. */
+  static final int MAX_DEPTH = 8;
+
+  private final UnaryOperator<JsonNode> resolve;
+
+  /** {@code resolve} follows a schema's top-level {@code $ref} and merges its {@code allOf}. */
+  Disjoint(UnaryOperator<JsonNode> resolve) {
+    this.resolve = resolve;
+  }
+
+  boolean proven(JsonNode a, JsonNode b) {
+    return proven(a, b, 0);
+  }
+
+  private boolean proven(JsonNode a, JsonNode b, int depth) {
+    if (depth > MAX_DEPTH) {
+      return false;
+    }
+    a = resolve.apply(a);
+    b = resolve.apply(b);
+    if (isFalse(a) || isFalse(b)) {
+      return true;
+    }
+    if (!a.isObject() || !b.isObject()) {
+      return false; // true, or not a schema
+    }
+    Set<Kind> common = kinds(a);
+    common.retainAll(kinds(b));
+    for (Kind k : common) {
+      if (!provenFor(k, a, b, depth)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean provenFor(Kind k, JsonNode a, JsonNode b, int depth) {
+    List<JsonNode> va = literals(a);
+    List<JsonNode> vb = literals(b);
+    if (va != null && vb != null) {
+      for (JsonNode x : va) {
+        for (JsonNode y : vb) {
+          if (kind(x) == k && kind(y) == k && sameValue(x, y)) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
+    if (k == Kind.WHOLE || k == Kind.FRACTION) {
+      return disjointBounds(a, b);
+    }
+    if (k == Kind.OBJECT) {
+      for (JsonNode[] pair : new JsonNode[][] {{a, b}, {b, a}}) {
+        for (JsonNode r : pair[0].path("required")) {
+          String p = r.asText();
+          JsonNode other = member(pair[1], p);
+          if (isFalse(resolve.apply(other))) {
+            return true;
+          }
+          if (requires(pair[1], p) && proven(member(pair[0], p), other, depth + 1)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The kinds of values {@code s} allows by {@code type} and {@code const}/{@code enum}. */
+  static Set<Kind> kinds(JsonNode s) {
+    Set<Kind> out = EnumSet.allOf(Kind.class);
+    JsonNode t = s.get("type");
+    if (t != null) {
+      Set<Kind> typed = EnumSet.noneOf(Kind.class);
+      for (JsonNode x : t.isArray() ? t : List.of(t)) {
+        switch (x.asText()) {
+          case "null" -> typed.add(Kind.NULL);
+          case "boolean" -> typed.add(Kind.BOOLEAN);
+          case "object" -> typed.add(Kind.OBJECT);
+          case "array" -> typed.add(Kind.ARRAY);
+          case "string" -> typed.add(Kind.STRING);
+          case "integer" -> typed.add(Kind.WHOLE);
+          case "number" -> {
+            typed.add(Kind.WHOLE);
+            typed.add(Kind.FRACTION);
+          }
+          default -> typed.addAll(EnumSet.allOf(Kind.class)); // not a type: proves nothing
+        }
+      }
+      out.retainAll(typed);
+    }
+    List<JsonNode> lits = literals(s);
+    if (lits != null) {
+      Set<Kind> of = EnumSet.noneOf(Kind.class);
+      lits.forEach(v -> of.add(kind(v)));
+      out.retainAll(of);
+    }
+    return out;
+  }
+
+  /** The values {@code const} and {@code enum} allow (both must hold), or null if neither is given. */
+  static List<JsonNode> literals(JsonNode s) {
+    List<JsonNode> out = null;
+    if (s.has("enum") && s.get("enum").isArray()) {
+      out = new ArrayList<>();
+      s.get("enum").forEach(out::add);
+    }
+    if (s.has("const")) {
+      JsonNode c = s.get("const");
+      if (out == null || out.stream().anyMatch(v -> sameValue(v, c))) {
+        out = new ArrayList<>(List.of(c));
+      } else {
+        out = new ArrayList<>();
+      }
+    }
+    return out;
+  }
+
+  static Kind kind(JsonNode v) {
+    if (v.isNull()) {
+      return Kind.NULL;
+    }
+    if (v.isBoolean()) {
+      return Kind.BOOLEAN;
+    }
+    if (v.isObject()) {
+      return Kind.OBJECT;
+    }
+    if (v.isArray()) {
+      return Kind.ARRAY;
+    }
+    if (v.isNumber()) {
+      return v.decimalValue().stripTrailingZeros().scale() <= 0 ? Kind.WHOLE : Kind.FRACTION;
+    }
+    return Kind.STRING;
+  }
+
+  /** JSON Schema's equality: numbers by value, containers member by member, everything else as JSON. */
+  static boolean sameValue(JsonNode x, JsonNode y) {
+    if (x.isNumber() && y.isNumber()) {
+      return x.decimalValue().compareTo(y.decimalValue()) == 0;
+    }
+    if (x.isArray() && y.isArray()) {
+      if (x.size() != y.size()) {
+        return false;
+      }
+      for (int i = 0; i < x.size(); i++) {
+        if (!sameValue(x.get(i), y.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (x.isObject() && y.isObject()) {
+      if (x.size() != y.size()) {
+        return false;
+      }
+      for (java.util.Iterator<String> it = x.fieldNames(); it.hasNext(); ) {
+        String k = it.next();
+        if (!y.has(k) || !sameValue(x.get(k), y.get(k))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return x.equals(y);
+  }
+
+  /** Whether the numeric bounds of {@code a} and {@code b} leave no number in both. */
+  static boolean disjointBounds(JsonNode a, JsonNode b) {
+    Bound ba = Bound.of(a);
+    Bound bb = Bound.of(b);
+    return below(ba.hi, ba.hiEx, bb.lo, bb.loEx) || below(bb.hi, bb.hiEx, ba.lo, ba.loEx);
+  }
+
+  /** Whether every number at most {@code hi} is less than every number at least {@code lo}. */
+  private static boolean below(BigDecimal hi, boolean hiEx, BigDecimal lo, boolean loEx) {
+    if (hi == null || lo == null) {
+      return false;
+    }
+    int c = hi.compareTo(lo);
+    return c < 0 || (c == 0 && (hiEx || loEx));
+  }
+
+  private record Bound(BigDecimal lo, boolean loEx, BigDecimal hi, boolean hiEx) {
+    static Bound of(JsonNode s) {
+      BigDecimal lo = null;
+      BigDecimal hi = null;
+      boolean loEx = false;
+      boolean hiEx = false;
+      if (s.path("minimum").isNumber()) {
+        lo = s.get("minimum").decimalValue();
+        loEx = s.path("exclusiveMinimum").isBoolean() && s.get("exclusiveMinimum").asBoolean(); // draft 4
+      }
+      if (s.path("maximum").isNumber()) {
+        hi = s.get("maximum").decimalValue();
+        hiEx = s.path("exclusiveMaximum").isBoolean() && s.get("exclusiveMaximum").asBoolean();
+      }
+      if (s.path("exclusiveMinimum").isNumber()) {
+        BigDecimal e = s.get("exclusiveMinimum").decimalValue();
+        if (lo == null || e.compareTo(lo) >= 0) {
+          lo = e;
+          loEx = true;
+        }
+      }
+      if (s.path("exclusiveMaximum").isNumber()) {
+        BigDecimal e = s.get("exclusiveMaximum").decimalValue();
+        if (hi == null || e.compareTo(hi) <= 0) {
+          hi = e;
+          hiEx = true;
+        }
+      }
+      return new Bound(lo, loEx, hi, hiEx);
+    }
+  }
+
+  private static boolean requires(JsonNode s, String name) {
+    for (JsonNode r : s.path("required")) {
+      if (r.asText().equals(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The schema member {@code name} of an object must satisfy, as far as {@code properties} and
+   * {@code additionalProperties} say ({@code true} where a pattern might apply: patterns are not read).
+   */
+  private static JsonNode member(JsonNode s, String name) {
+    JsonNode p = s.path("properties").get(name);
+    if (p != null) {
+      return p;
+    }
+    if (s.has("patternProperties")) {
+      return com.fasterxml.jackson.databind.node.BooleanNode.TRUE;
+    }
+    JsonNode ap = s.get("additionalProperties");
+    return ap == null ? com.fasterxml.jackson.databind.node.BooleanNode.TRUE : ap;
+  }
+
+  /** Whether {@code s} allows no value: {@code false}, or {@code not} of a schema that allows everything. */
+  static boolean isFalse(JsonNode s) {
+    if (s.isBoolean()) {
+      return !s.asBoolean();
+    }
+    if (s.isObject() && s.has("not")) {
+      JsonNode n = s.get("not");
+      return (n.isBoolean() && n.asBoolean()) || (n.isObject() && n.isEmpty());
+    }
+    return false;
+  }
+}
