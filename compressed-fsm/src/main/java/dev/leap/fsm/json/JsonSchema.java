@@ -82,10 +82,54 @@ public final class JsonSchema {
   private static final Set<String> UNSUPPORTED = Set.of("propertyNames", "unevaluatedProperties", "unevaluatedItems",
       "contains", "minContains", "maxContains", "if", "then", "else", "$dynamicRef", "$recursiveRef");
 
+  /**
+   * A compiled schema.
+   *
+   * @param fsm the constraint
+   * @param ignored what lenient mode ignored ({@code #/pointer/keyword: why})
+   * @param narrowed where Leap generates less than it would within larger limits (still only
+   *     valid values), e.g. no members beyond {@code properties}
+   */
+  public record Compiled(CompressedFsm fsm, List<String> ignored, List<String> narrowed) {}
+
   /** Compiles {@code schemaJson} to a compressed FSM. */
   public static CompressedFsm compile(String schemaJson, JsonSchemaOptions options) {
-    Result r = convert(schemaJson, options);
-    return CompressedFsm.fromTree(r.tree(), "JSON Schema", options.maxDfaStates());
+    return compileDetailed(schemaJson, options).fsm();
+  }
+
+  /**
+   * Compiles {@code schemaJson}, saying what was ignored and narrowed. Members beyond {@code
+   * properties} (which explicit {@code additionalProperties} and {@code patternProperties} ask
+   * for) cost the most states: if the automaton exceeds a limit with them, it is compiled again
+   * without them, and that is reported in {@link Compiled#narrowed()}.
+   *
+   * @throws JsonSchemaException a keyword Leap cannot honour (strict mode), with its JSON pointer
+   * @throws dev.leap.fsm.AutomatonTooLargeException the automaton exceeds a limit even so
+   * @throws dev.leap.fsm.EmptyLanguageException no value is valid (as far as Leap generates them)
+   */
+  public static Compiled compileDetailed(String schemaJson, JsonSchemaOptions options) {
+    JsonNode root = parse(schemaJson);
+    Converter c = new Converter(root, options, true, true);
+    try {
+      Re tree = c.value(root, "", 0);
+      return new Compiled(CompressedFsm.fromTree(tree, "JSON Schema", options.maxDfaStates()), List.copyOf(c.ignored),
+          List.of());
+    } catch (dev.leap.fsm.AutomatonTooLargeException e) {
+      if (!c.extrasBesideProperties) {
+        throw e;
+      }
+      Converter narrow = new Converter(root, options, true, false);
+      Re tree;
+      CompressedFsm fsm;
+      try {
+        tree = narrow.value(root, "", 0);
+        fsm = CompressedFsm.fromTree(tree, "JSON Schema", options.maxDfaStates());
+      } catch (dev.leap.fsm.AutomatonTooLargeException again) {
+        throw e;
+      }
+      return new Compiled(fsm, List.copyOf(narrow.ignored), List.of("members beyond properties (explicit"
+          + " additionalProperties, patternProperties) are not generated: with them " + e.getMessage()));
+    }
   }
 
   /**
@@ -108,6 +152,12 @@ public final class JsonSchema {
    *     (faster to compile, but such a tree has no regex text)
    */
   private static Result convert(String schemaJson, JsonSchemaOptions options, boolean automata) {
+    Converter c = new Converter(parse(schemaJson), options, automata, true);
+    Re tree = c.value(c.root, "", 0);
+    return new Result(tree, List.copyOf(c.ignored));
+  }
+
+  private static JsonNode parse(String schemaJson) {
     JsonNode root;
     try {
       root = new ObjectMapper().readTree(schemaJson);
@@ -117,9 +167,7 @@ public final class JsonSchema {
     if (root == null) {
       throw new ConstraintException("the JSON Schema is empty");
     }
-    Converter c = new Converter(root, options, automata);
-    Re tree = c.value(root, "", 0);
-    return new Result(tree, List.copyOf(c.ignored));
+    return root;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -137,11 +185,16 @@ public final class JsonSchema {
 
     /** Whether large values become embedded minimal automata ({@link #MINIMIZE_ABOVE}). */
     final boolean automata;
+    /** Whether objects with {@code properties} may have further members (see {@link #extraMember}). */
+    final boolean beyondProperties;
+    /** Whether some object with {@code properties} was given further members. */
+    boolean extrasBesideProperties;
 
-    Converter(JsonNode root, JsonSchemaOptions opt, boolean automata) {
+    Converter(JsonNode root, JsonSchemaOptions opt, boolean automata, boolean beyondProperties) {
       this.root = root;
       this.opt = opt;
       this.automata = automata;
+      this.beyondProperties = beyondProperties;
     }
 
     JsonSchemaException unsupported(String keyword, String pointer, String why) {
@@ -991,23 +1044,27 @@ public final class JsonSchema {
       boolean others = additional == null ? !o.has("properties") : !(additional.isBoolean() && !additional.asBoolean());
       List<String> patterns = new ArrayList<>();
       o.path("patternProperties").fieldNames().forEachRemaining(patterns::add);
-      if (patterns.isEmpty() && !others) {
+      if (patterns.isEmpty() && !others || o.has("properties") && !beyondProperties) {
         return null;
       }
+      extrasBesideProperties |= o.has("properties");
       String in = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * (level + 1));
       String colon = opt.indent() < 0 ? ":" : ": ";
       Re anyKey = rep(jsonEncode(new Re.Chars(CharRanges.negate(new int[0]))), 0, -1);
-      List<Re> out = new ArrayList<>();
+      // Key languages first (only they are caught as too large here), then the values.
+      List<Dfa> langs = new ArrayList<>();
+      List<List<String>> which = new ArrayList<>();
+      Dfa otherKeys = null;
+      Dfa taken = null;
+      List<Dfa> keys = new ArrayList<>();
       try {
         int max = opt.maxDfaStates();
-        Dfa taken = null;
         if (!listed.isEmpty()) {
           List<Re> names = new ArrayList<>();
           listed.forEach(n -> names.add(jsonEncode(lit(n))));
           taken = Automata.compile(alt(names), "JSON Schema", max);
         }
         Dfa canonical = Automata.compile(anyKey, "JSON Schema", max);
-        List<Dfa> keys = new ArrayList<>();
         for (String pat : patterns) {
           // pattern() spells characters canonically, except a lenient fallback: keep keys canonical.
           Dfa lang = Automata.compile(pattern(pat, ptr + "/patternProperties/" + escapePointer(pat)), "patternProperties", max);
@@ -1042,48 +1099,55 @@ public final class JsonSchema {
           if (lang != null && taken != null) {
             lang = Automata.minus(lang, taken, max, "patternProperties");
           }
-          if (lang == null) {
-            continue;
-          }
-          List<String> which = new ArrayList<>();
-          for (int i = 0; i < k; i++) {
-            if ((sub & (1 << i)) != 0) {
-              which.add(patterns.get(i));
+          if (lang != null) {
+            List<String> w = new ArrayList<>();
+            for (int i = 0; i < k; i++) {
+              if ((sub & (1 << i)) != 0) {
+                w.add(patterns.get(i));
+              }
             }
-          }
-          String p = ptr + "/patternProperties/" + escapePointer(which.get(0));
-          Re v = valueOfMerge(() -> {
-            JsonNode acc = null;
-            for (String w : which) {
-              JsonNode sch = o.get("patternProperties").get(w);
-              acc = acc == null ? sch : merge(acc, sch, p);
-            }
-            return acc;
-          }, p, level + 1);
-          if (v != NEVER) {
-            out.add(seq(lit(in + "\""), new Re.Automaton(lang), lit("\"" + colon), v));
+            langs.add(lang);
+            which.add(w);
           }
         }
         if (others) {
-          Dfa lang = canonical;
+          otherKeys = canonical;
           for (Dfa key : keys) {
-            lang = lang == null || key == null ? lang : Automata.minus(lang, key, max, "patternProperties");
+            otherKeys = otherKeys == null || key == null ? otherKeys : Automata.minus(otherKeys, key, max, "patternProperties");
           }
-          if (lang != null && taken != null) {
-            lang = Automata.minus(lang, taken, max, "additionalProperties");
-          }
-          Re v = additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
-              : any(level + 1, ANY_DEPTH - 1);
-          // With nothing to leave out, the key stays a tree (which has regex text).
-          Re key = keys.isEmpty() && taken == null ? anyKey : lang == null ? NEVER : new Re.Automaton(lang);
-          if (lang != null && v != NEVER) {
-            out.add(seq(lit(in + "\""), key, lit("\"" + colon), v));
+          if (otherKeys != null && taken != null) {
+            otherKeys = Automata.minus(otherKeys, taken, max, "additionalProperties");
           }
         }
       } catch (dev.leap.fsm.AutomatonTooLargeException e) {
         cannot(patterns.isEmpty() ? "additionalProperties" : "patternProperties", ptr,
             "the key languages of the members beyond properties exceed the state limit");
         return null;
+      }
+      List<Re> out = new ArrayList<>();
+      for (int i = 0; i < langs.size(); i++) {
+        List<String> w = which.get(i);
+        String p = ptr + "/patternProperties/" + escapePointer(w.get(0));
+        Re v = valueOfMerge(() -> {
+          JsonNode acc = null;
+          for (String name : w) {
+            JsonNode sch = o.get("patternProperties").get(name);
+            acc = acc == null ? sch : merge(acc, sch, p);
+          }
+          return acc;
+        }, p, level + 1);
+        if (v != NEVER) {
+          out.add(seq(lit(in + "\""), new Re.Automaton(langs.get(i)), lit("\"" + colon), v));
+        }
+      }
+      if (otherKeys != null) {
+        Re v = additional != null && additional.isObject() ? value(additional, ptr + "/additionalProperties", level + 1)
+            : any(level + 1, ANY_DEPTH - 1);
+        // With nothing to leave out, the key stays a tree (which has regex text).
+        Re key = keys.isEmpty() && taken == null ? anyKey : new Re.Automaton(otherKeys);
+        if (v != NEVER) {
+          out.add(seq(lit(in + "\""), key, lit("\"" + colon), v));
+        }
       }
       return out.isEmpty() ? null : alt(out);
     }
@@ -1587,8 +1651,27 @@ public final class JsonSchema {
           }
         }
       }
-      // additionalProperties speaks only of its own schema's properties: a member that one side
-      // lists and the other side forbids is forbidden in the merge.
+      if (!a.has("patternProperties") && !b.has("patternProperties")) {
+        // A member that one side lists and the other does not is an additional property of the
+        // other side: its schema also meets that side's additionalProperties (false: forbidden).
+        ObjectNode props = out.has("properties") ? ((ObjectNode) out.get("properties")).deepCopy()
+            : JsonNodeFactory.instance.objectNode();
+        List<String> names = new ArrayList<>();
+        props.fieldNames().forEachRemaining(names::add);
+        for (String name : names) {
+          for (JsonNode side : new JsonNode[] {a, b}) {
+            if (!side.path("properties").has(name) && side.has("additionalProperties")) {
+              props.set(name, merge(props.get(name), side.get("additionalProperties"), ptr + "/properties/" + escapePointer(name)));
+            }
+          }
+        }
+        if (!names.isEmpty()) {
+          out.set("properties", props);
+        }
+        return out;
+      }
+      // With patterns, which members are additional depends on the patterns too: a member that one
+      // side lists and the other side forbids is left out (a part of the valid objects).
       Set<String> allowed = null;
       for (JsonNode side : new JsonNode[] {a, b}) {
         JsonNode ap = side.get("additionalProperties");

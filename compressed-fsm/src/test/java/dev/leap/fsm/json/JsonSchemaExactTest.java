@@ -351,4 +351,38 @@ class JsonSchemaExactTest {
     }
     assertTrue(checked > 10_000 && accepted > 2_000, checked + " checked, " + accepted + " accepted");
   }
+
+  /** allOf merges, read back through the validator of {@link DisjointTest}: what Leap accepts is valid against both. */
+  @Test
+  void allOfMergesAcceptOnlyValuesValidAgainstEveryBranch() throws Exception {
+    SplittableRandom r = new SplittableRandom(7006L);
+    com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+    List<com.fasterxml.jackson.databind.JsonNode> values = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      values.add(DisjointTest.value(r, 0));
+    }
+    int compiled = 0;
+    int accepted = 0;
+    for (int round = 0; round < 600; round++) {
+      com.fasterxml.jackson.databind.JsonNode a = DisjointTest.schema(r, 0);
+      com.fasterxml.jackson.databind.JsonNode b = DisjointTest.schema(r, 0);
+      com.fasterxml.jackson.databind.node.ObjectNode all = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+      all.putArray("allOf").add(a).add(b);
+      Dfa dfa;
+      try {
+        dfa = dfaOrNull(all.toString());
+      } catch (dev.leap.fsm.ConstraintException e) {
+        continue; // a merge Leap does not do
+      }
+      compiled++;
+      for (com.fasterxml.jackson.databind.JsonNode v : values) {
+        String text = m.writeValueAsString(KeyOrder.schemaOrder(v, all));
+        if (accepts(dfa, text)) {
+          accepted++;
+          assertTrue(DisjointTest.valid(a, v) && DisjointTest.valid(b, v), all + " accepted " + text);
+        }
+      }
+    }
+    assertTrue(compiled > 300 && accepted > 2_000, compiled + " compiled, " + accepted + " accepted");
+  }
 }

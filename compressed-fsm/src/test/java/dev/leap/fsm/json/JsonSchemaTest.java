@@ -210,4 +210,20 @@ class JsonSchemaTest {
     assertTrue(CompressedFsm.compile(anyText, 100_000).dfa().matches("{\"a\":[1,{\"x\":null}],\"b\":[\"s\"]}"
         .getBytes(StandardCharsets.UTF_8)), anyText);
   }
+
+  /** Members beyond properties are dropped (and reported) when only they make the automaton too large. */
+  @Test
+  void membersBeyondPropertiesAreNarrowedAwayToFitTheLimit() {
+    String schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},\"additionalProperties\":true}";
+    JsonSchema.Compiled wide = JsonSchema.compileDetailed(schema, JsonSchemaOptions.defaults());
+    assertTrue(wide.narrowed().isEmpty() && accepts(wide.fsm(), "{\"a\":1,\"x\":[2]}"));
+    JsonSchema.Compiled narrow = JsonSchema.compileDetailed(schema, JsonSchemaOptions.defaults().withMaxDfaStates(200));
+    assertEquals(1, narrow.narrowed().size());
+    assertTrue(narrow.narrowed().get(0).contains("members beyond properties"), narrow.narrowed().get(0));
+    assertTrue(accepts(narrow.fsm(), "{\"a\":1}"));
+    assertFalse(accepts(narrow.fsm(), "{\"a\":1,\"x\":[2]}"));
+    // Nothing to narrow: the limit error stands.
+    assertThrows(dev.leap.fsm.AutomatonTooLargeException.class, () -> JsonSchema.compileDetailed(
+        "{\"type\":\"string\",\"pattern\":\"^(a|b)*a(a|b){12}$\"}", JsonSchemaOptions.defaults().withMaxDfaStates(500)));
+  }
 }

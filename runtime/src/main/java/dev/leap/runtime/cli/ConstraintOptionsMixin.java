@@ -34,11 +34,14 @@ public final class ConstraintOptionsMixin {
     }
     JsonSchemaOptions options = JsonSchemaOptions.defaults().withIndent(indent).withLenient(lenient);
     String schema = readSchema(jsonSchema);
-    JsonSchema.Result r = JsonSchema.convert(schema, options);
-    for (String ignored : r.ignored()) {
+    JsonSchema.Compiled c = JsonSchema.compileDetailed(schema, options);
+    for (String ignored : c.ignored()) {
       System.err.println("leap: ignored (lenient): " + ignored);
     }
-    return JsonSchema.compile(schema, options);
+    for (String narrowed : c.narrowed()) {
+      System.err.println("leap: narrowed: " + narrowed);
+    }
+    return c.fsm();
   }
 
   static String readSchema(Path file) {
