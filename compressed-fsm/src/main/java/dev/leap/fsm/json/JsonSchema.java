@@ -835,7 +835,14 @@ public final class JsonSchema {
 
     // --- objects
 
-    record Member(String name, Re value, boolean required) {}
+    /** An object member: its value's language, and the schema that language was made from (for versions). */
+    record Member(String name, Re value, JsonNode schema, boolean required) {}
+
+    /** A dependent schema's demand that member {@code member}'s value meets {@code schema} (see {@link Presence.Meets}). */
+    record ValueConstraint(String member, JsonNode schema, String ptr) {}
+
+    /** Most value constraints on one member (its value is written in a version per subset of them). */
+    static final int MAX_MEMBER_CONSTRAINTS = 3;
 
     Re object(ObjectNode o, String ptr, int level, Presence combined) {
       JsonNode props = o.get("properties");
@@ -846,21 +853,23 @@ public final class JsonSchema {
         for (Iterator<Map.Entry<String, JsonNode>> it = props.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> e = it.next();
           String p = ptr + "/properties/" + escapePointer(e.getKey());
-          Re v = valueOfMerge(() -> patternPropertiesMerged(o, e.getKey(), e.getValue(), p), p, level + 1);
-          members.add(new Member(e.getKey(), v, required.contains(e.getKey())));
+          JsonNode[] schema = new JsonNode[1];
+          Re v = valueOfMerge(() -> schema[0] = patternPropertiesMerged(o, e.getKey(), e.getValue(), p), p, level + 1);
+          members.add(new Member(e.getKey(), v, schema[0], required.contains(e.getKey())));
         }
       }
       JsonNode additional = o.get("additionalProperties");
       boolean closed = additional != null && additional.isBoolean() && !additional.asBoolean();
       for (String r : required) {
         if (props == null || !props.has(r)) {
-          members.add(new Member(r, unlistedValue(o, r, ptr, level), true));
+          members.add(new Member(r, unlistedValue(o, r, ptr, level), unlistedSchema(o, r, ptr), true));
         }
       }
       String in = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * (level + 1));
       String out = opt.indent() < 0 ? "" : "\n" + " ".repeat(opt.indent() * level);
       String colon = opt.indent() < 0 ? ":" : ": ";
-      Presence formula = Presence.and(List.of(combined, dependencies(o, ptr)));
+      List<ValueConstraint> constraints = new ArrayList<>();
+      Presence formula = Presence.and(List.of(combined, dependencies(o, ptr, constraints)));
       int minProps = o.has("minProperties") ? nonNegative(o, "minProperties", ptr) : 0;
       int maxProps = o.has("maxProperties") ? nonNegative(o, "maxProperties", ptr) : -1;
       Set<String> listed = new LinkedHashSet<>();
@@ -876,18 +885,55 @@ public final class JsonSchema {
             formula = formula.assign(n, false);
             continue;
           }
-          members.add(new Member(n, unlistedValue(o, n, ptr, level), false));
+          members.add(new Member(n, unlistedValue(o, n, ptr, level), unlistedSchema(o, n, ptr), false));
           listed.add(n);
         }
       }
       Re extra = maxProps == 0 ? null : extraMember(o, ptr, level, listed);
-      Re[] p = new Re[members.size()];
-      long[] size = new long[members.size()];
-      for (int i = 0; i < p.length; i++) {
-        p[i] = seq(lit(in + quote(members.get(i).name()) + colon), members.get(i).value());
-        size[i] = size(p[i]);
+      // Each member is written in a version per subset of its value constraints (version 0: none).
+      Re[][] versions = new Re[members.size()][];
+      long[][] size = new long[members.size()][];
+      int[][] cons = new int[members.size()][];
+      for (int i = 0; i < members.size(); i++) {
+        Member m = members.get(i);
+        List<Integer> mine = new ArrayList<>();
+        for (int k = 0; k < constraints.size(); k++) {
+          if (constraints.get(k).member().equals(m.name())) {
+            mine.add(k);
+          }
+        }
+        if (mine.size() > MAX_MEMBER_CONSTRAINTS) {
+          cannot(o.has("dependentSchemas") ? "dependentSchemas" : "dependencies", ptr, "more than " + MAX_MEMBER_CONSTRAINTS
+              + " dependent schemas constrain the value of member \"" + m.name() + "\"");
+          mine = mine.subList(0, 0);
+        }
+        cons[i] = mine.stream().mapToInt(Integer::intValue).toArray();
+        versions[i] = new Re[1 << cons[i].length];
+        size[i] = new long[versions[i].length];
+        String key = in + quote(m.name()) + colon;
+        for (int v = 0; v < versions[i].length; v++) {
+          Re value = m.value();
+          if (v > 0) {
+            List<ValueConstraint> meet = new ArrayList<>();
+            for (int k = 0; k < cons[i].length; k++) {
+              if ((v >> k & 1) == 1) {
+                meet.add(constraints.get(cons[i][k]));
+              }
+            }
+            String cp = meet.get(0).ptr();
+            value = valueOfMerge(() -> {
+              JsonNode acc = m.schema();
+              for (ValueConstraint c : meet) {
+                acc = merge(acc, c.schema(), cp);
+              }
+              return acc;
+            }, cp, level + 1);
+          }
+          versions[i][v] = value == NEVER ? NEVER : seq(lit(key), value);
+          size[i][v] = size(versions[i][v]);
+        }
       }
-      Layout layout = new Layout(members, p, size, minProps, maxProps, out, extra);
+      Layout layout = new Layout(members, versions, cons, size, minProps, maxProps, out, extra);
       Re body = layout.from(0, false, formula, 0);
       if (body == NEVER && layout.minUnreachable) {
         cannot("minProperties", ptr, "reaching minProperties needs more than one member beyond the listed ones (a generated"
@@ -917,6 +963,21 @@ public final class JsonSchema {
       return additional != null && additional.isBoolean() && !additional.asBoolean() ? NEVER : any(level + 1, ANY_DEPTH - 1);
     }
 
+    /** The schema of member {@code name} that {@code properties} does not list ({@code false} if forbidden). */
+    JsonNode unlistedSchema(ObjectNode o, String name, String ptr) {
+      int mark = followed.size();
+      try {
+        JsonNode pattern = patternSchemaFor(o, name, ptr);
+        if (pattern != null) {
+          return pattern;
+        }
+      } finally {
+        followed.subList(mark, followed.size()).clear();
+      }
+      JsonNode additional = o.get("additionalProperties");
+      return additional == null ? JsonNodeFactory.instance.booleanNode(true) : additional;
+    }
+
     /** Most member copies (in tree nodes) that one object's {@link Layout} may write out. */
     static final long MAX_LAYOUT_COST = 2_000_000;
 
@@ -933,8 +994,11 @@ public final class JsonSchema {
      */
     final class Layout {
       final List<Member> members;
-      final Re[] p;
-      final long[] size;
+      /** {@code versions[i][v]}: member i (key and value) meeting the constraints of subset v of {@code cons[i]}. */
+      final Re[][] versions;
+      /** The value constraints on member i, by number. */
+      final int[][] cons;
+      final long[][] size;
       final int minProps;
       final int maxProps;
       final String close;
@@ -944,14 +1008,19 @@ public final class JsonSchema {
       /** Whether some ending fell short of minProperties by more than one extra member. */
       boolean minUnreachable;
       final Map<String, Re> memo = new HashMap<>();
-      /** Per member i: member i followed by a continuation, by the continuation (shared by "wrote one" and not). */
-      final List<Map<Re, Re>> withMember = new ArrayList<>();
+      /**
+       * Per member i: the member (in the versions of a bitmask) followed by a continuation, by the
+       * continuation (identity) and the bitmask; shared by "wrote one" and not.
+       */
+      final List<Map<Re, Map<Integer, Re>>> withMember = new ArrayList<>();
       long cost;
 
-      Layout(List<Member> members, Re[] p, long[] size, int minProps, int maxProps, String close, Re extra) {
+      Layout(List<Member> members, Re[][] versions, int[][] cons, long[][] size, int minProps, int maxProps, String close,
+          Re extra) {
         this.members = members;
+        this.versions = versions;
+        this.cons = cons;
         this.extra = extra;
-        this.p = p;
         this.size = size;
         this.minProps = minProps;
         this.maxProps = maxProps;
@@ -981,21 +1050,53 @@ public final class JsonSchema {
           Presence fa = f.assign(m.name(), false);
           boolean canPresent = (maxProps < 0 || count < maxProps) && !fp.equals(Presence.FALSE);
           boolean canAbsent = !m.required() && !fa.equals(Presence.FALSE);
-          Re present = canPresent ? from(i + 1, true, fp, next) : NEVER;
           Re absent = canAbsent ? from(i + 1, wrote, fa, count) : NEVER;
-          if (present == NEVER) {
-            b = absent;
-          } else if (present == absent) {
+          // Present: each version leads to the residual formula of the constraints it meets.
+          List<Re> conts = new ArrayList<>();
+          List<Integer> masks = new ArrayList<>();
+          for (int v = 0; canPresent && v < versions[i].length; v++) {
+            if (versions[i][v] == NEVER) {
+              continue;
+            }
+            Presence fv = fp;
+            for (int k = 0; k < cons[i].length; k++) {
+              fv = fv.assignMeets(m.name(), cons[i][k], (v >> k & 1) == 1);
+            }
+            Re cont = fv.equals(Presence.FALSE) ? NEVER : from(i + 1, true, fv, next);
+            if (cont == NEVER) {
+              continue;
+            }
+            int at = indexOfIdentity(conts, cont);
+            if (at < 0) {
+              conts.add(cont);
+              masks.add(1 << v);
+            } else {
+              masks.set(at, masks.get(at) | 1 << v);
+            }
+          }
+          if (versions[i].length == 1 && conts.size() == 1 && conts.get(0) == absent) {
             // The member is optional and nothing after it depends on it.
-            cost += size[i];
-            b = new Re.Concat(List.of(opt(wrote ? seq(lit(","), p[i]) : p[i]), present));
+            cost += size[i][0];
+            b = new Re.Concat(List.of(opt(wrote ? seq(lit(","), versions[i][0]) : versions[i][0]), absent));
           } else {
-            Re after = withMember.get(i).computeIfAbsent(present, c -> {
-              cost += size[i];
-              return new Re.Concat(List.of(p[i], c));
-            });
-            Re item = wrote ? new Re.Concat(List.of(lit(","), after)) : after;
-            b = absent == NEVER ? item : alt(List.of(item, absent));
+            List<Re> options = new ArrayList<>();
+            for (int c = 0; c < conts.size(); c++) {
+              Re cont = conts.get(c);
+              int mask = masks.get(c);
+              Re after = withMember.get(i).computeIfAbsent(cont, x -> new HashMap<>()).computeIfAbsent(mask, x -> {
+                List<Re> texts = new ArrayList<>();
+                for (int v = 0; v < versions[i].length; v++) {
+                  if ((mask >> v & 1) == 1) {
+                    texts.add(versions[i][v]);
+                    cost += size[i][v];
+                  }
+                }
+                return new Re.Concat(List.of(alt(texts), cont));
+              });
+              options.add(wrote ? new Re.Concat(List.of(lit(","), after)) : after);
+            }
+            options.add(absent);
+            b = alt(options);
           }
         }
         memo.put(key, b);
@@ -1025,6 +1126,15 @@ public final class JsonSchema {
         Re some = seq(extra, rep(more, 0, room < 0 ? -1 : room - 1), lit(close + "}"));
         return lo == 0 ? alt(List.of(lit("}"), some)) : some;
       }
+    }
+
+    static int indexOfIdentity(List<Re> list, Re x) {
+      for (int i = 0; i < list.size(); i++) {
+        if (list.get(i) == x) {
+          return i;
+        }
+      }
+      return -1;
     }
 
     /** Most patternProperties whose overlaps are written out (keys matching each subset of them). */
@@ -1152,8 +1262,13 @@ public final class JsonSchema {
       return out.isEmpty() ? null : alt(out);
     }
 
-    /** What {@code dependencies} / {@code dependentRequired} / {@code dependentSchemas} require. */
-    Presence dependencies(ObjectNode o, String ptr) {
+    /**
+     * What {@code dependencies} / {@code dependentRequired} / {@code dependentSchemas} require: for
+     * each member {@code p}, "p absent, or the object meets the dependent schema". A dependent
+     * schema that also constrains member values ({@link #conditionOnly}) adds its value
+     * constraints to {@code constraints}, referred to by {@link Presence.Meets}.
+     */
+    Presence dependencies(ObjectNode o, String ptr, List<ValueConstraint> constraints) {
       List<Presence> all = new ArrayList<>();
       for (String kw : List.of("dependencies", "dependentRequired", "dependentSchemas")) {
         JsonNode deps = o.get(kw);
@@ -1163,6 +1278,7 @@ public final class JsonSchema {
         for (Iterator<Map.Entry<String, JsonNode>> it = deps.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> e = it.next();
           JsonNode d = e.getValue();
+          String p = ptr + "/" + kw + "/" + escapePointer(e.getKey());
           Presence then;
           if (d.isArray()) {
             List<Presence> names = new ArrayList<>();
@@ -1170,15 +1286,178 @@ public final class JsonSchema {
             then = Presence.and(names);
           } else if (presenceOnly(d)) {
             then = presence(d);
+          } else if (conditionOnly(d, 0)) {
+            then = condition(d, p, o, constraints);
           } else {
-            cannot(kw, ptr + "/" + kw + "/" + escapePointer(e.getKey()),
-                "a dependent schema is supported only when it asserts which members are present (required, anyOf, ...)");
+            cannot(kw, p, "a dependent schema is supported when it asserts which members are present (required, anyOf,"
+                + " ...) and what their values meet (properties)");
             continue;
           }
           all.add(Presence.or(List.of(Presence.not(new Presence.Has(e.getKey())), then)));
         }
       }
       return Presence.and(all);
+    }
+
+    /** Keywords a dependent schema may hold to be written out as a {@link #condition}. */
+    static final Set<String> CONDITION_KEYWORDS = Set.of("required", "properties", "type", "anyOf", "oneOf", "allOf",
+        "not", "$ref");
+
+    /**
+     * Whether {@code s} (a dependent schema, applied to the object itself) says nothing but which
+     * members are present and which schemas their values meet: {@code required}, {@code
+     * properties}, {@code type}, and {@code anyOf}/{@code oneOf}/{@code allOf} of such, {@code not}
+     * of presence only.
+     */
+    boolean conditionOnly(JsonNode s, int depth) {
+      if (s.isBoolean()) {
+        return true;
+      }
+      if (!s.isObject() || depth > 8) {
+        return false;
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        String k = e.getKey();
+        JsonNode v = e.getValue();
+        if (ANNOTATIONS.contains(k) || (!HANDLED.contains(k) && !UNSUPPORTED.contains(k))) {
+          continue;
+        }
+        boolean ok = switch (k) {
+          case "required" -> v.isArray();
+          case "properties" -> v.isObject();
+          case "type" -> true;
+          case "not" -> presenceOnly(v);
+          case "$ref" -> v.isTextual() && localTarget(v.asText()) != null && conditionOnly(localTarget(v.asText()), depth + 1);
+          case "anyOf", "oneOf", "allOf" -> {
+            boolean all = v.isArray();
+            for (JsonNode b : v) {
+              all &= conditionOnly(b, depth + 1);
+            }
+            yield all;
+          }
+          default -> false;
+        };
+        if (!ok) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /**
+     * The formula of a {@link #conditionOnly} schema {@code s} for an instance of object schema
+     * {@code o}. {@code properties} become "member absent, or its value meets the schema" (a new
+     * constraint); {@link Presence.Meets} appears only positively, so writing a member in a
+     * version that claims fewer constraints than its value meets never makes a valid object
+     * invalid, and every valid object has a version choice that satisfies the formula.
+     */
+    Presence condition(JsonNode s, String ptr, ObjectNode o, List<ValueConstraint> constraints) {
+      if (s.isBoolean()) {
+        return s.asBoolean() ? Presence.TRUE : Presence.FALSE;
+      }
+      List<Presence> all = new ArrayList<>();
+      if (s.path("$ref").isTextual()) {
+        all.add(condition(localTarget(s.get("$ref").asText()), ptr, o, constraints));
+      }
+      s.path("required").forEach(n -> all.add(new Presence.Has(n.asText())));
+      if (s.has("type")) {
+        JsonNode t = s.get("type");
+        boolean object = t.isArray() ? containsValue(t, JsonNodeFactory.instance.textNode("object")) : t.asText().equals("object");
+        all.add(object ? Presence.TRUE : Presence.FALSE);
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = s.path("properties").fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        JsonNode c = e.getValue();
+        if (c.isBoolean() && c.asBoolean() || c.isObject() && !hasAssertions((ObjectNode) c) && !c.has("$ref")) {
+          continue; // met by every value
+        }
+        Presence has = new Presence.Has(e.getKey());
+        if (Disjoint.isFalse(c)) {
+          all.add(Presence.not(has));
+          continue;
+        }
+        constraints.add(new ValueConstraint(e.getKey(), c, ptr + "/properties/" + escapePointer(e.getKey())));
+        all.add(Presence.or(List.of(Presence.not(has), new Presence.Meets(e.getKey(), constraints.size() - 1))));
+      }
+      if (s.has("not")) {
+        all.add(Presence.not(presence(s.get("not"))));
+      }
+      for (String k : List.of("allOf", "anyOf", "oneOf")) {
+        if (!s.has(k)) {
+          continue;
+        }
+        JsonNode branches = s.get(k);
+        if (k.equals("oneOf")) {
+          boolean presenceBranches = true;
+          for (JsonNode b : branches) {
+            presenceBranches &= presenceOnly(b);
+          }
+          if (presenceBranches) {
+            List<Presence> items = new ArrayList<>();
+            branches.forEach(b -> items.add(presence(b)));
+            all.add(Presence.exactlyOne(items));
+            continue;
+          }
+          if (!branchesDisjoint(branches, o, ptr)) {
+            cannot("oneOf", ptr, "its branches constrain member values and may both hold for one object, so exactly-one"
+                + " could not be enforced");
+            continue;
+          }
+        }
+        List<Presence> items = new ArrayList<>();
+        for (int i = 0; i < branches.size(); i++) {
+          items.add(condition(branches.get(i), ptr + "/" + k + "/" + i, o, constraints));
+        }
+        all.add(k.equals("allOf") ? Presence.and(items) : Presence.or(items));
+      }
+      return Presence.and(all);
+    }
+
+    /**
+     * Whether no object valid against {@code o} is valid against two of {@code branches}
+     * ({@link Disjoint}, each branch read together with the object's {@code required}).
+     */
+    boolean branchesDisjoint(JsonNode branches, ObjectNode o, String ptr) {
+      int mark = followed.size();
+      Disjoint proof = new Disjoint(x -> {
+        try {
+          return resolveShallow(x, ptr);
+        } catch (ConstraintException e) {
+          return JsonNodeFactory.instance.booleanNode(true);
+        }
+      });
+      try {
+        List<JsonNode> withRequired = new ArrayList<>();
+        for (JsonNode b : branches) {
+          JsonNode r = resolveShallow(b, ptr);
+          if (r.isObject() && o.has("required")) {
+            ObjectNode copy = ((ObjectNode) r).deepCopy();
+            ArrayNode req = copy.putArray("required");
+            Set<String> names = new LinkedHashSet<>();
+            r.path("required").forEach(n -> names.add(n.asText()));
+            o.get("required").forEach(n -> names.add(n.asText()));
+            names.forEach(req::add);
+            if (!copy.has("type")) {
+              copy.put("type", "object");
+            }
+            r = copy;
+          }
+          withRequired.add(r);
+        }
+        for (int i = 0; i < withRequired.size(); i++) {
+          for (int j = i + 1; j < withRequired.size(); j++) {
+            if (!proof.proven(withRequired.get(i), withRequired.get(j))) {
+              return false;
+            }
+          }
+        }
+        return true;
+      } catch (ConstraintException e) {
+        return false;
+      } finally {
+        followed.subList(mark, followed.size()).clear();
+      }
     }
 
     /** Keywords a schema may hold and still say nothing but which object members are present. */

@@ -7,17 +7,22 @@ import java.util.Set;
 /**
  * A Boolean formula over which object members are present: what {@code required},
  * {@code dependentRequired} / {@code dependencies}, and {@code anyOf} / {@code oneOf} /
- * {@code allOf} / {@code not} of {@code required}-only schemas say about an object. Immutable;
- * {@link #assign} returns the simplified residual, so a formula with every member assigned is
- * {@link #TRUE} or {@link #FALSE}. {@link #toString()} is canonical for equal structure (used as a
- * memo key).
+ * {@code allOf} / {@code not} of {@code required}-only schemas say about an object. Its variables:
+ * {@link Has} (a member is present) and {@link Meets} (a member is present and written in a
+ * version whose value meets a numbered value constraint, such as the {@code properties} of a
+ * dependent schema). Immutable; {@link #assign} and {@link #assignMeets} return the simplified
+ * residual, so a formula with every variable assigned is {@link #TRUE} or {@link #FALSE}.
+ * {@link #toString()} is canonical for equal structure (used as a memo key).
  */
 sealed interface Presence {
   Presence TRUE = new Const(true);
   Presence FALSE = new Const(false);
 
-  /** The formula with member {@code name} present or absent, simplified. */
+  /** The formula with member {@code name} present or absent, simplified (an absent member meets nothing). */
   Presence assign(String name, boolean present);
+
+  /** The formula with member {@code name}'s value constraint {@code constraint} met or not, simplified. */
+  Presence assignMeets(String name, int constraint, boolean meets);
 
   /** Its value when every member is present or, for {@code false}, absent. */
   boolean evalAll(boolean present);
@@ -27,6 +32,10 @@ sealed interface Presence {
 
   record Const(boolean value) implements Presence {
     public Presence assign(String name, boolean present) {
+      return this;
+    }
+
+    public Presence assignMeets(String name, int constraint, boolean meets) {
       return this;
     }
 
@@ -47,6 +56,10 @@ sealed interface Presence {
       return n.equals(name) ? (present ? TRUE : FALSE) : this;
     }
 
+    public Presence assignMeets(String n, int constraint, boolean meets) {
+      return this;
+    }
+
     public boolean evalAll(boolean present) {
       return present;
     }
@@ -61,9 +74,39 @@ sealed interface Presence {
     }
   }
 
+  /**
+   * Member {@code name} is present and its value meets constraint {@code constraint}. Only used
+   * positively (never under {@link Not}): a member written in a version that does not claim the
+   * constraint may still meet it, and another version writes the same text.
+   */
+  record Meets(String name, int constraint) implements Presence {
+    public Presence assign(String n, boolean present) {
+      return n.equals(name) && !present ? FALSE : this;
+    }
+
+    public Presence assignMeets(String n, int c, boolean meets) {
+      return n.equals(name) && c == constraint ? (meets ? TRUE : FALSE) : this;
+    }
+
+    public boolean evalAll(boolean present) {
+      return present; // on a value that is not an object, properties constrain nothing
+    }
+
+    public void names(Set<String> out) {}
+
+    @Override
+    public String toString() {
+      return "m" + constraint + ":" + name.length() + ":" + name;
+    }
+  }
+
   record Not(Presence item) implements Presence {
     public Presence assign(String name, boolean present) {
       return not(item.assign(name, present));
+    }
+
+    public Presence assignMeets(String name, int constraint, boolean meets) {
+      return not(item.assignMeets(name, constraint, meets));
     }
 
     public boolean evalAll(boolean present) {
@@ -86,6 +129,14 @@ sealed interface Presence {
       List<Presence> out = new ArrayList<>();
       for (Presence p : items) {
         out.add(p.assign(name, present));
+      }
+      return of(kind, out);
+    }
+
+    public Presence assignMeets(String name, int constraint, boolean meets) {
+      List<Presence> out = new ArrayList<>();
+      for (Presence p : items) {
+        out.add(p.assignMeets(name, constraint, meets));
       }
       return of(kind, out);
     }

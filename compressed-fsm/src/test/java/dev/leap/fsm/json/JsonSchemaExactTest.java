@@ -385,4 +385,119 @@ class JsonSchemaExactTest {
     }
     assertTrue(compiled > 300 && accepted > 2_000, compiled + " compiled, " + accepted + " accepted");
   }
+
+  /** A random dependent schema over members a..d with integer values (conditions on presence and values). */
+  static String dependentSchema(SplittableRandom r, String[] names, int depth) {
+    List<String> parts = new ArrayList<>();
+    if (r.nextInt(3) == 0) {
+      parts.add("\"required\":[\"" + names[r.nextInt(names.length)] + "\"]");
+    }
+    if (r.nextInt(3) > 0) {
+      StringBuilder props = new StringBuilder("\"properties\":{");
+      int n = 1 + r.nextInt(2);
+      Set<String> used = new LinkedHashSet<>();
+      for (int i = 0; i < n; i++) {
+        String q = names[r.nextInt(names.length)];
+        if (!used.add(q)) {
+          continue;
+        }
+        String c = switch (r.nextInt(4)) {
+          case 0 -> "{\"minimum\":5}";
+          case 1 -> "{\"maximum\":3}";
+          case 2 -> "{\"const\":" + (r.nextBoolean() ? 1 : 7) + "}";
+          default -> "false";
+        };
+        props.append(used.size() > 1 ? "," : "").append('"').append(q).append("\":").append(c);
+      }
+      parts.add(props.append('}').toString());
+    }
+    if (depth == 0 && r.nextInt(3) == 0) {
+      String k = new String[] {"anyOf", "oneOf", "allOf"}[r.nextInt(3)];
+      if (k.equals("oneOf") && r.nextBoolean()) {
+        // A discriminated union: a required member with different constants.
+        String q = names[r.nextInt(names.length)];
+        parts.add("\"oneOf\":[{\"required\":[\"" + q + "\"],\"properties\":{\"" + q + "\":{\"const\":1}}},"
+            + "{\"required\":[\"" + q + "\"],\"properties\":{\"" + q + "\":{\"const\":7},\"" + names[r.nextInt(names.length)]
+            + "\":{\"minimum\":5}}}]");
+      } else {
+        parts.add("\"" + k + "\":[{" + dependentSchema(r, names, 1) + "},{" + dependentSchema(r, names, 1) + "}]");
+      }
+    }
+    return String.join(",", parts);
+  }
+
+  /** The naive twin of a dependent schema (the test's keywords only), on an object of integers. */
+  static boolean meets(com.fasterxml.jackson.databind.JsonNode d, com.fasterxml.jackson.databind.JsonNode obj) {
+    if (!DisjointTest.valid(d, obj)) {
+      return false; // required, properties
+    }
+    for (String k : new String[] {"anyOf", "oneOf", "allOf"}) {
+      if (d.has(k)) {
+        int n = 0;
+        for (com.fasterxml.jackson.databind.JsonNode b : d.get(k)) {
+          n += meets(b, obj) ? 1 : 0;
+        }
+        boolean ok = k.equals("anyOf") ? n > 0 : k.equals("oneOf") ? n == 1 : n == d.get(k).size();
+        if (!ok) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  @Test
+  void dependentSchemasOnValuesAgreeWithEvaluatingTheKeywords() throws Exception {
+    SplittableRandom r = new SplittableRandom(7007L);
+    com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+    String[] names = {"a", "b", "c", "d"};
+    int[] pool = {1, 4, 7};
+    int compiled = 0;
+    int checked = 0;
+    int valid = 0;
+    for (int round = 0; round < 250; round++) {
+      StringBuilder schema = new StringBuilder("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},"
+          + "\"b\":{\"type\":\"integer\"},\"c\":{\"type\":\"integer\"},\"d\":{\"type\":\"integer\"}}");
+      schema.append(",\"dependentSchemas\":{");
+      Set<String> keys = new LinkedHashSet<>();
+      for (int i = 0, n = 1 + r.nextInt(2); i < n; i++) {
+        String p = names[r.nextInt(names.length)];
+        if (keys.add(p)) {
+          schema.append(keys.size() > 1 ? "," : "").append('"').append(p).append("\":{").append(dependentSchema(r, names, 0))
+              .append('}');
+        }
+      }
+      schema.append("}}");
+      com.fasterxml.jackson.databind.JsonNode node = m.readTree(schema.toString());
+      Dfa dfa;
+      try {
+        dfa = dfaOrNull(schema.toString());
+      } catch (JsonSchemaException e) {
+        assertTrue(e.getMessage().contains("oneOf"), e.getMessage());
+        continue; // a oneOf Leap cannot prove exactly-one for
+      }
+      compiled++;
+      for (int mask = 0; mask < 1 << names.length; mask++) {
+        int present = Integer.bitCount(mask);
+        for (int assign = 0; assign < Math.pow(pool.length, present); assign++) {
+          com.fasterxml.jackson.databind.node.ObjectNode obj = m.createObjectNode();
+          for (int i = 0, a = assign; i < names.length; i++) {
+            if ((mask >> i & 1) == 1) {
+              obj.put(names[i], pool[a % pool.length]);
+              a /= pool.length;
+            }
+          }
+          boolean ok = true;
+          for (String p : keys) {
+            ok &= !obj.has(p) || meets(node.get("dependentSchemas").get(p), obj);
+          }
+          assertEquals(ok, accepts(dfa, m.writeValueAsString(obj)), schema + " on " + obj);
+          checked++;
+          valid += ok ? 1 : 0;
+        }
+      }
+    }
+    assertTrue(compiled > 150 && checked > 20_000 && valid > 5_000 && checked - valid > 5_000,
+        compiled + " compiled, " + checked + " checked, " + valid + " valid");
+  }
 }
