@@ -1,6 +1,10 @@
 package dev.leap.fsm.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leap.fsm.internal.Automata;
+import dev.leap.fsm.internal.CharRanges;
+import dev.leap.fsm.internal.Re;
+import dev.leap.fsm.internal.RegexParser;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -28,6 +32,9 @@ final class Disjoint {
   /** How deep member values are compared. */
   static final int MAX_DEPTH = 8;
 
+  /** String lengths above this are read as unbounded (an over-approximation keeps a proof sound). */
+  static final int MAX_LENGTH_READ = 256;
+
   private final UnaryOperator<JsonNode> resolve;
 
   /** {@code resolve} follows a schema's top-level {@code $ref} and merges its {@code allOf}. */
@@ -37,6 +44,32 @@ final class Disjoint {
 
   boolean proven(JsonNode a, JsonNode b) {
     return proven(a, b, 0);
+  }
+
+  /** {@code s} with its top-level reference followed and allOf merged. */
+  JsonNode resolved(JsonNode s) {
+    return resolve.apply(s);
+  }
+
+  /** The kinds of value for which no value is valid against both (kinds neither allows included). */
+  Set<Kind> provenKinds(JsonNode a, JsonNode b) {
+    Set<Kind> out = EnumSet.allOf(Kind.class);
+    JsonNode ra = resolve.apply(a);
+    JsonNode rb = resolve.apply(b);
+    if (isFalse(ra) || isFalse(rb)) {
+      return out;
+    }
+    if (!ra.isObject() || !rb.isObject()) {
+      return EnumSet.noneOf(Kind.class);
+    }
+    Set<Kind> common = kinds(ra);
+    common.retainAll(kinds(rb));
+    for (Kind k : common) {
+      if (!provenFor(k, ra, rb, 0)) {
+        out.remove(k);
+      }
+    }
+    return out;
   }
 
   private boolean proven(JsonNode a, JsonNode b, int depth) {
@@ -76,6 +109,18 @@ final class Disjoint {
     }
     if (k == Kind.WHOLE || k == Kind.FRACTION) {
       return disjointBounds(a, b);
+    }
+    if (k == Kind.STRING) {
+      if (disjointLengths(a, b)) {
+        return true;
+      }
+      dev.leap.fsm.Dfa la = decodedStrings(a);
+      dev.leap.fsm.Dfa lb = la == null ? null : decodedStrings(b);
+      try {
+        return la != null && lb != null && dev.leap.fsm.internal.Automata.intersect(la, lb, 200_000, "oneOf") == null;
+      } catch (dev.leap.fsm.AutomatonTooLargeException e) {
+        return false;
+      }
     }
     if (k == Kind.OBJECT) {
       for (JsonNode[] pair : new JsonNode[][] {{a, b}, {b, a}}) {
@@ -192,6 +237,68 @@ final class Disjoint {
       return true;
     }
     return x.equals(y);
+  }
+
+  /**
+   * A DFA over the UTF-8 bytes of decoded strings that accepts at least every string valid
+   * against {@code s}'s {@code pattern}, lengths and {@code const}/{@code enum} (never fewer: an over-approximation is what a
+   * proof may use), or null if it cannot say. A pattern outside Leap's dialect, or with {@code \s}
+   * (Leap's is ASCII, ECMA's also matches other spaces), says nothing.
+   */
+  static dev.leap.fsm.Dfa decodedStrings(JsonNode s) {
+    Re anyCp = new Re.Chars(CharRanges.negate(new int[0]));
+    List<Re> parts = new ArrayList<>();
+    if (s.path("pattern").isTextual()) {
+      String p = s.get("pattern").asText();
+      if (!p.replace("\\\\", "").contains("\\s")) {
+        try {
+          JsonSchema.Anchors a = JsonSchema.Anchors.of(p);
+          parts.add(JsonSchema.seq(a.start() ? Re.EMPTY : JsonSchema.rep(anyCp, 0, -1), RegexParser.parse(a.inner()),
+              a.end() ? Re.EMPTY : JsonSchema.rep(anyCp, 0, -1)));
+        } catch (dev.leap.fsm.ConstraintException e) {
+          // outside the dialect: says nothing
+        }
+      }
+    }
+    List<JsonNode> lits = literals(s);
+    if (lits != null) {
+      List<Re> strings = new ArrayList<>();
+      for (JsonNode v : lits) {
+        if (v.isTextual()) {
+          strings.add(JsonSchema.lit(v.asText()));
+        }
+      }
+      parts.add(strings.isEmpty() ? JsonSchema.NEVER : JsonSchema.alt(strings));
+    }
+    int min = s.path("minLength").canConvertToInt() ? s.get("minLength").asInt() : 0;
+    int max = s.path("maxLength").canConvertToInt() ? s.get("maxLength").asInt() : -1;
+    min = min > MAX_LENGTH_READ ? 0 : min;
+    max = max > MAX_LENGTH_READ ? -1 : max;
+    if (min > 0 || max >= 0) {
+      parts.add(JsonSchema.rep(anyCp, min, max));
+    }
+    try {
+      dev.leap.fsm.Dfa acc = null;
+      for (Re part : parts) {
+        dev.leap.fsm.Dfa d = Automata.compile(part, "oneOf", 20_000);
+        acc = d == null ? null : acc == null ? d : Automata.intersect(acc, d, 20_000, "oneOf");
+        if (acc == null) {
+          return null; // an empty language has no DFA: says nothing (never wrong)
+        }
+      }
+      return acc;
+    } catch (dev.leap.fsm.ConstraintException e) {
+      return null;
+    }
+  }
+
+  /** Whether the string lengths {@code a} and {@code b} allow have none in common. */
+  static boolean disjointLengths(JsonNode a, JsonNode b) {
+    long minA = a.path("minLength").asLong(0);
+    long minB = b.path("minLength").asLong(0);
+    long maxA = a.path("maxLength").isNumber() ? a.get("maxLength").asLong() : Long.MAX_VALUE;
+    long maxB = b.path("maxLength").isNumber() ? b.get("maxLength").asLong() : Long.MAX_VALUE;
+    return maxA < minB || maxB < minA;
   }
 
   /** Whether the numeric bounds of {@code a} and {@code b} leave no number in both. */

@@ -15,6 +15,7 @@ import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.RegexParser;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -113,7 +114,7 @@ public final class JsonSchema {
     try {
       Re tree = c.value(root, "", 0);
       return new Compiled(CompressedFsm.fromTree(tree, "JSON Schema", options.maxDfaStates()), List.copyOf(c.ignored),
-          List.of());
+          List.copyOf(c.narrowed));
     } catch (dev.leap.fsm.AutomatonTooLargeException e) {
       if (!c.extrasBesideProperties) {
         throw e;
@@ -127,8 +128,10 @@ public final class JsonSchema {
       } catch (dev.leap.fsm.AutomatonTooLargeException again) {
         throw e;
       }
-      return new Compiled(fsm, List.copyOf(narrow.ignored), List.of("members beyond properties (explicit"
-          + " additionalProperties, patternProperties) are not generated: with them " + e.getMessage()));
+      List<String> notes = new ArrayList<>(narrow.narrowed);
+      notes.add("members beyond properties (explicit additionalProperties, patternProperties) are not generated: with"
+          + " them " + e.getMessage());
+      return new Compiled(fsm, List.copyOf(narrow.ignored), List.copyOf(notes));
     }
   }
 
@@ -174,11 +177,22 @@ public final class JsonSchema {
 
   static final Re NEVER = new Re.Chars(new int[0]);
 
+  /** A JSON Schema pattern split into its {@code ^} / {@code $} anchors and the regex between them. */
+  record Anchors(boolean start, boolean end, String inner) {
+    static Anchors of(String p) {
+      boolean start = p.startsWith("^");
+      boolean end = p.endsWith("$") && !p.endsWith("\\$") && p.length() > (start ? 1 : 0);
+      return new Anchors(start, end, p.substring(start ? 1 : 0, p.length() - (end ? 1 : 0)));
+    }
+  }
+
   private static final class Converter {
     final JsonNode root;
     final JsonSchemaOptions opt;
     final List<String> ignored = new ArrayList<>();
     final Map<String, Integer> refDepth = new HashMap<>();
+    /** Where Leap generates less than the schema allows beyond its documented rules, and why. */
+    final List<String> narrowed = new ArrayList<>();
     /** The references {@link #resolveShallow} followed (merging inlines their targets). */
     final List<String> followed = new ArrayList<>();
     final ObjectMapper mapper = new ObjectMapper();
@@ -595,15 +609,6 @@ public final class JsonSchema {
       String regex = Formats.regex(f);
       // Not a format of the specification: an annotation, as validators treat it.
       return regex == null ? null : jsonEncode(RegexParser.parse(regex));
-    }
-
-    /** A JSON Schema pattern split into its {@code ^} / {@code $} anchors and the regex between them. */
-    record Anchors(boolean start, boolean end, String inner) {
-      static Anchors of(String p) {
-        boolean start = p.startsWith("^");
-        boolean end = p.endsWith("$") && !p.endsWith("\\$") && p.length() > (start ? 1 : 0);
-        return new Anchors(start, end, p.substring(start ? 1 : 0, p.length() - (end ? 1 : 0)));
-      }
     }
 
     /** The strings that contain a match of {@code p} (unanchored, as JSON Schema reads it), JSON-encoded. */
@@ -1287,7 +1292,7 @@ public final class JsonSchema {
           } else if (presenceOnly(d)) {
             then = presence(d);
           } else if (conditionOnly(d, 0)) {
-            then = condition(d, p, o, constraints);
+            then = condition(d, p, o, e.getKey(), constraints);
           } else {
             cannot(kw, p, "a dependent schema is supported when it asserts which members are present (required, anyOf,"
                 + " ...) and what their values meet (properties)");
@@ -1352,13 +1357,13 @@ public final class JsonSchema {
      * version that claims fewer constraints than its value meets never makes a valid object
      * invalid, and every valid object has a version choice that satisfies the formula.
      */
-    Presence condition(JsonNode s, String ptr, ObjectNode o, List<ValueConstraint> constraints) {
+    Presence condition(JsonNode s, String ptr, ObjectNode o, String key, List<ValueConstraint> constraints) {
       if (s.isBoolean()) {
         return s.asBoolean() ? Presence.TRUE : Presence.FALSE;
       }
       List<Presence> all = new ArrayList<>();
       if (s.path("$ref").isTextual()) {
-        all.add(condition(localTarget(s.get("$ref").asText()), ptr, o, constraints));
+        all.add(condition(localTarget(s.get("$ref").asText()), ptr, o, key, constraints));
       }
       s.path("required").forEach(n -> all.add(new Presence.Has(n.asText())));
       if (s.has("type")) {
@@ -1399,7 +1404,7 @@ public final class JsonSchema {
             all.add(Presence.exactlyOne(items));
             continue;
           }
-          if (!branchesDisjoint(branches, o, ptr)) {
+          if (!branchesDisjoint(branches, o, key, ptr)) {
             cannot("oneOf", ptr, "its branches constrain member values and may both hold for one object, so exactly-one"
                 + " could not be enforced");
             continue;
@@ -1407,7 +1412,7 @@ public final class JsonSchema {
         }
         List<Presence> items = new ArrayList<>();
         for (int i = 0; i < branches.size(); i++) {
-          items.add(condition(branches.get(i), ptr + "/" + k + "/" + i, o, constraints));
+          items.add(condition(branches.get(i), ptr + "/" + k + "/" + i, o, key, constraints));
         }
         all.add(k.equals("allOf") ? Presence.and(items) : Presence.or(items));
       }
@@ -1415,28 +1420,24 @@ public final class JsonSchema {
     }
 
     /**
-     * Whether no object valid against {@code o} is valid against two of {@code branches}
-     * ({@link Disjoint}, each branch read together with the object's {@code required}).
+     * Whether no object valid against {@code o} that has member {@code key} is valid against two of
+     * {@code branches} ({@link Disjoint}, each branch read as an object schema with the object's
+     * {@code required} and {@code key}).
      */
-    boolean branchesDisjoint(JsonNode branches, ObjectNode o, String ptr) {
+    boolean branchesDisjoint(JsonNode branches, ObjectNode o, String key, String ptr) {
       int mark = followed.size();
-      Disjoint proof = new Disjoint(x -> {
-        try {
-          return resolveShallow(x, ptr);
-        } catch (ConstraintException e) {
-          return JsonNodeFactory.instance.booleanNode(true);
-        }
-      });
+      Disjoint proof = disjointness(ptr);
       try {
         List<JsonNode> withRequired = new ArrayList<>();
         for (JsonNode b : branches) {
           JsonNode r = resolveShallow(b, ptr);
-          if (r.isObject() && o.has("required")) {
+          if (r.isObject()) {
             ObjectNode copy = ((ObjectNode) r).deepCopy();
-            ArrayNode req = copy.putArray("required");
             Set<String> names = new LinkedHashSet<>();
             r.path("required").forEach(n -> names.add(n.asText()));
-            o.get("required").forEach(n -> names.add(n.asText()));
+            o.path("required").forEach(n -> names.add(n.asText()));
+            names.add(key);
+            ArrayNode req = copy.putArray("required");
             names.forEach(req::add);
             if (!copy.has("type")) {
               copy.put("type", "object");
@@ -1735,27 +1736,92 @@ public final class JsonSchema {
       }
       ObjectNode siblings = o.deepCopy();
       siblings.remove(key);
-      List<Re> branches = new ArrayList<>();
-      List<JsonNode> schemas = new ArrayList<>();
       JsonNode arr = o.get(key);
+      JsonNode kinds = key.equals("oneOf") && arr.size() > 1 ? oneOfKinds(siblings, arr, ptr) : null;
+      List<Re> branches = new ArrayList<>();
       for (int i = 0; i < arr.size(); i++) {
         JsonNode b = arr.get(i);
         String p = ptr + "/" + key + "/" + i;
-        if (hasAssertions(siblings)) {
+        if (hasAssertions(siblings) || kinds != null) {
           branches.add(valueOfMerge(() -> {
-            JsonNode merged = merge(siblings, b, p);
-            schemas.add(merged);
-            return merged;
+            JsonNode merged = hasAssertions(siblings) ? merge(siblings, b, p) : b;
+            return kinds == null ? merged : merge(merged, kinds, p);
           }, p, level));
         } else {
-          schemas.add(b);
           branches.add(value(b, p, level));
         }
       }
-      if (key.equals("oneOf") && branches.size() > 1) {
-        checkDisjoint(schemas, branches, ptr);
-      }
       return alt(branches);
+    }
+
+    /**
+     * For oneOf: null if no value can be valid against two branches (then exactly-one is
+     * alternation), else a schema {@code {"type": [...]}} of the kinds of value on which the
+     * branches are proven disjoint, to merge into every branch (the other kinds are not generated,
+     * and that is noted). Fails (naming oneOf) if there is no such kind.
+     */
+    JsonNode oneOfKinds(ObjectNode siblings, JsonNode arr, String ptr) {
+      int mark = followed.size();
+      try {
+        List<JsonNode> schemas = new ArrayList<>();
+        for (int i = 0; i < arr.size(); i++) {
+          schemas.add(hasAssertions(siblings) ? merge(siblings, arr.get(i), ptr + "/oneOf/" + i) : arr.get(i));
+        }
+        Disjoint proof = disjointness(ptr);
+        Set<Disjoint.Kind> allowed = EnumSet.noneOf(Disjoint.Kind.class);
+        for (JsonNode sch : schemas) {
+          JsonNode r = proof.resolved(sch);
+          allowed.addAll(r.isObject() ? Disjoint.kinds(r) : r.asBoolean() ? EnumSet.allOf(Disjoint.Kind.class) : Set.of());
+        }
+        Set<Disjoint.Kind> ok = EnumSet.copyOf(allowed);
+        for (int i = 0; i < schemas.size(); i++) {
+          for (int j = i + 1; j < schemas.size(); j++) {
+            ok.retainAll(proof.provenKinds(schemas.get(i), schemas.get(j)));
+          }
+        }
+        if (ok.equals(allowed)) {
+          return null;
+        }
+        List<String> types = new ArrayList<>();
+        for (Disjoint.Kind k : ok) {
+          switch (k) {
+            case NULL -> types.add("null");
+            case BOOLEAN -> types.add("boolean");
+            case OBJECT -> types.add("object");
+            case ARRAY -> types.add("array");
+            case STRING -> types.add("string");
+            case WHOLE -> types.add(ok.contains(Disjoint.Kind.FRACTION) ? "number" : "integer");
+            default -> { } // numbers that are not whole alone have no type of their own
+          }
+        }
+        if (types.isEmpty()) {
+          cannot("oneOf", ptr, "its branches may both hold for one value (Leap proves oneOf branches disjoint, kind of"
+              + " value by kind, by type, const/enum, numeric bounds, string lengths and patterns, or a member one requires"
+              + " and the other forbids or requires with a disjoint value), so exactly-one could not be enforced");
+          return null;
+        }
+        Set<Disjoint.Kind> dropped = EnumSet.copyOf(allowed);
+        dropped.removeAll(ok);
+        narrowed.add((ptr.isEmpty() ? "#" : "#" + ptr) + "/oneOf: values of kind " + dropped.toString().toLowerCase(java.util.Locale.ROOT)
+            + " are not generated (more than one branch may hold for them)");
+        ObjectNode t = JsonNodeFactory.instance.objectNode();
+        ArrayNode list = t.putArray("type");
+        types.forEach(list::add);
+        return t;
+      } finally {
+        followed.subList(mark, followed.size()).clear();
+      }
+    }
+
+    /** The disjointness prover, resolving references and merging allOf as this converter does. */
+    Disjoint disjointness(String ptr) {
+      return new Disjoint(x -> {
+        try {
+          return resolveShallow(x, ptr);
+        } catch (ConstraintException e) {
+          return JsonNodeFactory.instance.booleanNode(true); // a merge Leap cannot do proves nothing
+        }
+      });
     }
 
     boolean hasAssertions(ObjectNode o) {
@@ -1766,36 +1832,6 @@ public final class JsonSchema {
         }
       }
       return false;
-    }
-
-    /**
-     * Fails (naming oneOf) unless no value is valid against two of the branches, proven from their
-     * schemas ({@link Disjoint}); then exactly-one is alternation. Branches whose generated
-     * language is empty take no part.
-     */
-    void checkDisjoint(List<JsonNode> schemas, List<Re> branches, String ptr) {
-      int mark = followed.size();
-      Disjoint proof = new Disjoint(s -> {
-        try {
-          return resolveShallow(s, ptr);
-        } catch (ConstraintException e) {
-          return JsonNodeFactory.instance.booleanNode(true); // a merge Leap cannot do proves nothing
-        }
-      });
-      try {
-        for (int i = 0; i < schemas.size(); i++) {
-          for (int j = i + 1; j < schemas.size(); j++) {
-            if (branches.get(i) != NEVER && branches.get(j) != NEVER && !proof.proven(schemas.get(i), schemas.get(j))) {
-              cannot("oneOf", ptr, "branches " + i + " and " + j + " may both hold for one value (Leap proves oneOf"
-                  + " branches disjoint by type, const/enum, numeric bounds or a member one requires and the other"
-                  + " forbids or requires with a disjoint value), so exactly-one could not be enforced");
-              return;
-            }
-          }
-        }
-      } finally {
-        followed.subList(mark, followed.size()).clear();
-      }
     }
 
     ObjectNode mergeAllOf(ObjectNode o, String ptr) {

@@ -23,6 +23,9 @@ class DisjointTest {
   static final JsonNodeFactory F = JsonNodeFactory.instance;
   static final String[] TYPES = {"null", "boolean", "object", "array", "string", "integer", "number"};
   static final String[] NAMES = {"a", "b", "c"};
+  static final String[] STRINGS = {"x", "y", "", "ab", "a1", "12", "b", " ", "\u00a0", "xyb"};
+  /** Patterns, with {@code \s} meaning Unicode spaces as in ECMA 262 (Leap's own is ASCII). */
+  static final String[] PATTERNS = {"^a", "b$", "^[0-9]+$", "^\\s$", "x", "^[a-z]+$", "^.$"};
 
   static JsonNode value(SplittableRandom r, int depth) {
     switch (r.nextInt(depth > 1 ? 6 : 8)) {
@@ -36,7 +39,7 @@ class DisjointTest {
         return F.numberNode(new BigDecimal(r.nextInt(-30, 31)).movePointLeft(1));
       case 4:
       case 5:
-        return F.textNode(new String[] {"x", "y", ""}[r.nextInt(3)]);
+        return F.textNode(STRINGS[r.nextInt(STRINGS.length)]);
       case 6: {
         ArrayNode a = F.arrayNode();
         for (int i = r.nextInt(3); i > 0; i--) {
@@ -86,6 +89,12 @@ class DisjointTest {
     }
     if (r.nextInt(3) == 0) {
       s.put(r.nextBoolean() ? "minimum" : "exclusiveMinimum", r.nextInt(-3, 4));
+    }
+    if (r.nextInt(4) == 0) {
+      s.put(r.nextBoolean() ? "minLength" : "maxLength", r.nextInt(0, 3));
+    }
+    if (r.nextInt(3) == 0) {
+      s.put("pattern", PATTERNS[r.nextInt(PATTERNS.length)]);
     }
     if (r.nextInt(3) == 0) {
       s.put(r.nextBoolean() ? "maximum" : "exclusiveMaximum", r.nextInt(-3, 4));
@@ -146,6 +155,20 @@ class DisjointTest {
           || s.has("maximum") && x.compareTo(s.get("maximum").decimalValue()) > 0
           || s.has("exclusiveMaximum") && x.compareTo(s.get("exclusiveMaximum").decimalValue()) >= 0) {
         return false;
+      }
+    }
+    if (v.isTextual()) {
+      String t = v.asText();
+      int len = t.codePointCount(0, t.length());
+      if (s.has("minLength") && len < s.get("minLength").asInt() || s.has("maxLength") && len > s.get("maxLength").asInt()) {
+        return false;
+      }
+      if (s.has("pattern")) {
+        String ecma = s.get("pattern").asText().replace("\\s", "[\\s\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029"
+            + "\\u202f\\u205f\\u3000\\ufeff]").replace(".", "[^\\n\\r\\u2028\\u2029]");
+        if (!java.util.regex.Pattern.compile(ecma).matcher(t).find()) {
+          return false;
+        }
       }
     }
     if (v.isObject()) {
@@ -220,5 +243,10 @@ class DisjointTest {
     assertFalse(proof.proven(m.readTree("{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":[\"a\"]}"),
         m.readTree("{\"type\":\"object\",\"properties\":{\"b\":{}}}")), "{\"a\":1} is valid against both");
     assertFalse(proof.proven(m.readTree("{\"const\":1}"), m.readTree("{\"enum\":[1.0]}")), "1 and 1.0 are the same number");
+    assertTrue(proof.proven(m.readTree("{\"type\":\"string\",\"maxLength\":0}"), m.readTree("{\"type\":\"string\",\"minLength\":1}")));
+    assertTrue(proof.proven(m.readTree("{\"type\":\"string\",\"pattern\":\"^[^:]+$\"}"),
+        m.readTree("{\"type\":\"string\",\"pattern\":\"^[^:]+:[^:]+:[0-9]+$\"}")));
+    assertFalse(proof.proven(m.readTree("{\"type\":\"string\",\"pattern\":\"^\\\\s$\"}"),
+        m.readTree("{\"type\":\"string\",\"const\":\"\\u00a0\"}")), "ECMA's \\s matches a no-break space");
   }
 }
