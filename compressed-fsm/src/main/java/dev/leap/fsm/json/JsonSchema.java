@@ -188,6 +188,7 @@ public final class JsonSchema {
 
   private static final class Converter {
     final JsonNode root;
+    final SchemaIndex index;
     final JsonSchemaOptions opt;
     final List<String> ignored = new ArrayList<>();
     final Map<String, Integer> refDepth = new HashMap<>();
@@ -206,6 +207,7 @@ public final class JsonSchema {
 
     Converter(JsonNode root, JsonSchemaOptions opt, boolean automata, boolean beyondProperties) {
       this.root = root;
+      this.index = new SchemaIndex(root);
       this.opt = opt;
       this.automata = automata;
       this.beyondProperties = beyondProperties;
@@ -275,6 +277,7 @@ public final class JsonSchema {
       return key.toString();
     }
 
+    /** The canonical names of the references reachable from {@code s}, following references (sorted). */
     Set<String> reachableRefs(JsonNode s) {
       Set<String> out = reachable.get(s);
       if (out != null) {
@@ -283,7 +286,7 @@ public final class JsonSchema {
       out = new java.util.TreeSet<>(refsInside(s));
       java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>(out);
       while (!todo.isEmpty()) {
-        JsonNode target = localTarget(todo.poll());
+        JsonNode target = refTargets.get(todo.poll());
         if (target != null) {
           for (String r : refsInside(target)) {
             if (out.add(r)) {
@@ -296,6 +299,10 @@ public final class JsonSchema {
       return out;
     }
 
+    /** Targets of the references seen by {@link #refsInside}, by canonical name. */
+    final Map<String, JsonNode> refTargets = new HashMap<>();
+
+    /** The canonical names of the references inside a schema node's own JSON (not followed; unresolvable ones left out). */
     Set<String> refsInside(JsonNode s) {
       Set<String> out = inside.get(s);
       if (out != null) {
@@ -303,7 +310,11 @@ public final class JsonSchema {
       }
       out = new java.util.HashSet<>();
       if (s.isObject() && s.path("$ref").isTextual()) {
-        out.add(s.get("$ref").asText());
+        SchemaIndex.Target t = localTarget(s.get("$ref").asText(), s);
+        if (t != null) {
+          out.add(t.key());
+          refTargets.put(t.key(), t.node());
+        }
       }
       for (JsonNode child : s) {
         out.addAll(refsInside(child));
@@ -312,11 +323,11 @@ public final class JsonSchema {
       return out;
     }
 
-    /** The node a local reference points to, or null (conversion reports bad references itself). */
-    JsonNode localTarget(String ref) {
+    /** The target of a reference, or null (conversion reports bad references itself). */
+    SchemaIndex.Target localTarget(String ref, JsonNode at) {
       try {
-        return resolve(ref, "");
-      } catch (ConstraintException e) {
+        return index.resolve(ref, at);
+      } catch (IllegalArgumentException e) {
         return null;
       }
     }
@@ -1333,7 +1344,8 @@ public final class JsonSchema {
           case "properties" -> v.isObject();
           case "type" -> true;
           case "not" -> presenceOnly(v);
-          case "$ref" -> v.isTextual() && localTarget(v.asText()) != null && conditionOnly(localTarget(v.asText()), depth + 1);
+          case "$ref" -> v.isTextual() && localTarget(v.asText(), s) != null
+              && conditionOnly(localTarget(v.asText(), s).node(), depth + 1);
           case "anyOf", "oneOf", "allOf" -> {
             boolean all = v.isArray();
             for (JsonNode b : v) {
@@ -1363,7 +1375,7 @@ public final class JsonSchema {
       }
       List<Presence> all = new ArrayList<>();
       if (s.path("$ref").isTextual()) {
-        all.add(condition(localTarget(s.get("$ref").asText()), ptr, o, key, constraints));
+        all.add(condition(target(s.get("$ref").asText(), s, ptr).node(), ptr, o, key, constraints));
       }
       s.path("required").forEach(n -> all.add(new Presence.Has(n.asText())));
       if (s.has("type")) {
@@ -2034,15 +2046,16 @@ public final class JsonSchema {
     JsonNode resolveShallow(JsonNode s, String ptr) {
       int guard = 0;
       while (s.isObject() && s.has("$ref") && guard++ < 8) {
-        followed.add(s.get("$ref").asText());
-        JsonNode target = resolve(s.get("$ref").asText(), ptr);
+        SchemaIndex.Target t = target(s.get("$ref").asText(), s, ptr);
+        followed.add(t.key());
+        JsonNode target = t.node();
         ObjectNode rest = ((ObjectNode) s).deepCopy();
         rest.remove("$ref");
         if (rest.isEmpty()) {
           s = target;
         } else {
-          JsonNode t = target.isObject() ? ((ObjectNode) target).deepCopy() : target;
-          s = merge(t, rest, ptr);
+          JsonNode copy = target.isObject() ? ((ObjectNode) target).deepCopy() : target;
+          s = merge(copy, rest, ptr);
         }
       }
       if (s.isObject() && s.has("allOf")) {
@@ -2085,36 +2098,40 @@ public final class JsonSchema {
     }
 
     Re ref(ObjectNode o, String ptr, int level) {
-      String ref = o.get("$ref").asText();
-      int depth = refDepth.getOrDefault(ref, 0);
+      SchemaIndex.Target t = target(o.get("$ref").asText(), o, ptr);
+      String key = t.key();
+      int depth = refDepth.getOrDefault(key, 0);
       if (depth >= opt.maxRecursion()) {
         return NEVER; // recursion unrolled as far as allowed: deeper values cannot be generated
       }
-      JsonNode target = resolve(ref, ptr);
+      JsonNode target = t.node();
       ObjectNode rest = o.deepCopy();
       rest.remove("$ref");
-      refDepth.put(ref, depth + 1);
+      refDepth.put(key, depth + 1);
       try {
         return hasAssertions(rest) ? valueOfMerge(() -> merge(target, rest, ptr), ptr, level) : value(target, ptr, level);
       } finally {
-        refDepth.put(ref, depth);
+        refDepth.put(key, depth);
       }
     }
 
-    JsonNode resolve(String ref, String ptr) {
-      if (!ref.startsWith("#")) {
-        throw unsupported("$ref", ptr, "only local references (#...) are supported, found " + ref);
+    /** The target of {@code ref}, written in node {@code at}, and its canonical name. */
+    SchemaIndex.Target target(String ref, JsonNode at, String ptr) {
+      SchemaIndex.Target t;
+      try {
+        t = index.resolve(ref, at);
+      } catch (IllegalArgumentException e) {
+        throw unsupported("$ref", ptr, e.getMessage());
       }
-      String pointer = ref.substring(1);
-      if (!pointer.isEmpty() && !pointer.startsWith("/")) {
-        throw unsupported("$ref", ptr, "anchor references (" + ref + ") are not supported, only JSON pointers");
+      if (t == null) {
+        throw unsupported("$ref", ptr, "reference " + ref + " does not resolve within the schema document (Leap"
+            + " resolves $id, $anchor and JSON pointers in the document and fetches nothing)");
       }
-      pointer = java.net.URLDecoder.decode(pointer.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
-      JsonNode n = pointer.isEmpty() ? root : root.at(pointer);
-      if (n == null || n.isMissingNode()) {
-        throw unsupported("$ref", ptr, "reference " + ref + " does not resolve");
-      }
-      return n;
+      return t;
+    }
+
+    JsonNode resolve(String ref, JsonNode at, String ptr) {
+      return target(ref, at, ptr).node();
     }
   }
 

@@ -28,10 +28,10 @@ public final class KeyOrder {
 
   /** {@code value} with its members in the order {@code schema} (a whole schema document) generates them. */
   public static JsonNode schemaOrder(JsonNode value, JsonNode schema) {
-    return order(value, schema, schema, 0);
+    return order(value, schema, new SchemaIndex(schema), 0);
   }
 
-  private static JsonNode order(JsonNode value, JsonNode schema, JsonNode root, int depth) {
+  private static JsonNode order(JsonNode value, JsonNode schema, SchemaIndex root, int depth) {
     if (schema == null || !schema.isObject() || depth > MAX_DEPTH) {
       return value;
     }
@@ -77,16 +77,20 @@ public final class KeyOrder {
     return value;
   }
 
-  private static JsonNode refTarget(JsonNode schema, JsonNode root) {
-    if (!schema.has("$ref") || !schema.get("$ref").asText().startsWith("#")) {
+  private static JsonNode refTarget(JsonNode schema, SchemaIndex root) {
+    if (!schema.path("$ref").isTextual()) {
       return null;
     }
-    JsonNode t = root.at(schema.get("$ref").asText().substring(1));
-    return t.isMissingNode() ? null : t;
+    try {
+      SchemaIndex.Target t = root.resolve(schema.get("$ref").asText(), schema);
+      return t == null ? null : t.node();
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   /** The listed properties of {@code schema} in generation order, with their schemas. */
-  private static void collect(JsonNode schema, JsonNode value, JsonNode root, Map<String, JsonNode> out, int depth) {
+  private static void collect(JsonNode schema, JsonNode value, SchemaIndex root, Map<String, JsonNode> out, int depth) {
     if (schema == null || !schema.isObject() || depth > MAX_COLLECT_DEPTH) {
       return;
     }

@@ -226,4 +226,23 @@ class JsonSchemaTest {
     assertThrows(dev.leap.fsm.AutomatonTooLargeException.class, () -> JsonSchema.compileDetailed(
         "{\"type\":\"string\",\"pattern\":\"^(a|b)*a(a|b){12}$\"}", JsonSchemaOptions.defaults().withMaxDfaStates(500)));
   }
+
+  /** References resolve against the base URI where they are written: $id, $anchor, draft-04 id, URNs; nothing is fetched. */
+  @Test
+  void referencesResolveIdsAndAnchorsInTheDocument() {
+    CompressedFsm anchor = compile("{\"$defs\":{\"a\":{\"$anchor\":\"num\",\"type\":\"integer\"}},\"$ref\":\"#num\"}");
+    assertTrue(accepts(anchor, "12") && !accepts(anchor, "\"x\""));
+    CompressedFsm nested = compile("{\"$id\":\"http://example.com/root.json\",\"$defs\":{\"b\":{\"$id\":\"other/b.json\","
+        + "\"type\":\"string\"}},\"properties\":{\"x\":{\"$ref\":\"other/b.json\"}},\"required\":[\"x\"]}");
+    assertTrue(accepts(nested, "{\"x\":\"s\"}") && !accepts(nested, "{\"x\":1}"));
+    CompressedFsm draft4 = compile("{\"$schema\":\"http://json-schema.org/draft-04/schema#\",\"id\":\"http://example.com/s\","
+        + "\"definitions\":{\"c\":{\"id\":\"#c\",\"type\":\"boolean\"}},\"$ref\":\"http://example.com/s#c\"}");
+    assertTrue(accepts(draft4, "true") && !accepts(draft4, "1"));
+    CompressedFsm urn = compile("{\"$id\":\"urn:uuid:deadbeef-1234-0000-0000-4321feebdaed\",\"$defs\":{\"d\":{\"type\":\"null\"}},"
+        + "\"$ref\":\"urn:uuid:deadbeef-1234-0000-0000-4321feebdaed#/$defs/d\"}");
+    assertTrue(accepts(urn, "null"));
+    JsonSchemaException remote = assertThrows(JsonSchemaException.class,
+        () -> compile("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}"));
+    assertTrue(remote.getMessage().contains("does not resolve within the schema document"), remote.getMessage());
+  }
 }
