@@ -357,7 +357,7 @@ public final class JsonSchema {
       boolean presenceCombinators = false;
       for (String k : List.of("anyOf", "oneOf")) {
         if (o.has(k)) {
-          presenceCombinators = presenceOnly(JsonNodeFactory.instance.objectNode().set(k, o.get(k)));
+          presenceCombinators = presenceOnly(JsonNodeFactory.instance.objectNode().set(k, o.get(k)), o);
           if (!presenceCombinators) {
             return alternatives(o, ptr, level);
           }
@@ -376,7 +376,7 @@ public final class JsonSchema {
       Set<String> excludedTypes = new LinkedHashSet<>();
       if (o.has("not")) {
         JsonNode not = o.get("not");
-        if (presenceOnly(not)) {
+        if (presenceOnly(not, o)) {
           combined = Presence.and(List.of(combined, Presence.not(presence(not))));
         } else if (typeOnly(not)) {
           excludedTypes.addAll(types((ObjectNode) not, ptr + "/not"));
@@ -1300,19 +1300,41 @@ public final class JsonSchema {
             List<Presence> names = new ArrayList<>();
             d.forEach(n -> names.add(new Presence.Has(n.asText())));
             then = Presence.and(names);
-          } else if (presenceOnly(d)) {
+          } else if (presenceOnly(d, o)) {
             then = presence(d);
-          } else if (conditionOnly(d, 0)) {
-            then = condition(d, p, o, e.getKey(), constraints);
           } else {
-            cannot(kw, p, "a dependent schema is supported when it asserts which members are present (required, anyOf,"
-                + " ...) and what their values meet (properties)");
-            continue;
+            String why = null;
+            int before = constraints.size();
+            then = null;
+            if (conditionOnly(d, 0)) {
+              try {
+                then = condition(d, p, o, e.getKey(), constraints);
+              } catch (JsonSchemaException x) {
+                why = x.getMessage();
+              }
+            } else {
+              why = "a dependent schema is supported when it asserts which members are present (required, anyOf, ...)"
+                  + " and what their values meet (properties)";
+            }
+            if (then == null) {
+              constraints.subList(before, constraints.size()).clear();
+              if (requiredHere(o, e.getKey())) {
+                cannot(kw, p, why);
+                continue;
+              }
+              // Leaving the member out satisfies the dependency: a part of the valid objects.
+              narrowed.add("#" + p + ": member \"" + e.getKey() + "\" is not generated (" + why + ")");
+              then = Presence.FALSE;
+            }
           }
           all.add(Presence.or(List.of(Presence.not(new Presence.Has(e.getKey())), then)));
         }
       }
       return Presence.and(all);
+    }
+
+    static boolean requiredHere(ObjectNode o, String name) {
+      return containsValue(o.path("required"), JsonNodeFactory.instance.textNode(name));
     }
 
     /** Keywords a dependent schema may hold to be written out as a {@link #condition}. */
@@ -1408,7 +1430,7 @@ public final class JsonSchema {
         if (k.equals("oneOf")) {
           boolean presenceBranches = true;
           for (JsonNode b : branches) {
-            presenceBranches &= presenceOnly(b);
+            presenceBranches &= presenceOnly(b, o);
           }
           if (presenceBranches) {
             List<Presence> items = new ArrayList<>();
@@ -1482,6 +1504,17 @@ public final class JsonSchema {
      * Such a schema holds for every instance that is not an object.
      */
     boolean presenceOnly(JsonNode s) {
+      return presenceOnly(s, null);
+    }
+
+    /**
+     * {@link #presenceOnly(JsonNode)}, where {@code object} (the object schema the keywords apply
+     * to, or null) makes two more keywords say nothing new: {@code properties} whose member schemas
+     * are the object's own ones (annotations aside), and {@code "type": "object"} when the object
+     * schema is of that type only (a common way of writing {@code oneOf} over groups of required
+     * members).
+     */
+    boolean presenceOnly(JsonNode s, ObjectNode object) {
       if (s.isBoolean()) {
         return true;
       }
@@ -1494,10 +1527,17 @@ public final class JsonSchema {
         if (ANNOTATIONS.contains(k) || (!HANDLED.contains(k) && !UNSUPPORTED.contains(k))) {
           continue;
         }
+        JsonNode v = e.getValue();
+        if (object != null && k.equals("properties") && v.isObject() && repeatsProperties(v, object.path("properties"))) {
+          continue;
+        }
+        if (object != null && k.equals("type") && v.isTextual() && v.asText().equals("object")
+            && object.path("type").isTextual() && object.get("type").asText().equals("object")) {
+          continue;
+        }
         if (!PRESENCE_KEYWORDS.contains(k)) {
           return false;
         }
-        JsonNode v = e.getValue();
         switch (k) {
           case "required" -> {
             if (!v.isArray()) {
@@ -1505,7 +1545,7 @@ public final class JsonSchema {
             }
           }
           case "not" -> {
-            if (!presenceOnly(v)) {
+            if (!presenceOnly(v, object)) {
               return false;
             }
           }
@@ -1514,7 +1554,7 @@ public final class JsonSchema {
               return false;
             }
             for (JsonNode b : v) {
-              if (!presenceOnly(b)) {
+              if (!presenceOnly(b, object)) {
                 return false;
               }
             }
@@ -1522,6 +1562,27 @@ public final class JsonSchema {
         }
       }
       return true;
+    }
+
+    /** Whether every member schema in {@code props} is the one in {@code own}, annotations aside. */
+    static boolean repeatsProperties(JsonNode props, JsonNode own) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = props.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        JsonNode mine = own.get(e.getKey());
+        if (mine == null || !withoutAnnotations(mine).equals(withoutAnnotations(e.getValue()))) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    static JsonNode withoutAnnotations(JsonNode s) {
+      if (!s.isObject()) {
+        return s;
+      }
+      ObjectNode copy = ((ObjectNode) s).deepCopy();
+      copy.remove(ANNOTATIONS);
+      return copy;
     }
 
     /** The formula of a {@link #presenceOnly} schema, for an object instance. */
@@ -1791,6 +1852,20 @@ public final class JsonSchema {
             ok.retainAll(proof.provenKinds(schemas.get(i), schemas.get(j)));
           }
         }
+        if (allowed.contains(Disjoint.Kind.OBJECT) && !ok.contains(Disjoint.Kind.OBJECT)) {
+          // Objects Leap generates for a branch have only its listed members: it is enough that
+          // no such object is valid against another branch (branch i read as closed).
+          boolean each = true;
+          for (int i = 0; i < schemas.size() && each; i++) {
+            JsonNode closed = asGenerated(proof.resolved(schemas.get(i)));
+            for (int j = 0; j < schemas.size() && each; j++) {
+              each = i == j || proof.provenKinds(closed, schemas.get(j)).contains(Disjoint.Kind.OBJECT);
+            }
+          }
+          if (each) {
+            ok.add(Disjoint.Kind.OBJECT);
+          }
+        }
         if (ok.equals(allowed)) {
           return null;
         }
@@ -1823,6 +1898,34 @@ public final class JsonSchema {
       } finally {
         followed.subList(mark, followed.size()).clear();
       }
+    }
+
+    /**
+     * A schema valid for (at least) every object Leap generates for {@code s}: with {@code
+     * properties} and no explicit {@code additionalProperties} or {@code patternProperties}, Leap
+     * writes only the listed members (and those {@code required} names), so {@code s} closed with
+     * {@code additionalProperties: false} after listing the required ones; else (also where presence
+     * keywords may name further members) {@code s} itself.
+     */
+    static JsonNode asGenerated(JsonNode s) {
+      if (!s.isObject() || !s.has("properties") || s.has("additionalProperties") || s.has("patternProperties")) {
+        return s;
+      }
+      for (String k : List.of("dependencies", "dependentRequired", "dependentSchemas", "anyOf", "oneOf", "allOf", "not", "$ref")) {
+        if (s.has(k)) {
+          return s; // they may name further members that Leap then generates
+        }
+      }
+      ObjectNode closed = ((ObjectNode) s).deepCopy();
+      ObjectNode props = ((ObjectNode) closed.get("properties")).deepCopy();
+      s.path("required").forEach(r -> {
+        if (!props.has(r.asText())) {
+          props.set(r.asText(), JsonNodeFactory.instance.booleanNode(true));
+        }
+      });
+      closed.set("properties", props);
+      closed.put("additionalProperties", false);
+      return closed;
     }
 
     /** The disjointness prover, resolving references and merging allOf as this converter does. */
