@@ -921,31 +921,15 @@ public final class JsonSchema {
         if (mine.size() > MAX_MEMBER_CONSTRAINTS) {
           cannot(o.has("dependentSchemas") ? "dependentSchemas" : "dependencies", ptr, "more than " + MAX_MEMBER_CONSTRAINTS
               + " dependent schemas constrain the value of member \"" + m.name() + "\"");
-          mine = mine.subList(0, 0);
+          for (int k : mine) {
+            formula = formula.assignMeets(m.name(), k, true); // lenient: the constraints are ignored
+          }
+          mine = List.of();
         }
         cons[i] = mine.stream().mapToInt(Integer::intValue).toArray();
-        versions[i] = new Re[1 << cons[i].length];
+        versions[i] = memberVersions(m, cons[i], constraints, in + quote(m.name()) + colon, level);
         size[i] = new long[versions[i].length];
-        String key = in + quote(m.name()) + colon;
         for (int v = 0; v < versions[i].length; v++) {
-          Re value = m.value();
-          if (v > 0) {
-            List<ValueConstraint> meet = new ArrayList<>();
-            for (int k = 0; k < cons[i].length; k++) {
-              if ((v >> k & 1) == 1) {
-                meet.add(constraints.get(cons[i][k]));
-              }
-            }
-            String cp = meet.get(0).ptr();
-            value = valueOfMerge(() -> {
-              JsonNode acc = m.schema();
-              for (ValueConstraint c : meet) {
-                acc = merge(acc, c.schema(), cp);
-              }
-              return acc;
-            }, cp, level + 1);
-          }
-          versions[i][v] = value == NEVER ? NEVER : seq(lit(key), value);
           size[i][v] = size(versions[i][v]);
         }
       }
@@ -962,6 +946,36 @@ public final class JsonSchema {
             "too many combinations of present members to write out (over " + MAX_LAYOUT_COST + " nodes)");
       }
       return seq(lit("{"), body);
+    }
+
+    /**
+     * Member {@code m} (its key text {@code key} and value) in one version per subset of its value
+     * constraints {@code cons}: version v meets the constraints of the bits of v ({@link #NEVER}
+     * where no value meets them all).
+     */
+    Re[] memberVersions(Member m, int[] cons, List<ValueConstraint> constraints, String key, int level) {
+      Re[] versions = new Re[1 << cons.length];
+      for (int v = 0; v < versions.length; v++) {
+        Re value = m.value();
+        if (v > 0) {
+          List<ValueConstraint> meet = new ArrayList<>();
+          for (int k = 0; k < cons.length; k++) {
+            if ((v >> k & 1) == 1) {
+              meet.add(constraints.get(cons[k]));
+            }
+          }
+          String cp = meet.get(0).ptr();
+          value = valueOfMerge(() -> {
+            JsonNode acc = m.schema();
+            for (ValueConstraint c : meet) {
+              acc = merge(acc, c.schema(), cp);
+            }
+            return acc;
+          }, cp, level + 1);
+        }
+        versions[v] = value == NEVER ? NEVER : seq(lit(key), value);
+      }
+      return versions;
     }
 
     /** The value of member {@code name} that {@code properties} does not list (never generated if forbidden). */
