@@ -10,7 +10,8 @@ package dev.leap.runtime;
  * @param jumps number of jumps taken
  * @param promptTokens tokens in the prompt
  * @param cachedPromptTokens prompt tokens whose KV came from the radix cache (not prefilled)
- * @param timeToFirstTokenMs from submission to the first output token (sampled or jumped)
+ * @param timeToFirstTokenMs from submission to the first sampled token, the first one that needed the
+ *     model (forced text jumped at admission comes earlier, without it); 0 if none was sampled
  * @param totalMs from submission to the end
  */
 public record GenerationStats(

@@ -115,6 +115,34 @@ class ConstrainedGenerationTest {
     assertTrue(complete > total / 4, "too few complete: " + complete);
   }
 
+  /**
+   * A constraint whose start is forced jumps at admission: the forced tokens are prefilled with
+   * the prompt, so a request takes one forward pass per sampled token (the last sampled token
+   * ends it without another pass), and an output forced entirely takes none.
+   */
+  @Test
+  void aForcedStartIsJumpedAtAdmission() {
+    Path dir = TestModels.dir("llama", TestModels.llama());
+    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optCheckInvariants(true).build()) {
+      Generation all = rt.generate("Say:", Constraint.regex("hello, world"));
+      assertEquals("hello, world", all.text());
+      assertEquals(FinishReason.STOP, all.finishReason());
+      assertEquals(0, all.stats().forwardPasses(), "an output forced entirely needs no forward pass");
+      assertEquals(0, all.stats().tokensSampled());
+
+      Generation cut = rt.generate("Say:", Constraint.regex("hello, world"), SamplingParams.builder().maxTokens(1).build());
+      assertEquals(FinishReason.LENGTH, cut.finishReason());
+      assertEquals(1, cut.tokenIds().length);
+      assertTrue("hello, world".startsWith(cut.text()) && !cut.text().isEmpty(), cut.text());
+
+      Generation some = rt.generate("Record:", Constraint.regex("\\{\"id\": [0-9]{3}\\}"));
+      assertTrue(some.isComplete(), some.toString());
+      assertTrue(some.text().startsWith("{\"id\": "), some.text());
+      assertTrue(some.stats().tokensJumped() > 0 && some.stats().tokensSampled() > 0, some.stats().toString());
+      assertEquals(some.stats().tokensSampled(), some.stats().forwardPasses(), some.stats().toString());
+    }
+  }
+
   @Test
   void textEqualsTheBytesOfTheTokens() {
     Path dir = TestModels.dir("llama", TestModels.llama());
