@@ -25,20 +25,22 @@ public final class Constraint {
     JSON_SCHEMA
   }
 
-  private static final Constraint NONE = new Constraint(Kind.NONE, null, List.of(), null, -1);
+  private static final Constraint NONE = new Constraint(Kind.NONE, null, List.of(), null, -1, false);
 
   private final Kind kind;
   private final String regex;
   private final List<String> choices;
   private final String schema;
   private final int indent;
+  private final boolean lenient;
 
-  private Constraint(Kind kind, String regex, List<String> choices, String schema, int indent) {
+  private Constraint(Kind kind, String regex, List<String> choices, String schema, int indent, boolean lenient) {
     this.kind = kind;
     this.regex = regex;
     this.choices = choices;
     this.schema = schema;
     this.indent = indent;
+    this.lenient = lenient;
   }
 
   /** Compact JSON (no whitespace) that fits {@code schemaJson}. */
@@ -51,6 +53,16 @@ public final class Constraint {
    * compact). Unsupported keywords are an error result naming the keyword and its JSON pointer.
    */
   public static Constraint jsonSchema(String schemaJson, int indent) {
+    return jsonSchema(schemaJson, indent, false);
+  }
+
+  /**
+   * As {@link #jsonSchema(String, int)}; with {@code lenient}, keywords Leap cannot honour exactly
+   * are ignored instead of failing the request (documented lenient mode: the runtime logs each
+   * ignored keyword with its JSON pointer at WARN when it compiles the constraint, as it logs what
+   * it narrowed).
+   */
+  public static Constraint jsonSchema(String schemaJson, int indent, boolean lenient) {
     Objects.requireNonNull(schemaJson, "schemaJson");
     String canonical;
     try {
@@ -59,7 +71,7 @@ public final class Constraint {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException("the JSON Schema is not valid JSON: " + e.getOriginalMessage());
     }
-    return new Constraint(Kind.JSON_SCHEMA, null, List.of(), canonical, indent);
+    return new Constraint(Kind.JSON_SCHEMA, null, List.of(), canonical, indent, lenient);
   }
 
   /** The schema of a {@link Kind#JSON_SCHEMA} constraint (canonical JSON text), else null. */
@@ -72,6 +84,11 @@ public final class Constraint {
     return indent;
   }
 
+  /** Whether a JSON Schema constraint ignores the keywords Leap cannot honour exactly. */
+  public boolean lenient() {
+    return lenient;
+  }
+
   /** No constraint. */
   public static Constraint none() {
     return NONE;
@@ -80,7 +97,7 @@ public final class Constraint {
   /** The whole output must match {@code regex} (full match, as {@code java.util.regex.Matcher#matches}). */
   public static Constraint regex(String regex) {
     Objects.requireNonNull(regex, "regex");
-    return new Constraint(Kind.REGEX, regex, List.of(), null, -1);
+    return new Constraint(Kind.REGEX, regex, List.of(), null, -1, false);
   }
 
   /** The output must be exactly one of {@code choices} (at least one, none empty). */
@@ -104,7 +121,7 @@ public final class Constraint {
       }
       re.append(quote(c));
     }
-    return new Constraint(Kind.CHOICE, re.toString(), List.copyOf(choices), null, -1);
+    return new Constraint(Kind.CHOICE, re.toString(), List.copyOf(choices), null, -1, false);
   }
 
   public Kind kind() {
@@ -125,7 +142,7 @@ public final class Constraint {
   public String cacheKey() {
     return switch (kind) {
       case NONE -> "none";
-      case JSON_SCHEMA -> "schema:" + indent + ":" + schema;
+      case JSON_SCHEMA -> "schema:" + indent + (lenient ? ":lenient:" : ":") + schema;
       default -> "regex:" + regex;
     };
   }
@@ -163,7 +180,7 @@ public final class Constraint {
   public String toString() {
     return switch (kind) {
       case NONE -> "Constraint.none()";
-      case JSON_SCHEMA -> "Constraint.jsonSchema(" + schema + ")";
+      case JSON_SCHEMA -> "Constraint.jsonSchema(" + schema + (lenient ? ", lenient)" : ")");
       default -> "Constraint." + kind.name().toLowerCase(java.util.Locale.ROOT) + "(" + regex + ")";
     };
   }

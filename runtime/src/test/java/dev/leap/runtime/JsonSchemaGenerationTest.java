@@ -47,6 +47,13 @@ class JsonSchemaGenerationTest {
       }
       Generation bad = rt.generate("x", Constraint.jsonSchema("{\"type\":\"object\",\"propertyNames\":{\"maxLength\":3}}"));
       assertTrue(bad.isError() && bad.error().contains("propertyNames") && bad.error().contains("#"), bad.error());
+      // Lenient: a schema with propertyNames runs, the keyword ignored (logged), the rest still enforced.
+      String lenientSchema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"minimum\":1,"
+          + "\"maximum\":9}},\"required\":[\"id\"],\"propertyNames\":{\"maxLength\":3}}";
+      Generation ok = rt.generate("x", Constraint.jsonSchema(lenientSchema, -1, true));
+      assertFalse(ok.isError(), ok.toString());
+      assertTrue(ok.text().matches("\\{\"id\":[1-9]\\}"), ok.text());
+      assertTrue(rt.generate("x", Constraint.jsonSchema(lenientSchema, -1, false)).isError());
     }
   }
 }

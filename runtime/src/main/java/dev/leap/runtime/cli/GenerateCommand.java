@@ -64,6 +64,10 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
       description = "With --json-schema: spaces per level, -1 for compact JSON (default).")
   int indent;
 
+  @Option(names = "--lenient",
+      description = "With --json-schema: ignore keywords that cannot be honoured exactly (each listed on stderr).")
+  boolean lenient;
+
   @Option(names = "--no-jump-forward", description = "Decode forced text token by token.")
   boolean noJumpForward;
 
@@ -106,7 +110,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
     } else if (constraint != null && constraint.choices != null) {
       c = Constraint.choice(constraint.choices);
     } else if (constraint != null && constraint.jsonSchema != null) {
-      c = Constraint.jsonSchema(ConstraintOptionsMixin.readSchema(constraint.jsonSchema), indent);
+      c = Constraint.jsonSchema(ConstraintOptionsMixin.readSchema(constraint.jsonSchema), indent, lenient);
     }
     SamplingParams params = new SamplingParams(temperature, topK, topP, seed, maxTokens, stop);
     GenerationRequest request = prompt.ids != null

@@ -5,9 +5,13 @@ import ai.djl.ndarray.NDManager;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.TokenIndex;
+import dev.leap.fsm.json.JsonSchema;
+import dev.leap.fsm.json.JsonSchemaOptions;
 import dev.leap.retokenize.JumpRetokenizer;
 import dev.leap.retokenize.Tokenizer;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A constraint compiled against one tokenizer: the compressed FSM, its token index, the jump
@@ -16,6 +20,7 @@ import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
  * step loop; the mask cache is touched only by the scheduler thread.
  */
 final class CompiledConstraint implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CompiledConstraint.class);
   final String key;
   final CompressedFsm fsm;
   final TokenIndex index;
@@ -41,9 +46,16 @@ final class CompiledConstraint implements AutoCloseable {
   static CompiledConstraint compile(
       String key, dev.leap.runtime.Constraint c, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
     long t0 = System.nanoTime();
-    CompressedFsm fsm = c.kind() == dev.leap.runtime.Constraint.Kind.JSON_SCHEMA
-        ? dev.leap.fsm.json.JsonSchema.compile(c.schema(), dev.leap.fsm.json.JsonSchemaOptions.defaults().withIndent(c.indent()))
-        : CompressedFsm.compile(c.regex());
+    CompressedFsm fsm;
+    if (c.kind() == dev.leap.runtime.Constraint.Kind.JSON_SCHEMA) {
+      JsonSchema.Compiled compiled = JsonSchema.compileDetailed(
+          c.schema(), JsonSchemaOptions.defaults().withIndent(c.indent()).withLenient(c.lenient()));
+      compiled.ignored().forEach(note -> LOG.warn("JSON Schema constraint: ignored (lenient): {}", note));
+      compiled.narrowed().forEach(note -> LOG.warn("JSON Schema constraint: narrowed: {}", note));
+      fsm = compiled.fsm();
+    } else {
+      fsm = CompressedFsm.compile(c.regex());
+    }
     TokenIndex index = TokenIndex.of(fsm.dfa(), tokenizer);
     JumpRetokenizer retok = new JumpRetokenizer(tokenizer, fsm.dfa(), healing);
     double ms = (System.nanoTime() - t0) / 1e6;
