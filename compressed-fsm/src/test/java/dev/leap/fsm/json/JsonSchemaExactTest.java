@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.EmptyLanguageException;
@@ -21,7 +26,9 @@ import org.junit.jupiter.api.Test;
  * The exact constructions of the JSON Schema compiler against naive twins written from the
  * specification's wording: number ranges and multiples against {@link BigDecimal}, member presence
  * formulas against evaluating the keywords on each set of present members, string keywords
- * together against {@link java.util.regex} and a code point count.
+ * together against {@link java.util.regex} and a code point count; members beyond {@code
+ * properties}, dependent schemas, {@code allOf} merges and {@code oneOf} against a validator
+ * written from the specification (all seeded).
  */
 class JsonSchemaExactTest {
 
@@ -352,21 +359,27 @@ class JsonSchemaExactTest {
     assertTrue(checked > 10_000 && accepted > 2_000, checked + " checked, " + accepted + " accepted");
   }
 
+  /** {@code n} random JSON values of {@link DisjointTest#value}. */
+  static List<JsonNode> randomValues(SplittableRandom r, int n) {
+    List<JsonNode> values = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      values.add(DisjointTest.value(r, 0));
+    }
+    return values;
+  }
+
   /** allOf merges, read back through the validator of {@link DisjointTest}: what Leap accepts is valid against both. */
   @Test
   void allOfMergesAcceptOnlyValuesValidAgainstEveryBranch() throws Exception {
     SplittableRandom r = new SplittableRandom(7006L);
-    com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
-    List<com.fasterxml.jackson.databind.JsonNode> values = new ArrayList<>();
-    for (int i = 0; i < 300; i++) {
-      values.add(DisjointTest.value(r, 0));
-    }
+    ObjectMapper m = new ObjectMapper();
+    List<JsonNode> values = randomValues(r, 300);
     int compiled = 0;
     int accepted = 0;
     for (int round = 0; round < 600; round++) {
-      com.fasterxml.jackson.databind.JsonNode a = DisjointTest.schema(r, 0);
-      com.fasterxml.jackson.databind.JsonNode b = DisjointTest.schema(r, 0);
-      com.fasterxml.jackson.databind.node.ObjectNode all = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+      JsonNode a = DisjointTest.schema(r, 0);
+      JsonNode b = DisjointTest.schema(r, 0);
+      ObjectNode all = JsonNodeFactory.instance.objectNode();
       all.putArray("allOf").add(a).add(b);
       Dfa dfa;
       try {
@@ -375,7 +388,7 @@ class JsonSchemaExactTest {
         continue; // a merge Leap does not do
       }
       compiled++;
-      for (com.fasterxml.jackson.databind.JsonNode v : values) {
+      for (JsonNode v : values) {
         String text = m.writeValueAsString(KeyOrder.schemaOrder(v, all));
         if (accepts(dfa, text)) {
           accepted++;
@@ -427,14 +440,14 @@ class JsonSchemaExactTest {
   }
 
   /** The naive twin of a dependent schema (the test's keywords only), on an object of integers. */
-  static boolean meets(com.fasterxml.jackson.databind.JsonNode d, com.fasterxml.jackson.databind.JsonNode obj) {
+  static boolean meets(JsonNode d, JsonNode obj) {
     if (!DisjointTest.valid(d, obj)) {
       return false; // required, properties
     }
     for (String k : new String[] {"anyOf", "oneOf", "allOf"}) {
       if (d.has(k)) {
         int n = 0;
-        for (com.fasterxml.jackson.databind.JsonNode b : d.get(k)) {
+        for (JsonNode b : d.get(k)) {
           n += meets(b, obj) ? 1 : 0;
         }
         boolean ok = k.equals("anyOf") ? n > 0 : k.equals("oneOf") ? n == 1 : n == d.get(k).size();
@@ -449,7 +462,7 @@ class JsonSchemaExactTest {
   @Test
   void dependentSchemasOnValuesAgreeWithEvaluatingTheKeywords() throws Exception {
     SplittableRandom r = new SplittableRandom(7007L);
-    com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+    ObjectMapper m = new ObjectMapper();
     String[] names = {"a", "b", "c", "d"};
     int[] pool = {1, 4, 7};
     int compiled = 0;
@@ -469,7 +482,7 @@ class JsonSchemaExactTest {
         }
       }
       schema.append("}}");
-      com.fasterxml.jackson.databind.JsonNode node = m.readTree(schema.toString());
+      JsonNode node = m.readTree(schema.toString());
       JsonSchema.Compiled c = JsonSchema.compileDetailed(schema.toString(), JsonSchemaOptions.defaults());
       Dfa dfa = c.fsm().dfa();
       // A oneOf Leap cannot prove exactly-one for leaves its dependency's member out (narrowed):
@@ -480,7 +493,7 @@ class JsonSchemaExactTest {
       for (int mask = 0; mask < 1 << names.length; mask++) {
         int present = Integer.bitCount(mask);
         for (int assign = 0; assign < Math.pow(pool.length, present); assign++) {
-          com.fasterxml.jackson.databind.node.ObjectNode obj = m.createObjectNode();
+          ObjectNode obj = m.createObjectNode();
           for (int i = 0, a = assign; i < names.length; i++) {
             if ((mask >> i & 1) == 1) {
               obj.put(names[i], pool[a % pool.length]);
@@ -506,11 +519,11 @@ class JsonSchemaExactTest {
   }
 
   /** An object schema over members a, b, c: properties, required, additionalProperties absent, true, false or a schema. */
-  static com.fasterxml.jackson.databind.JsonNode objectBranch(SplittableRandom r, com.fasterxml.jackson.databind.ObjectMapper m) {
-    com.fasterxml.jackson.databind.node.ObjectNode s = m.createObjectNode();
+  static JsonNode objectBranch(SplittableRandom r, ObjectMapper m) {
+    ObjectNode s = m.createObjectNode();
     s.put("type", "object");
-    com.fasterxml.jackson.databind.node.ObjectNode props = s.putObject("properties");
-    com.fasterxml.jackson.databind.node.ArrayNode req = s.putArray("required");
+    ObjectNode props = s.putObject("properties");
+    ArrayNode req = s.putArray("required");
     for (String n : DisjointTest.NAMES) {
       if (r.nextBoolean()) {
         props.set(n, m.createObjectNode().put("type", r.nextBoolean() ? "integer" : "string"));
@@ -532,19 +545,16 @@ class JsonSchemaExactTest {
   @Test
   void oneOfAcceptsOnlyValuesValidAgainstExactlyOneBranch() throws Exception {
     SplittableRandom r = new SplittableRandom(7008L);
-    com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
-    List<com.fasterxml.jackson.databind.JsonNode> values = new ArrayList<>();
-    for (int i = 0; i < 300; i++) {
-      values.add(DisjointTest.value(r, 0));
-    }
+    ObjectMapper m = new ObjectMapper();
+    List<JsonNode> values = randomValues(r, 300);
     int compiled = 0;
     int accepted = 0;
     for (int round = 0; round < 1_500; round++) {
-      com.fasterxml.jackson.databind.node.ObjectNode schema = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+      ObjectNode schema = JsonNodeFactory.instance.objectNode();
       if (r.nextBoolean()) {
         schema.put("type", "object");
       }
-      com.fasterxml.jackson.databind.node.ArrayNode branches = schema.putArray("oneOf");
+      ArrayNode branches = schema.putArray("oneOf");
       for (int b = 2 + r.nextInt(2); b > 0; b--) {
         branches.add(r.nextBoolean() ? DisjointTest.schema(r, 0) : objectBranch(r, m));
       }
@@ -555,12 +565,12 @@ class JsonSchemaExactTest {
         continue; // not provably exactly-one
       }
       compiled++;
-      for (com.fasterxml.jackson.databind.JsonNode v : values) {
+      for (JsonNode v : values) {
         String text = m.writeValueAsString(KeyOrder.schemaOrder(v, schema));
         if (accepts(dfa, text)) {
           accepted++;
           int holds = 0;
-          for (com.fasterxml.jackson.databind.JsonNode b : branches) {
+          for (JsonNode b : branches) {
             holds += DisjointTest.valid(b, v) && (!schema.has("type") || v.isObject()) ? 1 : 0;
           }
           assertEquals(1, holds, schema + " accepted " + text);
