@@ -28,16 +28,35 @@ public final class RegexParser {
   private static final int[] WORD = CharRanges.of('0', '9', 'A', 'Z', '_', '_', 'a', 'z');
   private static final int[] SPACE = CharRanges.of('\t', '\r', ' ', ' ');
   private static final int[] DOT = CharRanges.negate(new int[] {'\n', '\n'});
+  /** ECMA-262's {@code \s}: WhiteSpace and LineTerminator (the same with and without the u flag). */
+  private static final int[] ECMA_SPACE = CharRanges.of('\t', '\r', ' ', ' ', 0xA0, 0xA0, 0x1680, 0x1680,
+      0x2000, 0x200A, 0x2028, 0x2029, 0x202F, 0x202F, 0x205F, 0x205F, 0x3000, 0x3000, 0xFEFF, 0xFEFF);
+  /** ECMA-262's {@code .} without the s flag: any code point but a LineTerminator. */
+  private static final int[] ECMA_DOT = CharRanges.negate(CharRanges.of('\n', '\n', '\r', '\r', 0x2028, 0x2029));
 
   private final String pattern;
+  private final int[] space;
+  private final int[] dot;
   private int pos;
 
-  private RegexParser(String pattern) {
+  private RegexParser(String pattern, boolean ecma) {
     this.pattern = pattern;
+    this.space = ecma ? ECMA_SPACE : SPACE;
+    this.dot = ecma ? ECMA_DOT : DOT;
   }
 
   public static Re parse(String pattern) {
-    RegexParser p = new RegexParser(pattern);
+    return parse(pattern, false);
+  }
+
+  /**
+   * Parses {@code pattern} in Leap's dialect; with {@code ecma}, {@code \s}, {@code \S} and {@code .}
+   * have ECMA-262's meaning (as JSON Schema's {@code pattern} reads them: {@code \s} also matches
+   * the Unicode spaces and line terminators, {@code .} matches neither {@code \r} nor U+2028/2029);
+   * {@code \d \w} are ASCII in both.
+   */
+  public static Re parse(String pattern, boolean ecma) {
+    RegexParser p = new RegexParser(pattern, ecma);
     int end = pattern.length();
     if (pattern.startsWith("^")) {
       p.pos = 1;
@@ -195,7 +214,7 @@ public final class RegexParser {
         return new Re.Chars(parseClass(end));
       case '.':
         pos++;
-        return new Re.Chars(DOT);
+        return new Re.Chars(dot.clone());
       case '\\':
         return parseEscapeAtom(end);
       case '^':
@@ -313,9 +332,9 @@ public final class RegexParser {
       case 'W':
         return CharRanges.negate(WORD);
       case 's':
-        return SPACE.clone();
+        return space.clone();
       case 'S':
-        return CharRanges.negate(SPACE);
+        return CharRanges.negate(space);
       case 'x':
         return single(parseHexEscape(end, at));
       case 'u':

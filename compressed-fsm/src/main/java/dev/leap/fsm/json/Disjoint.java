@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.CharRanges;
 import dev.leap.fsm.internal.Re;
-import dev.leap.fsm.internal.RegexParser;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -242,22 +241,16 @@ final class Disjoint {
   /**
    * A DFA over the UTF-8 bytes of decoded strings that accepts at least every string valid
    * against {@code s}'s {@code pattern}, lengths and {@code const}/{@code enum} (never fewer: an over-approximation is what a
-   * proof may use), or null if it cannot say. A pattern outside Leap's dialect, or with {@code \s}
-   * (Leap's is ASCII, ECMA's also matches other spaces), says nothing.
+   * proof may use), or null if it cannot say. A pattern outside Leap's dialect says nothing.
    */
   static dev.leap.fsm.Dfa decodedStrings(JsonNode s) {
     Re anyCp = new Re.Chars(CharRanges.negate(new int[0]));
     List<Re> parts = new ArrayList<>();
     if (s.path("pattern").isTextual()) {
-      String p = s.get("pattern").asText();
-      if (!p.replace("\\\\", "").contains("\\s")) {
-        try {
-          JsonSchema.Anchors a = JsonSchema.Anchors.of(p);
-          parts.add(JsonSchema.seq(a.start() ? Re.EMPTY : JsonSchema.rep(anyCp, 0, -1), RegexParser.parse(a.inner()),
-              a.end() ? Re.EMPTY : JsonSchema.rep(anyCp, 0, -1)));
-        } catch (dev.leap.fsm.ConstraintException e) {
-          // outside the dialect: says nothing
-        }
+      try {
+        parts.add(EcmaPattern.searchLanguage(s.get("pattern").asText()));
+      } catch (dev.leap.fsm.ConstraintException e) {
+        // outside the dialect: says nothing
       }
     }
     List<JsonNode> lits = literals(s);

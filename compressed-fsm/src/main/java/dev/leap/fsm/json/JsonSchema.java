@@ -177,15 +177,6 @@ public final class JsonSchema {
 
   static final Re NEVER = new Re.Chars(new int[0]);
 
-  /** A JSON Schema pattern split into its {@code ^} / {@code $} anchors and the regex between them. */
-  record Anchors(boolean start, boolean end, String inner) {
-    static Anchors of(String p) {
-      boolean start = p.startsWith("^");
-      boolean end = p.endsWith("$") && !p.endsWith("\\$") && p.length() > (start ? 1 : 0);
-      return new Anchors(start, end, p.substring(start ? 1 : 0, p.length() - (end ? 1 : 0)));
-    }
-  }
-
   private static final class Converter {
     final JsonNode root;
     final SchemaIndex index;
@@ -622,29 +613,14 @@ public final class JsonSchema {
       return regex == null ? null : jsonEncode(RegexParser.parse(regex));
     }
 
-    /** The strings that contain a match of {@code p} (unanchored, as JSON Schema reads it), JSON-encoded. */
+    /** The strings that contain a match of {@code p} (searched, as JSON Schema reads it; ECMA classes), JSON-encoded. */
     Re pattern(String p, String ptr) {
-      Anchors a = Anchors.of(p);
-      boolean anchoredStart = a.start();
-      boolean anchoredEnd = a.end();
-      String inner = a.inner();
-      Re any = rep(anyStringChar(), 0, -1);
-      for (String neg : new String[] {"\\D", "\\W", "\\S"}) {
-        if (inner.contains(neg) && !inner.contains("\\" + neg)) {
-          cannot("pattern", ptr, neg + " means Unicode classes in ECMA and Python patterns; Leap's are ASCII, so its"
-              + " complement would accept too much");
-          return any;
-        }
-      }
-      Re re;
       try {
-        re = RegexParser.parse(inner);
+        return jsonEncode(EcmaPattern.searchLanguage(p));
       } catch (ConstraintException e) {
         cannot("pattern", ptr, "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
-        return any;
+        return rep(anyStringChar(), 0, -1);
       }
-      Re anyChars = rep(jsonEncode(new Re.Chars(CharRanges.negate(new int[0]))), 0, -1);
-      return seq(anchoredStart ? Re.EMPTY : anyChars, jsonEncode(re), anchoredEnd ? Re.EMPTY : anyChars);
     }
 
     /** The same language of decoded strings, with characters JSON must escape written canonically. */
@@ -1665,17 +1641,9 @@ public final class JsonSchema {
 
     /** Whether member name {@code name} matches {@code pattern} (searched, as JSON Schema reads it). */
     boolean nameMatches(String pattern, String name, String ptr) {
-      boolean ascii = name.chars().allMatch(c -> c < 0x80);
-      if (!ascii && pattern.contains("\\")) {
-        cannot("patternProperties", ptr, "escapes in a pattern against a non-ASCII member name (Unicode classes differ)");
-        return false;
-      }
       Re decoded;
       try {
-        Anchors a = Anchors.of(pattern);
-        Re re = RegexParser.parse(a.inner());
-        Re anyChars = rep(new Re.Chars(CharRanges.negate(new int[0])), 0, -1);
-        decoded = seq(a.start() ? Re.EMPTY : anyChars, re, a.end() ? Re.EMPTY : anyChars);
+        decoded = EcmaPattern.searchLanguage(pattern);
       } catch (ConstraintException e) {
         cannot("patternProperties", ptr, "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
         return false;
