@@ -12,7 +12,8 @@ import java.util.List;
  * <p>Dialect: literals; escapes {@code \n \t \r \f \v \a \e \\ \xHH \x{H..} \\uHHHH \\UHHHHHHHH} and
  * any escaped punctuation; {@code .} (any code point but {@code \n}); classes {@code [...]} with
  * ranges, negation and {@code \d \w \s \D \W \S} inside; these with ASCII meaning
- * ({@code [0-9]}, {@code [A-Za-z0-9_]}, {@code [ \t\n\r\f\v]}); groups {@code ( )}, {@code (?: )},
+ * ({@code [0-9]}, {@code [A-Za-z0-9_]}, {@code [ \t\n\r\f\v]}; {@link #parse(String, boolean)} reads
+ * {@code \s} and {@code .} as ECMA-262 does, for JSON Schema); groups {@code ( )}, {@code (?: )},
  * {@code (?P<name> )}, {@code (?<name> )}; alternation; {@code * + ? {m} {m,} {m,n}}, lazy forms
  * accepted as greedy (a DFA has no preference); {@code ^} only as the first and {@code $} only as
  * the last character. Everything else is a {@link RegexSyntaxException} naming the feature and its
