@@ -20,18 +20,44 @@ import java.util.List;
 final class EcmaPattern {
   private EcmaPattern() {}
 
-  /** Decoded strings in which {@code pattern} finds a match. */
+  /**
+   * Decoded strings in which {@code pattern} finds a match. Alternatives with the same anchors
+   * share one search wrapper ({@code .*(A|B).*}, not {@code .*A.*|.*B.*}, whose determinization
+   * would track every alternative's match separately).
+   */
   static Re searchLanguage(String pattern) {
     Re anyString = new Re.Repeat(new Re.Chars(CharRanges.negate(new int[0])), 0, -1);
+    List<List<Re>> byAnchors = new ArrayList<>(List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
+        new ArrayList<>()));
+    collect(pattern, pattern, 0, false, false, byAnchors);
     List<Re> options = new ArrayList<>();
-    collect(pattern, pattern, 0, false, false, anyString, options);
+    for (int k = 0; k < 4; k++) {
+      List<Re> res = byAnchors.get(k);
+      if (res.isEmpty()) {
+        continue;
+      }
+      boolean start = (k & 1) != 0;
+      boolean end = (k & 2) != 0;
+      Re body = res.size() == 1 ? res.get(0) : new Re.Alt(res);
+      List<Re> parts = new ArrayList<>();
+      if (!start) {
+        parts.add(anyString);
+      }
+      parts.add(body);
+      if (!end) {
+        parts.add(anyString);
+      }
+      options.add(parts.size() == 1 ? body : new Re.Concat(parts));
+    }
     return options.size() == 1 ? options.get(0) : new Re.Alt(options);
   }
 
-  /** Adds the search languages of the alternatives of {@code p} (at {@code offset} in {@code full}). */
-  private static void collect(String full, String p, int offset, boolean start, boolean end, Re anyString, List<Re> out) {
-    List<int[]> alternatives = topLevelAlternatives(p);
-    for (int[] span : alternatives) {
+  /**
+   * Adds each alternative of {@code p} (at {@code offset} in {@code full}) to {@code byAnchors},
+   * indexed by its anchors (1: at the start, 2: at the end).
+   */
+  private static void collect(String full, String p, int offset, boolean start, boolean end, List<List<Re>> byAnchors) {
+    for (int[] span : topLevelAlternatives(p)) {
       int from = span[0];
       int to = span[1];
       boolean s = start;
@@ -47,25 +73,15 @@ final class EcmaPattern {
       String inner = p.substring(from, to);
       int groupBody = wholeGroupBody(inner);
       if (groupBody >= 0 && hasAnchor(inner)) {
-        collect(full, inner.substring(groupBody, inner.length() - 1), offset + from + groupBody, s, e, anyString, out);
+        collect(full, inner.substring(groupBody, inner.length() - 1), offset + from + groupBody, s, e, byAnchors);
         continue;
       }
-      Re re;
       try {
-        re = RegexParser.parse(inner, true);
+        byAnchors.get((s ? 1 : 0) | (e ? 2 : 0)).add(RegexParser.parse(inner, true));
       } catch (RegexSyntaxException x) {
         // The index in the whole pattern, not in the alternative.
         throw new RegexSyntaxException(x.getDescription(), full, offset + from + x.getIndex());
       }
-      List<Re> parts = new ArrayList<>();
-      if (!s) {
-        parts.add(anyString);
-      }
-      parts.add(re);
-      if (!e) {
-        parts.add(anyString);
-      }
-      out.add(parts.size() == 1 ? re : new Re.Concat(parts));
     }
   }
 
