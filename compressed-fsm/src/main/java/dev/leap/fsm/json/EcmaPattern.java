@@ -57,124 +57,104 @@ final class EcmaPattern {
    * indexed by its anchors (1: at the start, 2: at the end).
    */
   private static void collect(String full, String p, int offset, boolean start, boolean end, List<List<Re>> byAnchors) {
-    for (int[] span : topLevelAlternatives(p)) {
-      int from = span[0];
-      int to = span[1];
-      boolean s = start;
-      boolean e = end;
-      if (from < to && p.charAt(from) == '^') {
-        s = true;
-        from++;
-      }
-      if (to > from && p.charAt(to - 1) == '$' && !escapedAt(p, to - 1)) {
-        e = true;
-        to--;
-      }
-      String inner = p.substring(from, to);
-      int groupBody = wholeGroupBody(inner);
-      if (groupBody >= 0 && hasAnchor(inner)) {
-        collect(full, inner.substring(groupBody, inner.length() - 1), offset + from + groupBody, s, e, byAnchors);
-        continue;
-      }
-      try {
-        byAnchors.get((s ? 1 : 0) | (e ? 2 : 0)).add(RegexParser.parse(inner, true));
-      } catch (RegexSyntaxException x) {
-        // The index in the whole pattern, not in the alternative.
-        throw new RegexSyntaxException(x.getDescription(), full, offset + from + x.getIndex());
+    int[] depth = syntaxDepth(p);
+    int from = 0;
+    for (int i = 0; i <= p.length(); i++) {
+      if (i == p.length() || (p.charAt(i) == '|' && depth[i] == 0)) {
+        alternative(full, p, depth, offset, from, i, start, end, byAnchors);
+        from = i + 1;
       }
     }
   }
 
-  /** {@code [from, to)} of each top-level alternative (outside groups, classes and escapes). */
-  static List<int[]> topLevelAlternatives(String p) {
-    List<int[]> out = new ArrayList<>();
-    int depth = 0;
-    boolean inClass = false;
-    int start = 0;
+  /** Adds the top-level alternative {@code p[from, to)} (see {@link #collect}). */
+  private static void alternative(String full, String p, int[] depth, int offset, int from, int to, boolean start,
+      boolean end, List<List<Re>> byAnchors) {
+    if (from < to && p.charAt(from) == '^') {
+      start = true;
+      from++;
+    }
+    if (to > from && p.charAt(to - 1) == '$' && depth[to - 1] >= 0) {
+      end = true;
+      to--;
+    }
+    int body = wholeGroupBody(p, depth, from, to);
+    if (body >= 0 && hasAnchor(p, depth, from, to)) {
+      collect(full, p.substring(body, to - 1), offset + body, start, end, byAnchors);
+      return;
+    }
+    try {
+      byAnchors.get((start ? 1 : 0) | (end ? 2 : 0)).add(RegexParser.parse(p.substring(from, to), true));
+    } catch (RegexSyntaxException x) {
+      // The index in the whole pattern, not in the alternative.
+      throw new RegexSyntaxException(x.getDescription(), full, offset + from + x.getIndex());
+    }
+  }
+
+  /**
+   * For each character of {@code p}: the depth of groups around it if it is syntax (neither escaped
+   * nor inside a class; for {@code )} the depth after it closes), else -1. A {@code ]} first in a
+   * class (after an optional {@code ^}) is a literal, as {@link RegexParser} reads it.
+   */
+  static int[] syntaxDepth(String p) {
+    int[] depth = new int[p.length()];
+    java.util.Arrays.fill(depth, -1);
+    int d = 0;
     for (int i = 0; i < p.length(); i++) {
       char c = p.charAt(i);
       if (c == '\\') {
         i++;
-      } else if (inClass) {
-        inClass = c != ']';
+        continue;
+      }
+      depth[i] = c == ')' ? --d : d;
+      if (c == '(') {
+        d++;
       } else if (c == '[') {
-        inClass = true;
-        if (i + 1 < p.length() && p.charAt(i + 1) == '^') {
-          i++;
+        int j = i + 1;
+        if (j < p.length() && p.charAt(j) == '^') {
+          j++;
         }
-        if (i + 1 < p.length() && p.charAt(i + 1) == ']') {
-          i++; // a ']' first in a class is a literal
+        if (j < p.length() && p.charAt(j) == ']') {
+          j++;
         }
-      } else if (c == '(') {
-        depth++;
-      } else if (c == ')') {
-        depth--;
-      } else if (c == '|' && depth == 0) {
-        out.add(new int[] {start, i});
-        start = i + 1;
+        while (j < p.length() && p.charAt(j) != ']') {
+          j += p.charAt(j) == '\\' ? 2 : 1;
+        }
+        i = j; // the closing ']' (or the end)
       }
     }
-    out.add(new int[] {start, p.length()});
-    return out;
+    return depth;
   }
 
   /**
-   * If {@code s} is one group {@code (...)} or {@code (?:...)} and nothing else (not repeated), the
-   * index where its body starts; else -1.
+   * If {@code p[from, to)} is one group {@code (...)} or {@code (?:...)} and nothing else (not
+   * repeated), the index in {@code p} where its body starts; else -1.
    */
-  private static int wholeGroupBody(String s) {
-    if (s.length() < 2 || s.charAt(0) != '(' || s.charAt(s.length() - 1) != ')' || escapedAt(s, s.length() - 1)) {
+  private static int wholeGroupBody(String p, int[] depth, int from, int to) {
+    if (to - from < 2 || p.charAt(from) != '(' || depth[from] != 0) {
       return -1;
     }
-    int depth = 0;
-    boolean inClass = false;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '\\') {
-        i++;
-      } else if (inClass) {
-        inClass = c != ']';
-      } else if (c == '[') {
-        inClass = true;
-      } else if (c == '(') {
-        depth++;
-      } else if (c == ')' && --depth == 0 && i != s.length() - 1) {
-        return -1; // the first group closes before the end
+    for (int i = from + 1; i < to; i++) {
+      if (p.charAt(i) == ')' && depth[i] == 0) {
+        if (i != to - 1) {
+          return -1; // the first group closes before the end
+        }
+        if (p.startsWith("(?:", from)) {
+          return from + 3;
+        }
+        return p.startsWith("(?", from) ? -1 : from + 1; // named groups and other (? forms: left to the parser
       }
     }
-    if (s.startsWith("(?:")) {
-      return 3;
-    }
-    return s.startsWith("(?") ? -1 : 1; // named groups and other (? forms: left to the parser
+    return -1;
   }
 
-  /** Whether {@code s} has an unescaped {@code ^} or {@code $} outside classes. */
-  private static boolean hasAnchor(String s) {
-    boolean inClass = false;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '\\') {
-        i++;
-      } else if (inClass) {
-        inClass = c != ']';
-      } else if (c == '[') {
-        inClass = true;
-        if (i + 1 < s.length() && s.charAt(i + 1) == '^') {
-          i++;
-        }
-      } else if (c == '^' || c == '$') {
+  /** Whether {@code p[from, to)} has a {@code ^} or {@code $} that is syntax. */
+  private static boolean hasAnchor(String p, int[] depth, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if ((p.charAt(i) == '^' || p.charAt(i) == '$') && depth[i] >= 0) {
         return true;
       }
     }
     return false;
-  }
-
-  /** Whether the character at {@code i} is preceded by an odd number of backslashes. */
-  private static boolean escapedAt(String s, int i) {
-    int n = 0;
-    for (int j = i - 1; j >= 0 && s.charAt(j) == '\\'; j--) {
-      n++;
-    }
-    return (n & 1) == 1;
   }
 }
