@@ -3,6 +3,7 @@ package dev.leap.bench;
 import dev.leap.bench.e2e.BenchCommand;
 import dev.leap.bench.e2e.DemoCommand;
 import dev.leap.runtime.cli.LeapCli;
+import dev.leap.train.TrainCommand;
 import picocli.CommandLine;
 
 /** Entry point of the {@code ./leap} script: the runtime's verbs plus {@code demo} and {@code bench}. */
@@ -13,6 +14,7 @@ public final class LeapMain {
     CommandLine cli = LeapCli.commandLine();
     cli.addSubcommand("demo", new CommandLine(new DemoCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
     cli.addSubcommand("bench", new CommandLine(new BenchCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
+    cli.addSubcommand("train", new CommandLine(new TrainCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
     System.exit(cli.execute(args));
   }
 }

@@ -1,43 +1,35 @@
 package dev.leap.runtime;
 
 import dev.leap.retokenize.HfTokenizer;
-import dev.leap.runtime.model.HfModelWriter;
-import dev.leap.runtime.model.ModelConfig;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
 /**
  * The embedded default model ({@code --model demo}): a small Llama-architecture model that Leap
- * writes deterministically in Hugging Face format on first use — {@code config.json},
- * {@code model.safetensors} with random weights from a fixed seed, {@code generation_config.json},
- * and the GPT-2 {@code tokenizer.json} Leap ships — and then loads through the real loader.
+ * trained itself ({@code ./leap train}, module {@code train}) on data it generates — character sheets
+ * for the 50 names of SGLang's character benchmark and extraction of facts from fictional city
+ * articles — shipped in this jar as a Hugging Face directory ({@code config.json},
+ * {@code generation_config.json}, {@code model.safetensors} in float16) with the GPT-2
+ * {@code tokenizer.json}. On first use it is copied to {@code $LEAP_CACHE/demo-v3} (default
+ * {@code ~/.cache/leap/demo-v3}) and loaded from there through the same loader as any model.
  *
- * <p>Its weights are untrained: its text is not meaningful. It exists so that every command and
- * benchmark runs on a real transformer forward pass with a real tokenizer without downloading
- * anything. Shape: vocabulary 50,257 (GPT-2), hidden 256, intermediate 768, 4 layers, 8 heads,
- * 4 KV heads, head dim 32, tied embeddings, context 4,096.
- *
- * <p>Location: {@code $LEAP_CACHE/demo-v2}, default {@code ~/.cache/leap/demo-v2}.
+ * <p>Shape: vocabulary 50,257 (GPT-2), hidden 256, intermediate 768, 4 layers, 8 heads, 4 KV heads,
+ * head dim 32, tied embeddings, context 4,096. It knows the character sheets and how to copy a
+ * city's facts out of an article; it writes no other meaningful text.
  */
 public final class DemoModel {
   private DemoModel() {}
 
-  /** Bump when the demo model's shape or seed changes, so old caches are not reused. */
-  static final String VERSION = "demo-v2";
-  static final long SEED = 20240205L;
-
-  public static ModelConfig config() {
-    ModelConfig c = ModelConfig.llama(50257, 256, 768, 4, 8, 4, 32);
-    // A 4,096-token context, so that the long-document benchmark (about 3,300 prompt tokens) fits.
-    return new ModelConfig(c.modelType(), c.vocabSize(), c.hiddenSize(), c.intermediateSize(), c.numLayers(),
-        c.numHeads(), c.numKvHeads(), c.headDim(), 4096, c.rmsNormEps(), c.ropeTheta(), c.ropeType(), c.ropeFactor(),
-        c.ropeLowFreqFactor(), c.ropeHighFreqFactor(), c.ropeOriginalMaxPositions(), c.tieWordEmbeddings(),
-        c.qkvBias(), c.oBias(), c.qkNorm(), c.torchDtype());
-  }
+  /** Bump when the shipped weights change, so old caches are not reused. */
+  static final String VERSION = "demo-v3";
+  private static final String RESOURCES = "/dev/leap/runtime/demo/";
+  private static final String[] FILES = {"config.json", "generation_config.json", "model.safetensors"};
 
   /** The demo model's directory, written on first use. */
   public static Path ensure() {
@@ -46,7 +38,7 @@ public final class DemoModel {
     return ensure(root.resolve(VERSION));
   }
 
-  /** Writes the demo model into {@code dir} unless it is already complete there. */
+  /** Copies the demo model into {@code dir} unless it is already complete there. */
   public static synchronized Path ensure(Path dir) {
     if (Files.exists(dir.resolve("model.safetensors")) && Files.exists(dir.resolve("tokenizer.json"))) {
       return dir;
@@ -54,11 +46,19 @@ public final class DemoModel {
     try {
       Files.createDirectories(dir.getParent());
       Path tmp = Files.createTempDirectory(dir.getParent(), VERSION + ".tmp");
-      HfModelWriter.write(tmp, config(), SEED, 0.02, HfModelWriter.StorageType.F32, 50256);
+      for (String f : FILES) {
+        try (InputStream in = DemoModel.class.getResourceAsStream(RESOURCES + f)) {
+          if (in == null) {
+            throw new IllegalStateException("the demo model's " + f + " is missing from the runtime jar ("
+                + RESOURCES + f + "); rebuild, or reproduce it with ./leap train");
+          }
+          Files.copy(in, tmp.resolve(f));
+        }
+      }
       HfTokenizer.copyGpt2(tmp.resolve("tokenizer.json"));
       try {
         Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException | java.nio.file.FileAlreadyExistsException e) {
+      } catch (AtomicMoveNotSupportedException | FileAlreadyExistsException e) {
         if (!Files.exists(dir.resolve("model.safetensors"))) {
           Files.move(tmp, dir, StandardCopyOption.REPLACE_EXISTING);
         }

@@ -10,12 +10,18 @@ import dev.leap.runtime.GenerationRequest;
 import dev.leap.runtime.LeapRuntime;
 import dev.leap.runtime.SamplingParams;
 import dev.leap.runtime.cli.CliError;
+import dev.leap.train.data.Character;
+import dev.leap.train.data.City;
+import dev.leap.train.data.CityDocument;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -39,15 +45,17 @@ import picocli.CommandLine.Model.CommandSpec;
  * modes request by request; throughput runs all requests at once per mode, alternating modes for
  * {@code --repeats} rounds; medians are reported.
  *
- * <p>{@code longdoc}: extraction requests over one long document (about 3,000 tokens) constrained by
- * SGLang's {@code city_regex}, run one after another with the radix cache on and off and
- * jump-forward on and off: time to first token of the first and the later requests, and prompt
- * tokens prefilled vs served from the cache.
+ * <p>{@code longdoc}: extraction questions over held-out fictional city articles ({@code --docs},
+ * 2,500-3,500 tokens, seeds the training never draws) constrained by SGLang's {@code city_regex},
+ * one after another, jump-forward against token-by-token with the radix cache on (and, for the
+ * first document, off): time to first token of the first and the later questions, prompt tokens
+ * prefilled vs served from the cache, the share of fields equal to the document's facts, and how
+ * often the two modes' greedy outputs are identical. Every output and its truth go into the JSON.
  */
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON) or 'longdoc' (extraction over one long document).")
+    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON) or 'longdoc' (extraction over long held-out documents).")
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -56,10 +64,10 @@ public final class BenchCommand implements Callable<Integer> {
   String which;
 
   @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo",
-      description = "Model directory, or 'demo' for the embedded untrained default. Default: ${DEFAULT-VALUE}.")
+      description = "Model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
   String model;
 
-  @Option(names = "--requests", description = "Requests (characters: default 50 names; longdoc: default 8 questions).")
+  @Option(names = "--requests", description = "Requests (characters: default 50 names; longdoc: questions per document, default 8).")
   Integer requests;
 
   @Option(names = "--parallel", defaultValue = "64", description = "Concurrent requests for the throughput runs. Default: ${DEFAULT-VALUE}.")
@@ -77,6 +85,16 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--seed", defaultValue = "0", description = "Sampling seed (per request: seed + index). Default: ${DEFAULT-VALUE}.")
   long seed;
+
+  @Option(names = "--docs", defaultValue = "5", description = "longdoc: held-out documents (questions per document: --requests, default 8). Default: ${DEFAULT-VALUE}.")
+  int docs;
+
+  @Option(names = "--doc-tokens", defaultValue = "2500-3500", paramLabel = "MIN-MAX",
+      description = "longdoc: document length range in tokens. Default: ${DEFAULT-VALUE}.")
+  String docTokens;
+
+  int docTokensMin;
+  int docTokensMax;
 
   @Option(names = "--out", paramLabel = "FILE", description = "JSON results. Default: bench-results/<benchmark>.json.")
   Path out;
@@ -103,6 +121,19 @@ public final class BenchCommand implements Callable<Integer> {
     }
     if (!(temperature >= 0)) {
       throw new CliError("--temperature must be >= 0, got " + temperature);
+    }
+    if (docs < 1) {
+      throw new CliError("--docs must be at least 1, got " + docs);
+    }
+    String[] range = docTokens.split("-");
+    try {
+      docTokensMin = Integer.parseInt(range[0].strip());
+      docTokensMax = Integer.parseInt(range[range.length - 1].strip());
+    } catch (NumberFormatException e) {
+      throw new CliError("--doc-tokens must be MIN-MAX in tokens, got '" + docTokens + "'");
+    }
+    if (docTokensMin < 100 || docTokensMax < docTokensMin || docTokensMax > 3800) {
+      throw new CliError("--doc-tokens must lie within 100-3800 with MIN <= MAX, got '" + docTokens + "'");
     }
     PrintWriter err = spec.commandLine().getErr();
     Path dir = modelDir(model, err);
@@ -159,6 +190,17 @@ public final class BenchCommand implements Callable<Integer> {
       tbt.score(p, rtTbt.tokenizer());
       jf.score(p, rtJf.tokenizer());
     }
+    Map<String, Character> facts = new HashMap<>();
+    for (Character c : Character.all()) {
+      facts.put(c.benchmarkName(), c);
+    }
+    for (int i = 0; i < n; i++) {
+      Character c = facts.get(names.get(i));
+      for (ModeResult m : List.of(tbt, jf)) {
+        m.labels.add(names.get(i));
+        m.truths.add(c == null ? Map.of() : c.fields());
+      }
+    }
     failIfErrors(tbt);
     failIfErrors(jf);
     int agree = 0;
@@ -166,8 +208,8 @@ public final class BenchCommand implements Callable<Integer> {
     for (int i = 0; i < n; i++) {
       if (tbt.batch1.get(i).text().equals(jf.batch1.get(i).text())) {
         agree++;
-      } else if (differences.size() < 5) {
-        differences.add(firstDifference(tbt.batch1.get(i).text(), jf.batch1.get(i).text()));
+      } else {
+        differences.add(names.get(i) + ": " + firstDifference(tbt.batch1.get(i).text(), jf.batch1.get(i).text()));
       }
     }
     ObjectNode json = report("characters", dir, List.of(tbt, jf), (double) agree / n);
@@ -177,7 +219,7 @@ public final class BenchCommand implements Callable<Integer> {
     o.println();
     o.println(table(tbt, jf, (double) agree / n, Math.min(parallel, n)));
     if (!differences.isEmpty()) {
-      o.println("First greedy differences (token-by-token vs jump-forward):");
+      o.println("Greedy differences (token-by-token vs jump-forward):");
       differences.forEach(d -> o.println("  " + d));
     }
     drawChart(chartFile, tbt, jf, Math.min(parallel, n));
@@ -246,6 +288,7 @@ public final class BenchCommand implements Callable<Integer> {
         Double.NaN, "");
     row(sb, "output tokens per request", tbt.outputTokensPerRequest(), jf.outputTokensPerRequest(), Double.NaN, "");
     row(sb, "valid outputs (%)", 100.0 * tbt.valid / tbt.batch1.size(), 100.0 * jf.valid / jf.batch1.size(), Double.NaN, "");
+    row(sb, "fields equal to the truth (%)", 100.0 * tbt.fieldAccuracy(), 100.0 * jf.fieldAccuracy(), Double.NaN, "");
     row(sb, "canonical tokenization (%)", 100.0 * tbt.canonical / tbt.batch1.size(), 100.0 * jf.canonical / jf.batch1.size(),
         Double.NaN, "");
     sb.append(String.format(Locale.ROOT, "| greedy agreement between the modes | | | %.0f%% |%n", agreement * 100));
@@ -278,50 +321,97 @@ public final class BenchCommand implements Callable<Integer> {
 
   int longdoc(Path dir, Path outFile) throws IOException {
     PrintWriter o = spec.commandLine().getOut();
-    String doc = CityDocument.text(7, 2300);
     List<String> questions = CityDocument.questions();
-    int n = requests == null ? 8 : Math.min(requests, questions.size());
+    int q = requests == null ? 8 : Math.min(requests, questions.size());
     String regex = BenchData.cityRegex();
-    List<GenerationRequest> reqs = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      SamplingParams p = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();
-      reqs.add(GenerationRequest.of(CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), p));
-    }
-    List<ModeResult> modes = new ArrayList<>();
     Pattern p = Pattern.compile(regex);
-    for (boolean cache : new boolean[] {true, false}) {
-      for (boolean jump : new boolean[] {true, false}) {
-        ModeResult m = new ModeResult((jump ? "jump-forward" : "token-by-token") + (cache ? ", radix cache" : ", no cache"));
-        try (LeapRuntime rt = runtime(dir, jump, cache, 32_768)) {
-          if (m.name.equals("jump-forward, radix cache")) {
-            o.printf("longdoc: document of %d tokens, %d requests, model %s%n", rt.tokenizer().encode(doc).length, n, dir);
-            o.flush();
+    ModeResult jf = new ModeResult("jump-forward, radix cache");
+    ModeResult tbt = new ModeResult("token-by-token, radix cache");
+    ModeResult jfCold = new ModeResult("jump-forward, no cache (first document)");
+    ModeResult tbtCold = new ModeResult("token-by-token, no cache (first document)");
+    SplittableRandom lengths = new SplittableRandom(seed);
+    try (LeapRuntime rtJf = runtime(dir, true, true, 32_768); LeapRuntime rtTbt = runtime(dir, false, true, 32_768);
+        LeapRuntime rtJfCold = runtime(dir, true, false, 32_768); LeapRuntime rtTbtCold = runtime(dir, false, false, 32_768)) {
+      for (LeapRuntime rt : List.of(rtJf, rtTbt, rtJfCold, rtTbtCold)) {
+        // Warm the code paths on an unrelated prompt so the first timed request is not a JIT run.
+        rt.generate("Warm-up.", Constraint.regex(regex), SamplingParams.builder().maxTokens(16).build());
+      }
+      o.printf("longdoc: %d held-out documents of %d-%d tokens, %d questions each, model %s, device %s%n", docs,
+          docTokensMin, docTokensMax, q, dir, rtJf.device());
+      o.flush();
+      for (int d = 0; d < docs; d++) {
+        long citySeed = City.EVAL_SEED_BASE + d;
+        City city = City.of(citySeed);
+        int target = docTokensMin + lengths.nextInt(docTokensMax - docTokensMin + 1);
+        String doc = CityDocument.text(city, citySeed, target, rtJf.tokenizer());
+        for (int i = 0; i < q; i++) {
+          SamplingParams sp = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();
+          GenerationRequest r = GenerationRequest.of(CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), sp);
+          String label = "document " + citySeed + " (" + rtJf.tokenizer().encode(doc).length + " tokens), question " + i;
+          List<ModeResult> modes = d == 0 ? List.of(jf, tbt, jfCold, tbtCold) : List.of(jf, tbt);
+          List<LeapRuntime> rts = d == 0 ? List.of(rtJf, rtTbt, rtJfCold, rtTbtCold) : List.of(rtJf, rtTbt);
+          for (int k = 0; k < modes.size(); k++) {
+            // Alternate which mode goes first, so slow drifts of the machine hit both.
+            int m = (k + d + i) % modes.size();
+            modes.get(m).batch1.add(rts.get(m).submit(r).join());
           }
-          // Warm the code paths on an unrelated prompt so the first timed request is not a JIT run.
-          rt.generate("Warm-up.", Constraint.regex(regex), SamplingParams.builder().maxTokens(16).build());
-          for (GenerationRequest r : reqs) {
-            m.batch1.add(rt.submit(r).join());
+          for (ModeResult m : modes) {
+            m.truths.add(city.fields());
+            m.labels.add(label);
           }
-          m.score(p, rt.tokenizer());
         }
+        if ((d + 1) % 5 == 0 || d + 1 == docs) {
+          o.printf("  %d/%d documents: fields equal to the truth %.1f%% (jump-forward), %.1f%% (token-by-token)%n", d + 1,
+              docs, 100 * jf.fieldAccuracy(), 100 * tbt.fieldAccuracy());
+          o.flush();
+        }
+      }
+      for (ModeResult m : List.of(jf, tbt, jfCold, tbtCold)) {
+        m.score(p, rtJf.tokenizer());
         failIfErrors(m);
-        modes.add(m);
       }
     }
-    ObjectNode json = report("longdoc", dir, modes, Double.NaN);
+    int agree = 0;
+    List<String> differences = new ArrayList<>();
+    for (int i = 0; i < jf.batch1.size(); i++) {
+      if (jf.batch1.get(i).text().equals(tbt.batch1.get(i).text())) {
+        agree++;
+      } else {
+        differences.add(jf.labels.get(i) + ": " + firstDifference(tbt.batch1.get(i).text(), jf.batch1.get(i).text()));
+      }
+    }
+    double agreement = (double) agree / jf.batch1.size();
+    List<ModeResult> modes = List.of(jf, tbt, jfCold, tbtCold);
+    ObjectNode json = report("longdoc", dir, modes, agreement);
+    json.put("documents", docs);
+    json.put("questionsPerDocument", q);
+    ArrayNode diffs = json.putArray("greedyDifferences");
+    differences.forEach(diffs::add);
     write(outFile, json);
     StringBuilder sb = new StringBuilder();
-    sb.append("| mode | TTFT first (ms) | TTFT later p50 (ms) | prompt tokens | prefilled per later request | latency p50 (ms) | forward passes/request | valid |\n");
-    sb.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    sb.append("| mode | requests | TTFT first question (ms) | TTFT later p50 (ms) | prompt tokens | prefilled per later question"
+        + " | latency p50 (ms) | forward passes/request | complete | fields equal to the truth |\n");
+    sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (ModeResult m : modes) {
-      double prefilledLater = m.batch1.subList(1, m.batch1.size()).stream()
-          .mapToDouble(g -> g.stats().promptTokens() - g.stats().cachedPromptTokens()).average().orElse(Double.NaN);
-      sb.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.1f | %.0f | %.1f | %d/%d |%n", m.name,
-          m.batch1.get(0).stats().timeToFirstTokenMs(), m.ttftMsP50(1), m.mean(g -> g.stats().promptTokens()),
-          prefilledLater, m.latencyMsP50(), m.forwardPassesPerRequest(), m.valid, m.batch1.size()));
+      List<Generation> first = new ArrayList<>();
+      List<Generation> later = new ArrayList<>();
+      for (int i = 0; i < m.batch1.size(); i++) {
+        (i % q == 0 ? first : later).add(m.batch1.get(i));
+      }
+      double ttftFirst = ModeResult.median(first.stream().map(g -> g.stats().timeToFirstTokenMs()).toList());
+      double ttftLater = ModeResult.median(later.stream().map(g -> g.stats().timeToFirstTokenMs()).toList());
+      double prefilledLater = later.stream().mapToDouble(g -> g.stats().promptTokens() - g.stats().cachedPromptTokens())
+          .average().orElse(Double.NaN);
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f | %.1f | %.0f | %.1f | %d/%d | %.1f%% |%n", m.name,
+          m.batch1.size(), ttftFirst, ttftLater, m.mean(g -> g.stats().promptTokens()), prefilledLater, m.latencyMsP50(),
+          m.forwardPassesPerRequest(), m.batch1.stream().filter(Generation::isComplete).count(), m.batch1.size(),
+          100 * m.fieldAccuracy()));
     }
     o.println();
     o.print(sb);
+    o.printf("%ngreedy output of jump-forward identical to token-by-token: %d of %d (%.1f%%)%n", agree, jf.batch1.size(),
+        100 * agreement);
+    differences.forEach(d -> o.println("  " + d));
     o.printf("%nwrote %s%n", outFile);
     o.flush();
     return 0;

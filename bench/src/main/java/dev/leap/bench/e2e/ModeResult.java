@@ -5,6 +5,7 @@ import dev.leap.runtime.Generation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -14,6 +15,10 @@ import java.util.regex.Pattern;
 final class ModeResult {
   final String name;
   final List<Generation> batch1 = new ArrayList<>();
+  /** The truth of each batch-1 request (field name to value), in the same order. */
+  final List<Map<String, String>> truths = new ArrayList<>();
+  /** What identifies each batch-1 request in the report (a name, a document and a question). */
+  final List<String> labels = new ArrayList<>();
   final List<Double> parallelWallMs = new ArrayList<>();
   final List<Long> parallelOutputTokens = new ArrayList<>();
   final List<Integer> parallelRequests = new ArrayList<>();
@@ -37,6 +42,17 @@ final class ModeResult {
         canonical++;
       }
     }
+  }
+
+  /** Fields equal to the truth, over all fields of all batch-1 requests. */
+  double fieldAccuracy() {
+    int right = 0;
+    int all = 0;
+    for (int i = 0; i < truths.size(); i++) {
+      right += batch1.get(i).isError() ? 0 : FieldScore.correct(batch1.get(i).text(), truths.get(i));
+      all += truths.get(i).size();
+    }
+    return all == 0 ? Double.NaN : (double) right / all;
   }
 
   static double median(List<Double> xs) {
@@ -108,6 +124,23 @@ final class ModeResult {
     o.put("timeToFirstTokenMsP50", ttftMsP50(0));
     o.put("promptTokensPerRequest", mean(g -> g.stats().promptTokens()));
     o.put("cachedPromptTokensPerRequest", mean(g -> g.stats().cachedPromptTokens()));
+    if (!truths.isEmpty()) {
+      o.put("fieldAccuracy", fieldAccuracy());
+      var outputs = o.putArray("outputs");
+      for (int i = 0; i < batch1.size(); i++) {
+        Generation g = batch1.get(i);
+        ObjectNode r = outputs.addObject();
+        r.put("request", i < labels.size() ? labels.get(i) : String.valueOf(i));
+        r.put("text", g.isError() ? null : g.text());
+        if (g.isError()) {
+          r.put("error", g.error());
+        }
+        r.put("complete", g.isComplete());
+        r.put("fieldsCorrect", g.isError() ? 0 : FieldScore.correct(g.text(), truths.get(i)));
+        ObjectNode t = r.putObject("truth");
+        truths.get(i).forEach(t::put);
+      }
+    }
     if (!parallelWallMs.isEmpty()) {
       o.put("parallelRuns", parallelWallMs.size());
       o.put("parallelRequests", parallelRequests.get(0));

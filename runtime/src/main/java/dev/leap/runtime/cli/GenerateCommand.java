@@ -145,7 +145,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   /** The model directory for {@code --model}: {@code demo} is created on first use. */
   public static Path resolveModel(String model, PrintWriter err) {
     if ("demo".equals(model)) {
-      err.println("leap: using the embedded demo model (untrained random weights: its text is not meaningful)");
+      err.println("leap: using the embedded demo model (trained by Leap on its own synthetic data: character sheets and city facts)");
       err.flush();
       return DemoModel.ensure();
     }

@@ -15,10 +15,11 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * Writes a Hugging Face model directory with random weights from a fixed seed: {@code config.json},
- * {@code generation_config.json} and {@code model.safetensors} (F32, F16 or BF16), with the tensor
- * names transformers uses for Llama-family models. Tests and the embedded demo model build their
- * models with it and load them through the real loader.
+ * Writes Hugging Face model directories: {@code config.json}, {@code generation_config.json} and
+ * {@code model.safetensors} (F32, F16 or BF16), with the tensor names transformers uses for
+ * Llama-family models. {@link #write} fills them with random weights from a fixed seed (tests build
+ * their models with it and load them through the real loader); the training code writes trained
+ * weights through {@link #writeConfig} and {@link #writeSafetensors}.
  *
  * <p>Weights are normal with standard deviation {@code std}; norm weights are {@code 1 + std * N(0,1)}
  * so that they matter. The same (config, seed, std, dtype) always gives the same bytes.
@@ -34,6 +35,26 @@ public final class HfModelWriter {
   }
 
   public static void write(Path dir, ModelConfig config, long seed, double std, StorageType type, int... eosIds) {
+    writeConfig(dir, config, type, eosIds);
+    Map<String, long[]> shapes = tensorShapes(config);
+    SplittableRandom rnd = new SplittableRandom(seed);
+    try {
+      writeSafetensors(dir.resolve("model.safetensors"), shapes, type, (name, count, sink) -> {
+        boolean norm = name.endsWith("norm.weight");
+        for (long i = 0; i < count; i++) {
+          sink.accept((float) (rnd.nextGaussian() * std + (norm ? 1 : 0)));
+        }
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the model to " + dir, e);
+    }
+  }
+
+  /**
+   * Writes {@code config.json} (with {@code torch_dtype} for {@code type}) and
+   * {@code generation_config.json} (the EOS ids) into {@code dir}.
+   */
+  public static void writeConfig(Path dir, ModelConfig config, StorageType type, int... eosIds) {
     try {
       Files.createDirectories(dir);
       ObjectMapper m = new ObjectMapper();
@@ -54,13 +75,16 @@ public final class HfModelWriter {
         }
       }
       m.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("generation_config.json").toFile(), gen);
-      writeWeights(dir.resolve("model.safetensors"), config, seed, std, type);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the model to " + dir, e);
+      throw new UncheckedIOException("cannot write the model config to " + dir, e);
     }
   }
 
-  private static void writeWeights(Path file, ModelConfig c, long seed, double std, StorageType type) throws IOException {
+  /**
+   * The Hugging Face tensor names and shapes of a Llama-family model with this config, in the
+   * order Leap writes them.
+   */
+  public static Map<String, long[]> tensorShapes(ModelConfig c) {
     Map<String, long[]> shapes = new LinkedHashMap<>();
     int h = c.hiddenSize();
     int hd = c.headDim();
@@ -93,6 +117,28 @@ public final class HfModelWriter {
     if (!c.tieWordEmbeddings()) {
       shapes.put("lm_head.weight", new long[] {c.vocabSize(), h});
     }
+    return shapes;
+  }
+
+  /** Produces the {@code count} values of tensor {@code name}, in row-major order, into a sink. */
+  @FunctionalInterface
+  public interface TensorValues {
+    void produce(String name, long count, FloatSink sink) throws IOException;
+  }
+
+  /** Receives one float value. */
+  @FunctionalInterface
+  public interface FloatSink {
+    void accept(float value) throws IOException;
+  }
+
+  /**
+   * Writes a safetensors file with the given tensors (name to shape, in file order), each stored
+   * as {@code type}; F16 and BF16 round to nearest even. Values come from {@code values} tensor by
+   * tensor.
+   */
+  public static void writeSafetensors(Path file, Map<String, long[]> shapes, StorageType type, TensorValues values)
+      throws IOException {
     int width = type == StorageType.F32 ? 4 : 2;
     String dtype = type.name();
     ObjectMapper m = new ObjectMapper();
@@ -120,7 +166,6 @@ public final class HfModelWriter {
     byte[] headerBytes = new byte[padded];
     java.util.Arrays.fill(headerBytes, (byte) ' ');
     System.arraycopy(json, 0, headerBytes, 0, json.length);
-    SplittableRandom rnd = new SplittableRandom(seed);
     try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
       out.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(padded).array());
       out.write(headerBytes);
@@ -130,9 +175,8 @@ public final class HfModelWriter {
         for (long d : e.getValue()) {
           count *= d;
         }
-        boolean norm = e.getKey().endsWith("norm.weight");
-        for (long i = 0; i < count; i++) {
-          float v = (float) (rnd.nextGaussian() * std + (norm ? 1 : 0));
+        long[] written = {0};
+        values.produce(e.getKey(), count, v -> {
           if (buf.remaining() < 4) {
             out.write(buf.array(), 0, buf.position());
             buf.clear();
@@ -142,6 +186,10 @@ public final class HfModelWriter {
             case BF16 -> buf.putShort((short) (Float.floatToRawIntBits(Rope.toBf16(v)) >>> 16));
             default -> buf.putShort(floatToHalf(v));
           }
+          written[0]++;
+        });
+        if (written[0] != count) {
+          throw new IllegalStateException("tensor " + e.getKey() + " needs " + count + " values, got " + written[0]);
         }
       }
       out.write(buf.array(), 0, buf.position());
@@ -149,7 +197,7 @@ public final class HfModelWriter {
   }
 
   /** float to IEEE 754 binary16, round to nearest even (no NaN handling needed for weights). */
-  static short floatToHalf(float f) {
+  public static short floatToHalf(float f) {
     int bits = Float.floatToRawIntBits(f);
     int sign = (bits >>> 16) & 0x8000;
     int exp = ((bits >>> 23) & 0xFF) - 127 + 15;

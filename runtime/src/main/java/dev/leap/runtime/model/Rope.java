@@ -9,11 +9,11 @@ package dev.leap.runtime.model;
  * bfloat16 first, as they are in transformers (a buffer of a bfloat16 model): without it a Qwen2
  * reference model's logits drift by 0.1 at position 50.
  */
-final class Rope {
+public final class Rope {
   private Rope() {}
 
   /** {@code {cos, sin}}, each {@code positions * headDim} floats. */
-  static float[][] table(ModelConfig c, int positions) {
+  public static float[][] table(ModelConfig c, int positions) {
     int hd = c.headDim();
     int half = hd / 2;
     float[] inv = new float[half];
@@ -63,7 +63,7 @@ final class Rope {
   }
 
   /** Rounds to the nearest bfloat16 (ties to even), returned as a float. */
-  static float toBf16(float f) {
+  public static float toBf16(float f) {
     int bits = Float.floatToRawIntBits(f);
     int rounding = 0x7FFF + ((bits >>> 16) & 1);
     return Float.intBitsToFloat((bits + rounding) & 0xFFFF0000);

@@ -1,0 +1,75 @@
+package dev.leap.bench.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Compares the fields of a generated JSON object with the truth: a nested object contributes its
+ * members under their own names (the character sheet's {@code wand} gives {@code wood}, {@code core},
+ * {@code length}), an array of strings its elements as {@code landmark 1..n}. Values are equal when
+ * their text is equal or, for numbers, their values are.
+ */
+final class FieldScore {
+  private FieldScore() {}
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The generated fields, or an empty map when the text is not a JSON object. */
+  static Map<String, String> fields(String text) {
+    Map<String, String> out = new LinkedHashMap<>();
+    try {
+      JsonNode root = JSON.readTree(text);
+      if (root != null && root.isObject()) {
+        flatten(root, out);
+      }
+    } catch (Exception e) {
+      // An incomplete output has no fields.
+    }
+    return out;
+  }
+
+  private static void flatten(JsonNode node, Map<String, String> out) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode v = e.getValue();
+      if (v.isObject()) {
+        flatten(v, out);
+      } else if (v.isArray()) {
+        for (int i = 0; i < v.size(); i++) {
+          out.put("landmark " + (i + 1), v.get(i).asText());
+        }
+      } else {
+        out.put(e.getKey(), v.asText());
+      }
+    }
+  }
+
+  /** How many truth fields the generated text has equal. */
+  static int correct(String text, Map<String, String> truth) {
+    Map<String, String> got = fields(text);
+    int n = 0;
+    for (Map.Entry<String, String> e : truth.entrySet()) {
+      if (equal(got.get(e.getKey()), e.getValue())) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  static boolean equal(String got, String truth) {
+    if (got == null) {
+      return false;
+    }
+    if (got.equals(truth)) {
+      return true;
+    }
+    try {
+      return Double.parseDouble(got) == Double.parseDouble(truth);
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+}

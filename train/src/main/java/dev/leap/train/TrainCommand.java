@@ -1,0 +1,89 @@
+package dev.leap.train;
+
+import dev.leap.runtime.model.HfModelWriter;
+import dev.leap.runtime.model.ModelConfig;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code leap train}: trains Leap's demo model from scratch (or resumes a stopped run from its
+ * checkpoint) on the data the project generates, and writes it as a Hugging Face model directory.
+ * The defaults reproduce the shipped model.
+ */
+@Command(name = "train", mixinStandardHelpOptions = true,
+    description = "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint.")
+public final class TrainCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--out", defaultValue = "train-out/model", description = "Model directory to write. Default: ${DEFAULT-VALUE}.")
+  Path out;
+
+  @Option(names = "--work", defaultValue = "train-out", description = "Checkpoint and log directory. Default: ${DEFAULT-VALUE}.")
+  Path work;
+
+  @Option(names = "--steps", defaultValue = "" + DEFAULT_STEPS, description = "Optimizer steps. Default: ${DEFAULT-VALUE}.")
+  int steps;
+
+  @Option(names = "--seed", defaultValue = "13", description = "Seed of the weights and the data. Default: ${DEFAULT-VALUE}.")
+  long seed;
+
+  @Option(names = "--lr", defaultValue = "1.5e-3", description = "Peak learning rate. Default: ${DEFAULT-VALUE}.")
+  float lr;
+
+  @Option(names = "--warmup", defaultValue = "30", description = "Warm-up steps. Default: ${DEFAULT-VALUE}.")
+  int warmup;
+
+  @Option(names = "--step-tokens", defaultValue = "6000", description = "Tokens of city documents per step. Default: ${DEFAULT-VALUE}.")
+  int stepTokens;
+
+  @Option(names = "--characters", defaultValue = "8", description = "Character sheets per step. Default: ${DEFAULT-VALUE}.")
+  int characters;
+
+  @Option(names = "--min-doc", defaultValue = "150", description = "Shortest document (tokens). Default: ${DEFAULT-VALUE}.")
+  int minDoc;
+
+  @Option(names = "--max-doc", defaultValue = "3500", description = "Longest document (tokens). Default: ${DEFAULT-VALUE}.")
+  int maxDoc;
+
+  @Option(names = "--micro-batch", defaultValue = "4096", description = "Padded tokens per forward pass. Default: ${DEFAULT-VALUE}.")
+  int microBatch;
+
+  @Option(names = "--checkpoint-every", defaultValue = "20", description = "Steps between checkpoints. Default: ${DEFAULT-VALUE}.")
+  int checkpointEvery;
+
+  @Option(names = "--hidden", defaultValue = "256", description = "Hidden size. Default: ${DEFAULT-VALUE}.")
+  int hidden;
+
+  @Option(names = "--layers", defaultValue = "4", description = "Layers. Default: ${DEFAULT-VALUE}.")
+  int layers;
+
+  @Option(names = "--dtype", defaultValue = "F16", description = "Storage of the written weights: F32, F16, BF16. Default: ${DEFAULT-VALUE}.")
+  HfModelWriter.StorageType dtype;
+
+  /** Steps of the shipped model. */
+  public static final int DEFAULT_STEPS = 700;
+
+  /** The shape of the shipped demo model, with {@code hidden} and {@code layers} as given. */
+  public static ModelConfig shape(int hidden, int layers) {
+    int headDim = 32;
+    int heads = hidden / headDim;
+    ModelConfig c = ModelConfig.llama(50257, hidden, 3 * hidden, layers, heads, Math.max(1, heads / 2), headDim);
+    return new ModelConfig(c.modelType(), c.vocabSize(), c.hiddenSize(), c.intermediateSize(), c.numLayers(),
+        c.numHeads(), c.numKvHeads(), c.headDim(), 4096, c.rmsNormEps(), c.ropeTheta(), c.ropeType(), c.ropeFactor(),
+        c.ropeLowFreqFactor(), c.ropeHighFreqFactor(), c.ropeOriginalMaxPositions(), true, false, false, false, "float32");
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter log = spec.commandLine().getOut();
+    Trainer.Options o = new Trainer.Options(shape(hidden, layers), seed, steps, warmup, lr, lr / 15, 0.1f, 1.0f,
+        stepTokens, characters, minDoc, maxDoc, microBatch, checkpointEvery, work, out, dtype);
+    new Trainer(o, log).run();
+    return 0;
+  }
+}
