@@ -13,7 +13,10 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
-/** Draws the loss curve of a {@code train-log.jsonl} as a PNG (XChart): per-step loss and its moving mean. */
+/**
+ * Draws the loss curves of a {@code train-log.jsonl} as a PNG (XChart): the per-step answer loss,
+ * its moving mean, and the auxiliary loss on the articles' repeated bigrams.
+ */
 public final class LossChart {
   private LossChart() {}
 
@@ -21,6 +24,7 @@ public final class LossChart {
     List<Double> steps = new ArrayList<>();
     List<Double> loss = new ArrayList<>();
     List<Double> mean = new ArrayList<>();
+    List<Double> recall = new ArrayList<>();
     ObjectMapper m = new ObjectMapper();
     double avg = Double.NaN;
     for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
@@ -33,15 +37,19 @@ public final class LossChart {
       steps.add(n.get("step").asDouble());
       loss.add(l);
       mean.add(avg);
+      recall.add(n.path("recallLoss").asDouble(Double.NaN));
     }
     if (steps.isEmpty()) {
       return;
     }
     XYChart chart = new XYChartBuilder().width(800).height(450)
-        .title("Training loss (answer tokens, nats per token)").xAxisTitle("step").yAxisTitle("loss").build();
+        .title("Training loss (nats per token)").xAxisTitle("step").yAxisTitle("loss").build();
     chart.getStyler().setYAxisLogarithmic(true);
-    chart.addSeries("loss", steps, loss).setMarker(SeriesMarkers.NONE);
+    chart.addSeries("answer tokens", steps, loss).setMarker(SeriesMarkers.NONE);
     chart.addSeries("moving mean (0.95)", steps, mean).setMarker(SeriesMarkers.NONE);
+    if (recall.stream().allMatch(d -> d > 0)) {
+      chart.addSeries("recall targets (auxiliary)", steps, recall).setMarker(SeriesMarkers.NONE);
+    }
     if (png.getParent() != null) {
       Files.createDirectories(png.getParent());
     }

@@ -41,7 +41,7 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--step-tokens", defaultValue = "6000", description = "Tokens of city documents per step. Default: ${DEFAULT-VALUE}.")
   int stepTokens;
 
-  @Option(names = "--characters", defaultValue = "8", description = "Character sheets per step. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--characters", defaultValue = "6", description = "Character sheets per step. Default: ${DEFAULT-VALUE}.")
   int characters;
 
   @Option(names = "--min-doc", defaultValue = "150", description = "Shortest document (tokens). Default: ${DEFAULT-VALUE}.")
@@ -66,7 +66,7 @@ public final class TrainCommand implements Callable<Integer> {
   HfModelWriter.StorageType dtype;
 
   /** Steps of the shipped model. */
-  public static final int DEFAULT_STEPS = 700;
+  public static final int DEFAULT_STEPS = 450;
 
   /** The shape of the shipped demo model, with {@code hidden} and {@code layers} as given. */
   public static ModelConfig shape(int hidden, int layers) {

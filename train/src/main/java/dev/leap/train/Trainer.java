@@ -28,7 +28,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The training loop: per step, the examples of {@link TrainingMix}, packed into padded
+ * The training loop: per step, the examples of {@link TrainingMix} (loss on the answers, plus an
+ * auxiliary loss on the articles' repeated bigrams, see {@link Example#recallTargets}), packed into padded
  * micro-batches of similar lengths, one forward and backward pass each (gradients accumulate),
  * then one AdamW update with the learning rate of a linear warm-up followed by cosine decay, and
  * gradient clipping. Every step appends a line to {@code train-log.jsonl}; every
@@ -115,14 +116,19 @@ public final class Trainer {
         long s0 = System.nanoTime();
         List<Example> examples = mix.step(step);
         int targets = 0;
+        int recall = 0;
         int tokens = 0;
         for (Example e : examples) {
           targets += e.targets();
+          recall += e.recallTargets().length;
           tokens += e.tokens().length;
         }
         double lossSum = 0;
+        double recallSum = 0;
         for (List<Example> micro : microBatches(examples, o.microBatchTokens())) {
-          lossSum += forwardBackward(model, micro, targets);
+          double[] sums = forwardBackward(model, micro, targets, recall);
+          lossSum += sums[0];
+          recallSum += sums[1];
         }
         float rate = lr.getNewValue(step);
         double norm = opt.step(rate, o.clipNorm());
@@ -138,12 +144,14 @@ public final class Trainer {
         line.put("examples", examples.size());
         line.put("tokens", tokens);
         line.put("answerTokens", targets);
+        line.put("recallLoss", recall == 0 ? 0 : recallSum / recall);
+        line.put("recallTokens", recall);
         line.put("tokensPerSec", tokens / stepSec);
         line.put("elapsedSec", elapsed);
         Files.writeString(logFile, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         if ((step + 1) % 10 == 0 || step == start) {
-          log.printf(Locale.ROOT, "step %d/%d loss %.4f (smoothed %.4f) lr %.2e |g| %.2f %,.0f tok/s elapsed %.0f s%n",
-              step + 1, o.steps(), loss, smoothed, rate, norm, tokens / stepSec, elapsed);
+          log.printf(Locale.ROOT, "step %d/%d loss %.4f (smoothed %.4f) recall %.3f lr %.2e |g| %.2f %,.0f tok/s elapsed %.0f s%n",
+              step + 1, o.steps(), loss, smoothed, recall == 0 ? 0 : recallSum / recall, rate, norm, tokens / stepSec, elapsed);
           log.flush();
         }
         if ((step + 1) % o.checkpointEvery() == 0 || step + 1 == end) {
@@ -166,21 +174,27 @@ public final class Trainer {
     return smoothed;
   }
 
+  /** Weight of the auxiliary recall loss against the answer loss. */
+  static final float RECALL_WEIGHT = 0.5f;
+
   /**
-   * One forward and backward pass over a micro-batch, the loss divided by {@code stepTargets} so
-   * that the accumulated gradient is that of the step's mean loss. Returns the micro-batch's summed
-   * loss.
+   * One forward and backward pass over a micro-batch: the step's loss is the mean NLL of its answer
+   * tokens plus {@link #RECALL_WEIGHT} times the mean NLL of its recall targets, so the accumulated
+   * gradient is that of the step. Returns the micro-batch's summed answer NLL and recall NLL.
    */
-  static double forwardBackward(TrainableLlama model, List<Example> micro, int stepTargets) {
+  static double[] forwardBackward(TrainableLlama model, List<Example> micro, int stepTargets, int stepRecall) {
     int len = 0;
     int targets = 0;
+    int recall = 0;
     for (Example e : micro) {
       len = Math.max(len, e.tokens().length);
       targets += e.targets();
+      recall += e.recallTargets().length;
     }
     int[][] ids = new int[micro.size()][len];
-    long[] rows = new long[targets];
-    long[] labels = new long[targets];
+    long[] rows = new long[targets + recall];
+    long[] labels = new long[targets + recall];
+    float[] weights = new float[targets + recall];
     int k = 0;
     for (int i = 0; i < micro.size(); i++) {
       Example e = micro.get(i);
@@ -188,14 +202,34 @@ public final class Trainer {
       for (int p = e.answerStart(); p < e.tokens().length; p++) {
         rows[k] = (long) i * len + p - 1;
         labels[k] = e.tokens()[p];
+        weights[k] = 1f / stepTargets;
+        k++;
+      }
+    }
+    int answerRows = k;
+    for (int i = 0; i < micro.size(); i++) {
+      Example e = micro.get(i);
+      for (int p : e.recallTargets()) {
+        rows[k] = (long) i * len + p - 1;
+        labels[k] = e.tokens()[p];
+        weights[k] = RECALL_WEIGHT / Math.max(1, stepRecall);
         k++;
       }
     }
     try (NDManager scope = model.newScope(); GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-      NDArray sum = model.loss(scope, ids, rows, labels);
-      double value = sum.getFloat();
-      gc.backward(sum.div(stepTargets));
-      return value;
+      NDArray nll = model.nll(scope, ids, rows, labels);
+      float[] values = nll.toFloatArray();
+      double answer = 0;
+      double aux = 0;
+      for (int i = 0; i < values.length; i++) {
+        if (i < answerRows) {
+          answer += values[i];
+        } else {
+          aux += values[i];
+        }
+      }
+      gc.backward(nll.mul(scope.create(weights)).sum());
+      return new double[] {answer, aux};
     }
   }
 

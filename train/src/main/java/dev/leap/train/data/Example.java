@@ -3,17 +3,31 @@ package dev.leap.train.data;
 /**
  * One training sequence: prompt tokens then answer tokens (each tokenized on its own, as the
  * runtime sees them: the prompt encoded, the output appended). The loss is taken on the answer
- * tokens only: positions {@code answerStart - 1 .. length - 2} predict tokens
- * {@code answerStart .. length - 1}.
+ * tokens: positions {@code answerStart - 1 .. length - 2} predict tokens
+ * {@code answerStart .. length - 1}; and, as an auxiliary loss, on the prompt tokens listed in
+ * {@code recallTargets} (each predicted from the position before it).
+ *
+ * @param recallTargets positions in the prompt whose token repeats an earlier bigram (after the
+ *     same token as there): predicting them teaches the model to look back and copy, which the
+ *     answers need
  */
-public record Example(int[] tokens, int answerStart) {
+public record Example(int[] tokens, int answerStart, int[] recallTargets) {
   public Example {
     if (answerStart < 1 || answerStart >= tokens.length) {
       throw new IllegalArgumentException("answer start " + answerStart + " outside 1.." + (tokens.length - 1));
     }
+    for (int t : recallTargets) {
+      if (t < 1 || t >= answerStart) {
+        throw new IllegalArgumentException("recall target " + t + " outside the prompt 1.." + (answerStart - 1));
+      }
+    }
   }
 
-  /** Number of predicted (answer) tokens. */
+  public Example(int[] tokens, int answerStart) {
+    this(tokens, answerStart, new int[0]);
+  }
+
+  /** Number of predicted answer tokens. */
   public int targets() {
     return tokens.length - answerStart;
   }

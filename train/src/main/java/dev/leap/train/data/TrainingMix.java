@@ -10,7 +10,8 @@ import java.util.SplittableRandom;
  * run sees exactly the examples it would have seen: character sheets of SGLang's 50 names (the
  * benchmark's prompt, then the sheet and EOS) and extraction over fictional cities (SGLang's city
  * prompt around a document of a few hundred to about 3,500 tokens — a quarter of them in the top
- * three eighths of that range — then the answer and EOS).
+ * three eighths of that range — then the answer and EOS; the article's repeated bigrams are
+ * auxiliary targets, see {@link Example#recallTargets}).
  * City seeds are below {@link City#EVAL_SEED_BASE}: evaluation documents are never trained on.
  */
 public final class TrainingMix {
@@ -64,9 +65,39 @@ public final class TrainingMix {
       String doc = CityDocument.text(city, r.nextLong(), target, tokenizer);
       List<String> qs = CityDocument.questions();
       Example e = example(CityDocument.prompt(doc, qs.get(r.nextInt(qs.size()))), city.answer());
+      e = new Example(e.tokens(), e.answerStart(), recallTargets(e.tokens(), e.answerStart(), r));
       out.add(e);
       tokens += e.tokens().length;
     }
+    return out;
+  }
+
+  /** Most recall targets per document. */
+  static final int RECALL_TARGETS = 96;
+
+  /**
+   * Prompt positions {@code q} whose bigram {@code (tokens[q-1], tokens[q])} occurred earlier in
+   * the prompt — a repeated name, landmark or number, predictable only by looking back and copying
+   * (what induction heads do) — at most {@link #RECALL_TARGETS} of them, drawn at random.
+   */
+  static int[] recallTargets(int[] tokens, int answerStart, SplittableRandom r) {
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    it.unimi.dsi.fastutil.ints.IntArrayList hits = new it.unimi.dsi.fastutil.ints.IntArrayList();
+    for (int q = 1; q < answerStart; q++) {
+      long bigram = ((long) tokens[q - 1] << 32) | (tokens[q] & 0xFFFFFFFFL);
+      if (!seen.add(bigram)) {
+        hits.add(q);
+      }
+    }
+    int[] all = hits.toIntArray();
+    for (int i = all.length - 1; i > 0; i--) {
+      int j = r.nextInt(i + 1);
+      int t = all[i];
+      all[i] = all[j];
+      all[j] = t;
+    }
+    int[] out = java.util.Arrays.copyOf(all, Math.min(all.length, RECALL_TARGETS));
+    java.util.Arrays.sort(out);
     return out;
   }
 

@@ -214,14 +214,19 @@ public final class TrainableLlama implements AutoCloseable {
   }
 
   /**
-   * Sum of the negative log-likelihoods of {@code targets[i]} at flat row {@code rows[i]} (row
-   * {@code r} of batch entry {@code r / length} at position {@code r % length} predicts the token
-   * after it). A scalar attached to {@code scope}.
+   * The negative log-likelihoods {@code [rows.length]} of {@code targets[i]} at flat row
+   * {@code rows[i]} (row {@code r} of batch entry {@code r / length} at position {@code r % length}
+   * predicts the token after it), attached to {@code scope}.
    */
-  public NDArray loss(NDManager scope, int[][] ids, long[] rows, long[] targets) {
+  public NDArray nll(NDManager scope, int[][] ids, long[] rows, long[] targets) {
     NDArray logits = logits(scope, hidden(scope, ids), rows);
     NDArray idx = scope.create(targets).reshape(targets.length, 1);
-    return logits.logSoftmax(-1).gather(idx, 1).sum().neg();
+    return logits.logSoftmax(-1).gather(idx, 1).reshape(targets.length).neg();
+  }
+
+  /** The sum of {@link #nll}: a scalar attached to {@code scope}. */
+  public NDArray loss(NDManager scope, int[][] ids, long[] rows, long[] targets) {
+    return nll(scope, ids, rows, targets).sum();
   }
 
   /** A parameter transposed to {@code [in, out]}, as a view attached to {@code scope}. */
