@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * The library call: load a model, generate under a regex, read the result and its statistics.
  *
  * <p>Run: {@code java -cp ... dev.leap.examples.LibraryCall [MODEL_DIR]} (default: the embedded,
- * untrained demo model).
+ * demo model trained by Leap).
  */
 public final class LibraryCall {
   public static void main(String[] args) {

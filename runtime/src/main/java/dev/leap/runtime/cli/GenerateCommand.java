@@ -31,7 +31,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   @Spec CommandSpec spec;
 
   @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo",
-      description = "Hugging Face model directory, or 'demo' for the embedded default (untrained). Default: ${DEFAULT-VALUE}.")
+      description = "Hugging Face model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
   String model;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
