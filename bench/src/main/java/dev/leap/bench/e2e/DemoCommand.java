@@ -82,9 +82,10 @@ public final class DemoCommand implements Callable<Integer> {
         Generation g = rt.generate(prompt, Constraint.regex(regex), SamplingParams.greedy());
         GenerationStats s = g.stats();
         out.printf("%n%s:%n%s%n", rt == jf ? "jump-forward" : "token-by-token", g.text());
-        out.printf("complete: %s; %d output tokens (%d sampled, %d jumped); %d forward passes; first token %.0f ms; total %.0f ms%n",
-            g.isComplete(), g.tokenIds().length, s.tokensSampled(), s.tokensJumped(), s.forwardPasses(),
-            s.timeToFirstTokenMs(), s.totalMs());
+        out.printf("complete: %s; fields equal to the article's facts: %d of %d; %d output tokens (%d sampled, %d jumped); "
+            + "%d forward passes; first token %.0f ms; total %.0f ms%n", g.isComplete(),
+            FieldScore.correct(g.text(), city.fields()), city.fields().size(), g.tokenIds().length, s.tokensSampled(),
+            s.tokensJumped(), s.forwardPasses(), s.timeToFirstTokenMs(), s.totalMs());
         if (a == null) {
           a = g;
         } else {
