@@ -73,9 +73,7 @@ public final class TrainCommand implements Callable<Integer> {
     int headDim = 32;
     int heads = hidden / headDim;
     ModelConfig c = ModelConfig.llama(50257, hidden, 3 * hidden, layers, heads, Math.max(1, heads / 2), headDim);
-    return new ModelConfig(c.modelType(), c.vocabSize(), c.hiddenSize(), c.intermediateSize(), c.numLayers(),
-        c.numHeads(), c.numKvHeads(), c.headDim(), 4096, c.rmsNormEps(), c.ropeTheta(), c.ropeType(), c.ropeFactor(),
-        c.ropeLowFreqFactor(), c.ropeHighFreqFactor(), c.ropeOriginalMaxPositions(), true, false, false, false, "float32");
+    return c.withMaxPositions(4096);
   }
 
   @Override

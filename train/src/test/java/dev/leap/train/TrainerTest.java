@@ -31,10 +31,7 @@ class TrainerTest {
 
   static Trainer.Options options(Path work, int steps) {
     ModelConfig c = ModelConfig.llama(50257, 64, 128, 2, 2, 1, 32);
-    ModelConfig shape = new ModelConfig(c.modelType(), c.vocabSize(), c.hiddenSize(), c.intermediateSize(),
-        c.numLayers(), c.numHeads(), c.numKvHeads(), c.headDim(), 1024, c.rmsNormEps(), c.ropeTheta(), c.ropeType(),
-        c.ropeFactor(), c.ropeLowFreqFactor(), c.ropeHighFreqFactor(), c.ropeOriginalMaxPositions(), true, false,
-        false, false, "float32");
+    ModelConfig shape = c.withMaxPositions(1024);
     return new Trainer.Options(shape, 7, steps, 3, 1e-2f, 1e-3f, 0.1f, 1f, 300, 2, 120, 300, 2048, 5,
         work, work.resolve("model"), HfModelWriter.StorageType.F16);
   }

@@ -203,15 +203,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
     failIfErrors(tbt);
     failIfErrors(jf);
-    int agree = 0;
-    List<String> differences = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      if (tbt.batch1.get(i).text().equals(jf.batch1.get(i).text())) {
-        agree++;
-      } else {
-        differences.add(names.get(i) + ": " + firstDifference(tbt.batch1.get(i).text(), jf.batch1.get(i).text()));
-      }
-    }
+    List<String> differences = greedyDifferences(tbt, jf);
+    int agree = n - differences.size();
     ObjectNode json = report("characters", dir, List.of(tbt, jf), (double) agree / n);
     ArrayNode diffs = json.putArray("greedyDifferences");
     differences.forEach(diffs::add);
@@ -235,6 +228,22 @@ public final class BenchCommand implements Callable<Integer> {
         throw new CliError("a request failed in mode " + m.name + ": " + g.error());
       }
     }
+  }
+
+  /**
+   * Every request whose output differs between the two modes (same requests, same order), as its
+   * label and the first difference.
+   */
+  private static List<String> greedyDifferences(ModeResult tbt, ModeResult jf) {
+    List<String> differences = new ArrayList<>();
+    for (int i = 0; i < jf.batch1.size(); i++) {
+      String a = tbt.batch1.get(i).text();
+      String b = jf.batch1.get(i).text();
+      if (!a.equals(b)) {
+        differences.add(jf.labels.get(i) + ": " + firstDifference(a, b));
+      }
+    }
+    return differences;
   }
 
   private static String firstDifference(String a, String b) {
@@ -371,15 +380,8 @@ public final class BenchCommand implements Callable<Integer> {
         failIfErrors(m);
       }
     }
-    int agree = 0;
-    List<String> differences = new ArrayList<>();
-    for (int i = 0; i < jf.batch1.size(); i++) {
-      if (jf.batch1.get(i).text().equals(tbt.batch1.get(i).text())) {
-        agree++;
-      } else {
-        differences.add(jf.labels.get(i) + ": " + firstDifference(tbt.batch1.get(i).text(), jf.batch1.get(i).text()));
-      }
-    }
+    List<String> differences = greedyDifferences(tbt, jf);
+    int agree = jf.batch1.size() - differences.size();
     double agreement = (double) agree / jf.batch1.size();
     List<ModeResult> modes = List.of(jf, tbt, jfCold, tbtCold);
     ObjectNode json = report("longdoc", dir, modes, agreement);

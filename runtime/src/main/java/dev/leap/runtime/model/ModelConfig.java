@@ -202,6 +202,13 @@ public record ModelConfig(
         "default", 1, 1, 4, 8192, true, false, false, false, "float32");
   }
 
+  /** This config with another context length ({@code max_position_embeddings}). */
+  public ModelConfig withMaxPositions(int positions) {
+    return new ModelConfig(modelType, vocabSize, hiddenSize, intermediateSize, numLayers, numHeads, numKvHeads, headDim,
+        positions, rmsNormEps, ropeTheta, ropeType, ropeFactor, ropeLowFreqFactor, ropeHighFreqFactor,
+        ropeOriginalMaxPositions, tieWordEmbeddings, qkvBias, oBias, qkNorm, torchDtype);
+  }
+
   /** Query heads per KV head. */
   public int groups() {
     return numHeads / numKvHeads;

@@ -6,7 +6,6 @@ import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.types.SparseFormat;
 import ai.djl.nn.Activation;
@@ -311,16 +310,8 @@ public final class TrainableLlama implements AutoCloseable {
    */
   public void save(Path dir, HfModelWriter.StorageType type, int... eosIds) throws IOException {
     ModelConfig c = config;
-    String dtype = switch (type) {
-      case F32 -> "float32";
-      case F16 -> "float16";
-      case BF16 -> "bfloat16";
-    };
-    ModelConfig stored = new ModelConfig(c.modelType(), c.vocabSize(), c.hiddenSize(), c.intermediateSize(),
-        c.numLayers(), c.numHeads(), c.numKvHeads(), c.headDim(), c.maxPositionEmbeddings(), c.rmsNormEps(),
-        c.ropeTheta(), c.ropeType(), c.ropeFactor(), c.ropeLowFreqFactor(), c.ropeHighFreqFactor(),
-        c.ropeOriginalMaxPositions(), c.tieWordEmbeddings(), c.qkvBias(), c.oBias(), c.qkNorm(), dtype);
-    HfModelWriter.writeConfig(dir, stored, type, eosIds);
+    // writeConfig sets torch_dtype from the storage type.
+    HfModelWriter.writeConfig(dir, c, type, eosIds);
     Map<String, float[]> v = values();
     int hd = c.headDim();
     int h = c.hiddenSize();
@@ -370,7 +361,6 @@ public final class TrainableLlama implements AutoCloseable {
     return manager.newSubManager();
   }
 
-  /** Arrays are created as {@link DataType#FLOAT32}. */
   @Override
   public void close() {
     manager.close();

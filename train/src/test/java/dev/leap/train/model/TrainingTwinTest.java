@@ -27,10 +27,7 @@ class TrainingTwinTest {
 
   static ModelConfig tiny(int maxPositions) {
     ModelConfig c = ModelConfig.llama(512, 64, 160, 2, 4, 2, 16);
-    return new ModelConfig(c.modelType(), c.vocabSize(), c.hiddenSize(), c.intermediateSize(), c.numLayers(),
-        c.numHeads(), c.numKvHeads(), c.headDim(), maxPositions, c.rmsNormEps(), c.ropeTheta(), c.ropeType(),
-        c.ropeFactor(), c.ropeLowFreqFactor(), c.ropeHighFreqFactor(), c.ropeOriginalMaxPositions(), true, false, false,
-        false, "float32");
+    return c.withMaxPositions(maxPositions);
   }
 
   @Test
