@@ -90,6 +90,16 @@ public final class Trainer {
     double elapsedBefore = resumed != null ? resumed.elapsedSeconds() : 0;
     if (resumed == null) {
       Files.deleteIfExists(logFile);
+    } else if (Files.exists(logFile)) {
+      // Steps logged after the checkpoint are run again: keep the log to the checkpoint's step.
+      ObjectMapper m = new ObjectMapper();
+      List<String> kept = new ArrayList<>();
+      for (String line : Files.readAllLines(logFile, StandardCharsets.UTF_8)) {
+        if (!line.isBlank() && m.readTree(line).get("step").asInt() <= start) {
+          kept.add(line);
+        }
+      }
+      Files.write(logFile, kept, StandardCharsets.UTF_8);
     }
     log.printf(Locale.ROOT, "%s at step %d of %d: %,d parameters on %s%n", resumed != null ? "resuming" : "starting",
         start, o.steps(), model.parameterCount(), model.device());

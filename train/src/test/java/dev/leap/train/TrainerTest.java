@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A tiny model trained for a few dozen steps on Leap's real training mix (GPT-2 vocabulary,
  * character sheets, short city documents): the loss falls, the log and chart are written, a run
- * stopped and resumed from its checkpoint ends with exactly the weights of an uninterrupted run,
+ * stopped and resumed from its checkpoint ends with exactly the weights and the log lines of an
+ * uninterrupted run,
  * and the written model directory loads in the runtime.
  */
 class TrainerTest {
@@ -57,6 +58,10 @@ class TrainerTest {
     Trainer.Options o = options(split, steps);
     new Trainer(o, new PrintWriter(new StringWriter())).run(10);
     assertTrue(!Files.exists(o.outDir().resolve("model.safetensors")), "a stopped run writes no model");
+    // A process killed after logging step 11 but before its next checkpoint: the resumed run logs
+    // step 11 again, once.
+    Files.writeString(split.resolve("train-log.jsonl"), "{\"step\":11,\"loss\":1.0}\n", StandardCharsets.UTF_8,
+        java.nio.file.StandardOpenOption.APPEND);
     new Trainer(o, new PrintWriter(new StringWriter())).run();
     Map<String, float[]> a = Checkpoint.read(straight.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
     Map<String, float[]> b = Checkpoint.read(split.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
