@@ -353,10 +353,11 @@ public final class BenchCommand implements Callable<Integer> {
         City city = City.of(citySeed);
         int target = docTokensMin + lengths.nextInt(docTokensMax - docTokensMin + 1);
         String doc = CityDocument.text(city, citySeed, target, rtJf.tokenizer());
+        int docLength = rtJf.tokenizer().encode(doc).length;
         for (int i = 0; i < q; i++) {
           SamplingParams sp = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();
           GenerationRequest r = GenerationRequest.of(CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), sp);
-          String label = "document " + citySeed + " (" + rtJf.tokenizer().encode(doc).length + " tokens), question " + i;
+          String label = "document " + citySeed + " (" + docLength + " tokens), question " + i;
           List<ModeResult> modes = d == 0 ? List.of(jf, tbt, jfCold, tbtCold) : List.of(jf, tbt);
           List<LeapRuntime> rts = d == 0 ? List.of(rtJf, rtTbt, rtJfCold, rtTbtCold) : List.of(rtJf, rtTbt);
           for (int k = 0; k < modes.size(); k++) {
