@@ -1,6 +1,7 @@
 package dev.leap.train.model;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.NDManager;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -70,7 +71,7 @@ public final class AdamW implements AutoCloseable {
       if (!Double.isFinite(norm)) {
         // A non-finite gradient would poison the moments: drop this step's gradients, keep the weights.
         for (NDArray g : grads.values()) {
-          g.subi(g);
+          zero(g);
         }
         return norm;
       }
@@ -94,10 +95,18 @@ public final class AdamW implements AutoCloseable {
           w.muli(1f - lr * weightDecay);
         }
         w.subi(update);
-        g.subi(g);
+        zero(g);
       }
       return norm;
     }
+  }
+
+  /**
+   * Sets every element to zero in place. Not {@code g.subi(g)}: NaN minus NaN is NaN, so one
+   * non-finite gradient would stay in the accumulator and poison every later step.
+   */
+  private static void zero(NDArray g) {
+    g.set(new NDIndex("..."), 0f);
   }
 
   /** The moments by {@code "m:" + name} and {@code "v:" + name}, for a checkpoint. */
