@@ -165,7 +165,8 @@ public final class BenchCommand implements Callable<Integer> {
     ModeResult jf = new ModeResult("jump-forward");
     int capacity = Math.max(32_768, Math.min(parallel, n) * (maxTokens + 64));
     try (LeapRuntime rtTbt = runtime(dir, false, true, capacity); LeapRuntime rtJf = runtime(dir, true, true, capacity)) {
-      o.printf("characters: %d requests, model %s, device %s; warming up%n", n, dir, rtJf.device());
+      o.printf("characters: %d requests, model %s, device %s; warming up, then batch 1 (one request at a time)%n", n, dir,
+          rtJf.device());
       o.flush();
       rtTbt.generate(reqs.get(0).prompt(), reqs.get(0).constraint(), params);
       rtJf.generate(reqs.get(0).prompt(), reqs.get(0).constraint(), params);
@@ -180,6 +181,8 @@ public final class BenchCommand implements Callable<Integer> {
         }
       }
       o.printf("batch 1 done: latency p50 %.0f ms token-by-token, %.0f ms jump-forward%n", tbt.latencyMsP50(), jf.latencyMsP50());
+      o.printf("throughput: %d request%s at once per mode, %d round%s%n", Math.min(parallel, n), Math.min(parallel, n) == 1 ? "" : "s",
+          repeats, repeats == 1 ? "" : "s");
       o.flush();
       List<GenerationRequest> wave = reqs.subList(0, Math.min(parallel, n));
       for (int r = 0; r < repeats; r++) {
@@ -339,6 +342,8 @@ public final class BenchCommand implements Callable<Integer> {
     ModeResult jfCold = new ModeResult("jump-forward, no cache (first document)");
     ModeResult tbtCold = new ModeResult("token-by-token, no cache (first document)");
     SplittableRandom lengths = new SplittableRandom(seed);
+    o.println("longdoc: loading the model four times (jump-forward and token-by-token, with and without the radix cache)");
+    o.flush();
     try (LeapRuntime rtJf = runtime(dir, true, true, 32_768); LeapRuntime rtTbt = runtime(dir, false, true, 32_768);
         LeapRuntime rtJfCold = runtime(dir, true, false, 32_768); LeapRuntime rtTbtCold = runtime(dir, false, false, 32_768)) {
       for (LeapRuntime rt : List.of(rtJf, rtTbt, rtJfCold, rtTbtCold)) {
@@ -370,11 +375,9 @@ public final class BenchCommand implements Callable<Integer> {
             m.labels.add(label);
           }
         }
-        if ((d + 1) % 5 == 0 || d + 1 == docs) {
-          o.printf("  %d/%d documents: fields equal to the truth %.1f%% (jump-forward), %.1f%% (token-by-token)%n", d + 1,
-              docs, 100 * jf.fieldAccuracy(), 100 * tbt.fieldAccuracy());
-          o.flush();
-        }
+        o.printf("  %d/%d documents (%d tokens%s): fields equal to the truth so far %.1f%% (jump-forward), %.1f%% (token-by-token)%n",
+            d + 1, docs, docLength, d == 0 ? ", four modes" : "", 100 * jf.fieldAccuracy(), 100 * tbt.fieldAccuracy());
+        o.flush();
       }
       for (ModeResult m : List.of(jf, tbt, jfCold, tbtCold)) {
         m.score(p, rtJf.tokenizer());

@@ -38,8 +38,10 @@ public final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    Path dir = BenchCommand.modelDir(model, spec.commandLine().getErr());
+    PrintWriter err = spec.commandLine().getErr();
+    Path dir = BenchCommand.modelDir(model, err);
     String prompt = BenchData.sglang("character_regex").get("prompt_template").asText().replace("{name}", "Hermione Granger");
+    phase(err, "loading the model from " + dir + " and writing Hermione Granger's sheet");
     try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).build()) {
       Generation g = rt.generate(prompt, Constraint.regex(BenchData.characterRegex()), SamplingParams.greedy());
       GenerationStats s = g.stats();
@@ -50,6 +52,7 @@ public final class DemoCommand implements Callable<Integer> {
           s.forwardPasses(), s.totalMs());
       out.flush();
     }
+    phase(err, "the character benchmark on " + requests + " names, token-by-token and jump-forward");
     CommandLine bench = new CommandLine(new BenchCommand());
     bench.setOut(out);
     bench.setErr(spec.commandLine().getErr());
@@ -60,8 +63,15 @@ public final class DemoCommand implements Callable<Integer> {
     if (rc != 0) {
       return rc;
     }
+    phase(err, "a held-out long article, extracted by both modes (prefill of about 3,000 tokens each)");
     longDocument(dir, out);
     return 0;
+  }
+
+  /** A line on standard error saying what the demo does next (its phases take 5-30 s each). */
+  static void phase(PrintWriter err, String what) {
+    err.println("leap demo: " + what + " ...");
+    err.flush();
   }
 
   /** One held-out city article (about 3,000 tokens): the extraction by both modes beside the truth. */
