@@ -132,11 +132,7 @@ public final class CompressedFsm {
       int cut = bytes.length;
       if (expectsContinuation(t)) {
         // The chain ends inside a UTF-8 sequence: cut back before its lead byte.
-        int i = bytes.length - 1;
-        while (i >= 0 && (bytes[i] & 0xC0) == 0x80) {
-          i--;
-        }
-        cut = Math.max(i, 0);
+        cut = Utf8.lastCodePointStart(bytes);
       }
       if (cut == 0) {
         jumpBytes[s] = NONE;
@@ -156,7 +152,7 @@ public final class CompressedFsm {
     boolean any = false;
     for (int b = 0; b < 256; b++) {
       if (dfa.step(state, b) != Dfa.DEAD) {
-        if ((b & 0xC0) != 0x80) {
+        if (!Utf8.isContinuation(b)) {
           return false;
         }
         any = true;

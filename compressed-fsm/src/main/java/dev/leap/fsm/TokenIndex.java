@@ -12,8 +12,8 @@ import java.util.stream.IntStream;
  * End-of-sequence ids are allowed exactly in accepting states; tokens with no bytes (special
  * tokens) never otherwise.
  *
- * <p>Algorithm: the vocabulary is sorted by bytes once, with the length of the prefix each token
- * shares with the one before it. Walking the sorted list through the DFA keeps the state after
+ * <p>Algorithm: the vocabulary is sorted by bytes once ({@link SortedVocabulary}, shared with the
+ * jump retokenizer), with the length of the prefix each token shares with the one before it. Walking the sorted list through the DFA keeps the state after
  * every prefix depth, so a shared prefix is walked once (an implicit byte trie), and when a token
  * dies at depth {@code d} every following token that shares its first {@code d + 1} bytes is skipped:
  * in one step for deaths at the first or second byte (precomputed skip links), else with one
@@ -43,83 +43,18 @@ public final class TokenIndex {
   private final int[] counts;
   private final Map<MaskKey, long[]> shared = new HashMap<>();
 
-  /**
-   * A vocabulary sorted by token bytes with common-prefix lengths and skip links: built once per
-   * vocabulary instance and shared by every index over it (a weak cache, so that compiling a new
-   * constraint does not sort 150k tokens again).
-   */
-  private static final class Sorted {
-    final byte[][] tokenBytes;
-    final int[] sorted;
-    final int[] lcp;
-    final int[] skip1;
-    final int[] skip2;
-    final int maxLen;
-
-    Sorted(Vocabulary vocab) {
-      int size = vocab.size();
-      tokenBytes = new byte[size][];
-      int live = 0;
-      int longest = 0;
-      for (int i = 0; i < size; i++) {
-        byte[] b = vocab.tokenBytes(i);
-        if (b != null && b.length > 0) {
-          tokenBytes[i] = b;
-          live++;
-          longest = Math.max(longest, b.length);
-        }
-      }
-      maxLen = longest;
-      Integer[] order = new Integer[live];
-      for (int i = 0, j = 0; i < size; i++) {
-        if (tokenBytes[i] != null) {
-          order[j++] = i;
-        }
-      }
-      Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(tokenBytes[a], tokenBytes[b]));
-      sorted = new int[live];
-      lcp = new int[live];
-      for (int j = 0; j < live; j++) {
-        sorted[j] = order[j];
-        if (j > 0) {
-          byte[] p = tokenBytes[sorted[j - 1]];
-          byte[] c = tokenBytes[sorted[j]];
-          int m = Arrays.mismatch(p, c);
-          lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
-        }
-      }
-      skip1 = new int[live];
-      skip2 = new int[live];
-      int next1 = live;
-      int next2 = live;
-      for (int j = live - 1; j >= 0; j--) {
-        skip1[j] = next1;
-        skip2[j] = next2;
-        if (lcp[j] <= 0) {
-          next1 = j;
-        }
-        if (lcp[j] <= 1) {
-          next2 = j;
-        }
-      }
-    }
-  }
-
-  private static final Map<Vocabulary, Sorted> SORTED =
-      java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
-
   private TokenIndex(Dfa dfa, Vocabulary vocab) {
     this.dfa = dfa;
     this.vocab = vocab;
     this.size = vocab.size();
     this.words = (size + 63) >>> 6;
-    Sorted s = SORTED.computeIfAbsent(vocab, Sorted::new);
-    this.tokenBytes = s.tokenBytes;
-    this.sorted = s.sorted;
-    this.lcp = s.lcp;
-    this.skip1 = s.skip1;
-    this.skip2 = s.skip2;
-    this.maxLen = s.maxLen;
+    SortedVocabulary s = SortedVocabulary.of(vocab);
+    this.tokenBytes = s.tokenBytes();
+    this.sorted = s.ids();
+    this.lcp = s.lcp();
+    this.skip1 = s.skip1();
+    this.skip2 = s.skip2();
+    this.maxLen = s.maxLength();
     int[] e = vocab.eosIds();
     this.eos = e == null ? new int[0] : e.clone();
     this.masks = new AtomicReferenceArray<>(dfa.stateCount());

@@ -1,6 +1,8 @@
 package dev.leap.retokenize;
 
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.SortedVocabulary;
+import dev.leap.fsm.Utf8;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -131,8 +133,8 @@ public final class JumpRetokenizer {
 
   /** Whether some token longer than {@code prefix} starts with it and is allowed from {@code state}. */
   private boolean longerAllowed(int state, byte[] prefix) {
-    for (int j = sorted.lowerBound(prefix); j < sorted.ids.length; j++) {
-      byte[] b = sorted.bytes[j];
+    for (int j = sorted.lowerBound(prefix); j < sorted.size(); j++) {
+      byte[] b = sorted.bytesAt(j);
       if (!SortedVocabulary.startsWith(b, prefix)) {
         break;
       }
@@ -147,7 +149,7 @@ public final class JumpRetokenizer {
   private int charBoundary(int[] output, int w) {
     while (w > 0) {
       byte[] b = tokenizer.tokenBytes(output[w]);
-      if (b != null && b.length > 0 && (b[0] & 0xC0) != 0x80) {
+      if (b != null && b.length > 0 && !Utf8.isContinuation(b[0])) {
         break;
       }
       w--;

@@ -2,6 +2,7 @@ package dev.leap.bench.jsonschema;
 
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.JumpRetokenizer;
 import dev.leap.retokenize.Tokenizer;
@@ -111,7 +112,7 @@ final class ForcedTokens {
    */
   private static boolean jump(CompressedFsm fsm, JumpRetokenizer retokenizer, int[] out, int[] states, int[] len) {
     byte[] jump = fsm.jumpBytes(states[len[0]]);
-    if (codePoints(jump) <= 1) {
+    if (Utf8.codePoints(jump) <= 1) {
       return false;
     }
     JumpPlan plan = retokenizer.plan(out, len[0], states, jump);
@@ -156,15 +157,5 @@ final class ForcedTokens {
       }
     }
     throw new IllegalStateException("no token starts with byte " + (text[pos] & 0xFF));
-  }
-
-  private static int codePoints(byte[] b) {
-    int n = 0;
-    for (byte x : b) {
-      if ((x & 0xC0) != 0x80) {
-        n++;
-      }
-    }
-    return n;
   }
 }

@@ -1,0 +1,142 @@
+package dev.leap.fsm;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+
+/**
+ * A vocabulary's tokens sorted by their bytes (unsigned lexicographic): an implicit byte trie.
+ * Tokens that start with a given byte string form one contiguous range ({@link #lowerBound}); the
+ * length of the prefix each token shares with the one before it ({@link #lcp}) and skip links past
+ * every token sharing the first one or two bytes ({@link #skip1}, {@link #skip2}) let a DFA walk the
+ * whole vocabulary visiting a shared prefix once. Serves the token index (masks) and the jump
+ * retokenizer (holding back tokens that a longer token could extend).
+ *
+ * <p>Built once per vocabulary instance and shared ({@link #of}, a weak cache), so compiling a new
+ * constraint does not sort 150k tokens again. Tokens without bytes (special tokens) are left out of
+ * the order. Every array returned is the shared one and must not be modified.
+ */
+public final class SortedVocabulary {
+  private static final Map<Vocabulary, SortedVocabulary> CACHE = Collections.synchronizedMap(new WeakHashMap<>());
+
+  private final byte[][] tokenBytes;
+  private final int[] ids;
+  private final int[] lcp;
+  private final int[] skip1;
+  private final int[] skip2;
+  private final int maxLength;
+
+  private SortedVocabulary(Vocabulary vocab) {
+    int size = vocab.size();
+    tokenBytes = new byte[size][];
+    int live = 0;
+    int longest = 0;
+    for (int i = 0; i < size; i++) {
+      byte[] b = vocab.tokenBytes(i);
+      if (b != null && b.length > 0) {
+        tokenBytes[i] = b;
+        live++;
+        longest = Math.max(longest, b.length);
+      }
+    }
+    maxLength = longest;
+    Integer[] order = new Integer[live];
+    for (int i = 0, j = 0; i < size; i++) {
+      if (tokenBytes[i] != null) {
+        order[j++] = i;
+      }
+    }
+    Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(tokenBytes[a], tokenBytes[b]));
+    ids = new int[live];
+    lcp = new int[live];
+    for (int j = 0; j < live; j++) {
+      ids[j] = order[j];
+      if (j > 0) {
+        byte[] p = tokenBytes[ids[j - 1]];
+        byte[] c = tokenBytes[ids[j]];
+        int m = Arrays.mismatch(p, c);
+        lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
+      }
+    }
+    skip1 = new int[live];
+    skip2 = new int[live];
+    int next1 = live;
+    int next2 = live;
+    for (int j = live - 1; j >= 0; j--) {
+      skip1[j] = next1;
+      skip2[j] = next2;
+      if (lcp[j] <= 0) {
+        next1 = j;
+      }
+      if (lcp[j] <= 1) {
+        next2 = j;
+      }
+    }
+  }
+
+  /** The shared sorted form of {@code vocab}. */
+  public static SortedVocabulary of(Vocabulary vocab) {
+    return CACHE.computeIfAbsent(vocab, SortedVocabulary::new);
+  }
+
+  /** Number of tokens with bytes (the length of the sorted order). */
+  public int size() {
+    return ids.length;
+  }
+
+  /** Token ids in byte order. */
+  public int[] ids() {
+    return ids;
+  }
+
+  /** The bytes of every token by id ({@code null} for a token without bytes). */
+  public byte[][] tokenBytes() {
+    return tokenBytes;
+  }
+
+  /** The bytes of the token at sorted position {@code j}. */
+  public byte[] bytesAt(int j) {
+    return tokenBytes[ids[j]];
+  }
+
+  /** For sorted position {@code j > 0}: the length of the prefix shared with position {@code j - 1}; 0 at 0. */
+  public int[] lcp() {
+    return lcp;
+  }
+
+  /** For sorted position {@code j}: the next position whose first byte differs from {@code j}'s ({@link #size} if none). */
+  public int[] skip1() {
+    return skip1;
+  }
+
+  /** For sorted position {@code j}: the next position whose first two bytes differ from {@code j}'s. */
+  public int[] skip2() {
+    return skip2;
+  }
+
+  /** The longest token, in bytes. */
+  public int maxLength() {
+    return maxLength;
+  }
+
+  /** The first sorted position whose bytes are not less than {@code key}: where tokens starting with {@code key} begin. */
+  public int lowerBound(byte[] key) {
+    int lo = 0;
+    int hi = ids.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Arrays.compareUnsigned(tokenBytes[ids[mid]], key) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /** Whether {@code bytes} starts with {@code prefix}. */
+  public static boolean startsWith(byte[] bytes, byte[] prefix) {
+    return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
+  }
+}

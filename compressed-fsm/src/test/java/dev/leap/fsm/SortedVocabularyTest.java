@@ -1,0 +1,122 @@
+package dev.leap.fsm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The shared sorted vocabulary against the definitions of its order, prefix lengths, skip links and ranges, checked naively. */
+class SortedVocabularyTest {
+
+  /** A random vocabulary over a few byte values (so prefixes are shared often), with holes and duplicates. */
+  private static Vocabulary random(SplittableRandom r) {
+    int n = 1 + r.nextInt(300);
+    byte[][] tokens = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      if (r.nextInt(10) == 0) {
+        continue; // a token without bytes
+      }
+      byte[] b = new byte[1 + r.nextInt(5)];
+      for (int k = 0; k < b.length; k++) {
+        b[k] = (byte) new int[] {0x00, 0x41, 0x42, 0x7F, 0x80, 0xC3, 0xFF}[r.nextInt(7)];
+      }
+      tokens[i] = b;
+    }
+    return new Vocabulary() {
+      @Override
+      public int size() {
+        return n;
+      }
+
+      @Override
+      public byte[] tokenBytes(int id) {
+        return tokens[id];
+      }
+
+      @Override
+      public int[] eosIds() {
+        return new int[0];
+      }
+    };
+  }
+
+  @Test
+  void matchesNaiveDefinitions() {
+    SplittableRandom r = new SplittableRandom(2026);
+    for (int round = 0; round < 200; round++) {
+      Vocabulary v = random(r);
+      SortedVocabulary s = SortedVocabulary.of(v);
+      assertSame(s, SortedVocabulary.of(v), "one sorted form per vocabulary");
+      List<Integer> live = new ArrayList<>();
+      for (int i = 0; i < v.size(); i++) {
+        if (v.tokenBytes(i) != null && v.tokenBytes(i).length > 0) {
+          live.add(i);
+        }
+      }
+      assertEquals(live.size(), s.size());
+      int[] ids = s.ids();
+      int[] sortedCopy = ids.clone();
+      Arrays.sort(sortedCopy);
+      assertArrayEquals(live.stream().mapToInt(Integer::intValue).toArray(), sortedCopy, "every live token once");
+      int longest = 0;
+      for (int j = 0; j < ids.length; j++) {
+        byte[] b = s.bytesAt(j);
+        longest = Math.max(longest, b.length);
+        if (j > 0) {
+          byte[] p = s.bytesAt(j - 1);
+          assertTrue(Arrays.compareUnsigned(p, b) <= 0, "byte order");
+          int common = 0;
+          while (common < Math.min(p.length, b.length) && p[common] == b[common]) {
+            common++;
+          }
+          assertEquals(common, s.lcp()[j], "lcp at " + j);
+        }
+        assertEquals(naiveSkip(s, j, 1), s.skip1()[j], "skip1 at " + j);
+        assertEquals(naiveSkip(s, j, 2), s.skip2()[j], "skip2 at " + j);
+      }
+      assertEquals(longest, s.maxLength());
+      for (int q = 0; q < 20; q++) {
+        byte[] key = new byte[r.nextInt(4)];
+        for (int k = 0; k < key.length; k++) {
+          key[k] = (byte) new int[] {0x00, 0x41, 0x42, 0x80, 0xFF}[r.nextInt(5)];
+        }
+        int expected = 0;
+        while (expected < ids.length && Arrays.compareUnsigned(s.bytesAt(expected), key) < 0) {
+          expected++;
+        }
+        assertEquals(expected, s.lowerBound(key));
+        // The tokens starting with the key are exactly the run from the lower bound.
+        int j = expected;
+        while (j < ids.length && SortedVocabulary.startsWith(s.bytesAt(j), key)) {
+          j++;
+        }
+        for (int k = 0; k < ids.length; k++) {
+          assertEquals(k >= expected && k < j, SortedVocabulary.startsWith(s.bytesAt(k), key));
+        }
+      }
+    }
+  }
+
+  /** The next position after {@code j} whose first {@code depth} bytes (as many as it has) differ from {@code j}'s. */
+  private static int naiveSkip(SortedVocabulary s, int j, int depth) {
+    byte[] a = s.bytesAt(j);
+    for (int k = j + 1; k < s.size(); k++) {
+      byte[] b = s.bytesAt(k);
+      int common = 0;
+      while (common < Math.min(a.length, b.length) && a[common] == b[common]) {
+        common++;
+      }
+      // Every token between shares at least the common prefix with j's; the run ends where fewer than depth bytes are shared.
+      if (common < depth) {
+        return k;
+      }
+    }
+    return s.size();
+  }
+}
