@@ -1,0 +1,155 @@
+package dev.leap.server.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.leap.runtime.Constraint;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The request's constraint, read from exactly one of the fields that the OpenAI API, vLLM and
+ * SGLang use for it, never guessed from the text:
+ * <ul>
+ *   <li>OpenAI: {@code response_format} {@code {"type": "json_schema", "json_schema": {"name",
+ *       "schema", "strict"}}}, {@code {"type": "json_object"}} (any JSON object, nested up to the
+ *       depth Leap unrolls free-form values to, see {@link #JSON_OBJECT_SCHEMA}) or
+ *       {@code {"type": "text"}} (none);
+ *   <li>vLLM: {@code structured_outputs} with one of {@code json}, {@code regex}, {@code choice},
+ *       {@code grammar} (400 "not supported yet" until grammars land);
+ *   <li>SGLang: top-level {@code regex} and {@code json_schema} (a string holding the schema).
+ * </ul>
+ * vLLM's removed {@code guided_*} fields are a 400 that names the replacement (vLLM ignores them
+ * silently). Two constraint fields in one request are a 400. {@code strict: false} compiles the
+ * schema leniently (keywords Leap cannot honour exactly are ignored, and logged); otherwise such a
+ * keyword is a 400 naming its JSON pointer.
+ */
+public final class StructuredOutput {
+  private StructuredOutput() {}
+
+  /** The schema of {@code {"type": "json_object"}}: an object whose values are free-form JSON. */
+  public static final String JSON_OBJECT_SCHEMA = "{\"type\":\"object\"}";
+
+  private static final Map<String, String> REMOVED = Map.of(
+      "guided_json", "structured_outputs.json (or OpenAI's response_format with type json_schema)",
+      "guided_regex", "structured_outputs.regex",
+      "guided_choice", "structured_outputs.choice",
+      "guided_grammar", "structured_outputs.grammar",
+      "guided_decoding_backend", "nothing: Leap has one constraint engine",
+      "guided_whitespace_pattern", "nothing: Leap generates one whitespace layout");
+
+  /** The constraint of {@code body} ({@link Constraint#none()} when it asks for none). */
+  public static Constraint parse(JsonNode body) {
+    for (Map.Entry<String, String> r : REMOVED.entrySet()) {
+      if (body.has(r.getKey())) {
+        throw ApiError.badRequest(r.getKey(), "'" + r.getKey() + "' was removed from vLLM's API (which now ignores it and "
+            + "returns unconstrained text); use " + r.getValue());
+      }
+    }
+    List<String> sources = new ArrayList<>();
+    for (String f : List.of("response_format", "structured_outputs", "regex", "json_schema")) {
+      if (Fields.present(body, f)) {
+        sources.add(f);
+      }
+    }
+    if (sources.size() > 1) {
+      throw ApiError.badRequest(sources.get(1), "one constraint per request: got both '" + sources.get(0) + "' and '"
+          + sources.get(1) + "'");
+    }
+    if (sources.isEmpty()) {
+      return Constraint.none();
+    }
+    return switch (sources.get(0)) {
+      case "response_format" -> responseFormat(Fields.object(body, "response_format", "response_format"));
+      case "structured_outputs" -> structuredOutputs(Fields.object(body, "structured_outputs", "structured_outputs"));
+      case "regex" -> Constraint.regex(Fields.string(body, "regex", "regex", null));
+      default -> schema(parseSchemaString(Fields.string(body, "json_schema", "json_schema", null), "json_schema"), true);
+    };
+  }
+
+  private static Constraint responseFormat(JsonNode rf) {
+    String type = Fields.string(rf, "type", "response_format.type", null);
+    if (type == null) {
+      throw ApiError.badRequest("response_format.type", "'response_format.type' is required: text, json_object or json_schema");
+    }
+    switch (type) {
+      case "text":
+        return Constraint.none();
+      case "json_object":
+        return Constraint.jsonSchema(JSON_OBJECT_SCHEMA);
+      case "json_schema":
+        JsonNode js = Fields.object(rf, "json_schema", "response_format.json_schema");
+        if (js == null) {
+          throw ApiError.badRequest("response_format.json_schema",
+              "'response_format.json_schema' is required with type json_schema: {\"name\": ..., \"schema\": {...}}");
+        }
+        Fields.string(js, "name", "response_format.json_schema.name", null);
+        JsonNode schema = js.get("schema");
+        if (schema == null || schema.isNull()) {
+          throw ApiError.badRequest("response_format.json_schema.schema", "'response_format.json_schema.schema' is required");
+        }
+        if (!schema.isObject() && !schema.isBoolean()) {
+          throw ApiError.badRequest("response_format.json_schema.schema",
+              "'response_format.json_schema.schema' must be a JSON Schema (an object), got " + Fields.kind(schema));
+        }
+        return schema(schema, Fields.bool(js, "strict", "response_format.json_schema.strict", true));
+      default:
+        throw ApiError.badRequest("response_format.type",
+            "'response_format.type' must be text, json_object or json_schema, got '" + type + "'");
+    }
+  }
+
+  private static Constraint structuredOutputs(JsonNode so) {
+    List<String> kinds = new ArrayList<>();
+    so.fieldNames().forEachRemaining(f -> {
+      if (!so.get(f).isNull()) {
+        kinds.add(f);
+      }
+    });
+    if (kinds.size() != 1) {
+      throw ApiError.badRequest("structured_outputs", "'structured_outputs' takes exactly one of json, regex, choice, grammar; got "
+          + (kinds.isEmpty() ? "none" : String.join(", ", kinds)));
+    }
+    String kind = kinds.get(0);
+    String path = "structured_outputs." + kind;
+    return switch (kind) {
+      case "json" -> {
+        JsonNode v = so.get("json");
+        yield schema(v.isTextual() ? parseSchemaString(v.asText(), path) : v, true);
+      }
+      case "regex" -> Constraint.regex(Fields.string(so, "regex", path, null));
+      case "choice" -> {
+        JsonNode v = so.get("choice");
+        if (!v.isArray() || v.isEmpty()) {
+          throw ApiError.badRequest(path, "'" + path + "' must be a non-empty list of strings");
+        }
+        List<String> choices = new ArrayList<>();
+        for (JsonNode c : v) {
+          if (!c.isTextual()) {
+            throw ApiError.badRequest(path, "'" + path + "' must be a list of strings, got a list with " + Fields.kind(c));
+          }
+          choices.add(c.asText());
+        }
+        yield Constraint.choice(choices);
+      }
+      case "grammar" -> throw ApiError.badRequest(path, "grammar constraints are not supported yet (coming with Leap's "
+          + "grammar engine); use json, regex or choice");
+      default -> throw ApiError.badRequest(path, "unknown structured output '" + kind + "': use json, regex, choice or grammar");
+    };
+  }
+
+  private static JsonNode parseSchemaString(String text, String path) {
+    try {
+      JsonNode n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+      if (n == null || !(n.isObject() || n.isBoolean())) {
+        throw ApiError.badRequest(path, "'" + path + "' must hold a JSON Schema (an object)");
+      }
+      return n;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  private static Constraint schema(JsonNode schema, boolean strict) {
+    return Constraint.jsonSchema(schema.toString(), -1, !strict);
+  }
+}
