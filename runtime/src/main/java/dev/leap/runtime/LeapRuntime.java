@@ -22,8 +22,11 @@ import java.util.concurrent.CompletableFuture;
  * }</pre>
  *
  * <p>Thread-safe: any thread may submit; one scheduler thread batches all running requests into
- * each forward pass (continuous batching). {@link #close()} releases the model's native memory and
- * ends pending requests with an error result.
+ * each forward pass (continuous batching). Results complete on daemon callback threads named
+ * {@code leap-callback-N}, never on the scheduler thread: a callback may block, even on this
+ * runtime. {@link #close()} completes every request it accepted and has not finished with an error
+ * result ("the runtime is closed"), then releases the model's native memory; a request submitted
+ * during or after it gets that error result too.
  */
 public final class LeapRuntime implements AutoCloseable {
   private final LlamaModel model;
@@ -61,9 +64,16 @@ public final class LeapRuntime implements AutoCloseable {
     return generate(prompt, constraint, SamplingParams.greedy());
   }
 
-  /** Queues one request; the future completes with its result (an error result rather than an exception). */
-  public CompletableFuture<Generation> submit(GenerationRequest request) {
-    return scheduler.submit(Objects.requireNonNull(request, "request"));
+  /**
+   * Queues one request and returns its handle: the future of its result (an error result rather
+   * than an exception; never throws, also during or after {@link #close()}), completed on the
+   * runtime's callback threads ({@code leap-callback-N}, never the scheduler thread, so a dependent
+   * stage may block on this runtime), and the way to cancel it ({@link GenerationHandle#cancel()}).
+   */
+  public GenerationHandle submit(GenerationRequest request) {
+    GenerationHandle handle = new GenerationHandle();
+    handle.bind(scheduler.submit(Objects.requireNonNull(request, "request"), handle));
+    return handle;
   }
 
   /** Runs many requests together (batched by the scheduler); results in the order of the requests. */

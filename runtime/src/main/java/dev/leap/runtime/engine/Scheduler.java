@@ -28,6 +28,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -89,7 +91,10 @@ public final class Scheduler implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread thread;
+  private final ExecutorService callbacks;
+  private final Object gate = new Object();
   private volatile boolean closed;
+  private volatile boolean cancelsPending;
   private int reserved;
 
   // totals, for benchmarks and tests
@@ -122,6 +127,13 @@ public final class Scheduler implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    AtomicInteger callbackThreads = new AtomicInteger();
+    // A cached pool: a callback that blocks (even on this runtime) holds only its own thread.
+    this.callbacks = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "leap-callback-" + callbackThreads.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
     this.thread = new Thread(this::loop, "leap-scheduler");
     this.thread.setDaemon(true);
     this.thread.start();
@@ -129,34 +141,82 @@ public final class Scheduler implements AutoCloseable {
 
   private final ConcurrentLinkedQueue<CompiledConstraint> retired = new ConcurrentLinkedQueue<>();
 
-  /** Queues a request; the future completes with its result (an error result rather than an exception). */
-  public CompletableFuture<Generation> submit(GenerationRequest request) {
-    Sequence s = new Sequence(request, System.nanoTime());
+  /**
+   * Queues a request whose result will complete {@code result}: exactly once, with a result, an
+   * error result or a cancelled result, on the callback executor (never on the scheduler thread),
+   * except that an error found here (the runtime is closed, a bad prompt, ...) completes it on the
+   * calling thread before this returns. Never throws for a bad request or a closed scheduler.
+   *
+   * @return what cancels the request: it ends at the scheduler's next iteration, its KV slots return
+   *     and {@code result} completes with finish reason {@link FinishReason#CANCELLED}
+   */
+  public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result) {
+    Sequence s = new Sequence(request, result, System.nanoTime());
+    Runnable canceller = () -> cancel(s);
+    String problem;
     if (closed) {
-      s.future.complete(errorResult(s, "the runtime is closed"));
-      return s.future;
+      problem = "the runtime is closed";
+    } else {
+      try {
+        problem = prepare(s);
+      } catch (RuntimeException e) {
+        LOG.error("could not prepare a request", e);
+        problem = "the request could not be prepared: " + e;
+      }
     }
+    if (problem == null) {
+      // Under the gate: close() sets `closed` under it too, so a request is either queued before the
+      // loop's final drain (and failed there) or refused here, never lost; and the compiler is shut
+      // down only after `closed` is set, so handing it a compilation cannot be rejected.
+      synchronized (gate) {
+        if (closed) {
+          problem = "the runtime is closed";
+        } else {
+          if (s.request.constraint().kind() != Constraint.Kind.NONE) {
+            s.compiled = compiledConstraint(request.constraint());
+          }
+          incoming.add(s);
+        }
+      }
+    }
+    if (problem != null) {
+      result.complete(errorResult(s, problem));
+      return canceller;
+    }
+    signal();
+    return canceller;
+  }
+
+  /** Prompt ids and the checks that need no scheduler state; returns the problem, or null. */
+  private String prepare(Sequence s) {
     try {
-      s.prompt = promptIds(request);
+      s.prompt = promptIds(s.request);
     } catch (IllegalArgumentException e) {
-      s.future.complete(errorResult(s, e.getMessage()));
-      return s.future;
+      return e.getMessage();
     }
     String problem = checkFits(s);
     if (problem != null) {
-      s.future.complete(errorResult(s, problem));
-      return s.future;
+      return problem;
     }
-    if (request.constraint().kind() != Constraint.Kind.NONE) {
-      if (tokenizer == null) {
-        s.future.complete(errorResult(s, "a constraint needs a tokenizer, and the model directory has none"));
-        return s.future;
-      }
-      s.compiled = compiledConstraint(request.constraint());
+    if (s.request.constraint().kind() != Constraint.Kind.NONE && tokenizer == null) {
+      return "a constraint needs a tokenizer, and the model directory has none";
     }
-    incoming.add(s);
+    return null;
+  }
+
+  private void cancel(Sequence s) {
+    s.cancelled = true;
+    cancelsPending = true;
     signal();
-    return s.future;
+  }
+
+  /** Completes a request's future on the callback executor (on this thread if that is shut down). */
+  private void deliver(Sequence s, Generation g) {
+    try {
+      callbacks.execute(() -> s.future.complete(g));
+    } catch (RejectedExecutionException e) {
+      s.future.complete(g);
+    }
   }
 
   private int[] promptIds(GenerationRequest request) {
@@ -250,11 +310,14 @@ public final class Scheduler implements AutoCloseable {
       try {
         drainIncoming();
         promoteCompiled();
+        if (cancelsPending) {
+          endCancelled();
+        }
         admit();
         if (running.isEmpty()) {
           lock.lock();
           try {
-            if (incoming.isEmpty() && !closed && !anyCompiled()) {
+            if (incoming.isEmpty() && !closed && !cancelsPending && !anyCompiled()) {
               wake.await(compiling.isEmpty() ? 1000 : 2, java.util.concurrent.TimeUnit.MILLISECONDS);
             }
           } finally {
@@ -275,6 +338,27 @@ public final class Scheduler implements AutoCloseable {
       }
     }
     failAll("the runtime is closed");
+  }
+
+  /** Ends every cancelled request: running ones keep their output so far, queued ones have none. */
+  private void endCancelled() {
+    cancelsPending = false;
+    for (List<Sequence> queue : List.of(new ArrayList<>(compiling), new ArrayList<>(waiting))) {
+      for (Sequence s : queue) {
+        if (s.cancelled) {
+          compiling.remove(s);
+          waiting.remove(s);
+          deliver(s, new Generation("", new int[0], FinishReason.CANCELLED, false, stats(s), null));
+        }
+      }
+    }
+    for (Iterator<Sequence> it = running.iterator(); it.hasNext(); ) {
+      Sequence s = it.next();
+      if (s.cancelled) {
+        it.remove();
+        finish(s, FinishReason.CANCELLED);
+      }
+    }
   }
 
   private boolean anyCompiled() {
@@ -315,7 +399,7 @@ public final class Scheduler implements AutoCloseable {
             : cause instanceof ConstraintException || cause instanceof IllegalArgumentException
             ? cause.getMessage().replace('\n', ' ')
             : "constraint compilation failed: " + cause;
-        s.future.complete(errorResult(s, msg));
+        deliver(s, errorResult(s, msg));
       }
     }
   }
@@ -769,7 +853,7 @@ public final class Scheduler implements AutoCloseable {
     boolean complete = s.constraint == null || s.constraint.dfa().matches(bytes);
     String text = new String(bytes, StandardCharsets.UTF_8);
     releaseAll(s);
-    s.future.complete(new Generation(text, s.output.toIntArray(), reason, complete, stats(s), null));
+    deliver(s, new Generation(text, s.output.toIntArray(), reason, complete, stats(s), null));
   }
 
   /** Returns everything the request holds: its K/V into the radix cache (or freed), its lock, its reservation. */
@@ -798,7 +882,7 @@ public final class Scheduler implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("could not release the KV slots of a failed request", e);
     }
-    s.future.complete(errorResult(s, message));
+    deliver(s, errorResult(s, message));
   }
 
   private GenerationStats stats(Sequence s) {
@@ -816,14 +900,14 @@ public final class Scheduler implements AutoCloseable {
   private void failAll(String message) {
     Sequence s;
     while ((s = incoming.poll()) != null) {
-      s.future.complete(errorResult(s, message));
+      deliver(s, errorResult(s, message));
     }
     for (Sequence q : compiling) {
-      q.future.complete(errorResult(q, message));
+      deliver(q, errorResult(q, message));
     }
     compiling.clear();
     for (Sequence q : waiting) {
-      q.future.complete(errorResult(q, message));
+      deliver(q, errorResult(q, message));
     }
     waiting.clear();
     for (Sequence q : running) {
@@ -834,7 +918,12 @@ public final class Scheduler implements AutoCloseable {
 
   @Override
   public void close() {
-    closed = true;
+    synchronized (gate) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
     signal();
     try {
       thread.join(60_000);
@@ -849,5 +938,6 @@ public final class Scheduler implements AutoCloseable {
       constraints.clear();
     }
     manager.close();
+    callbacks.shutdown(); // the results failAll delivered still run; later ones complete on their caller
   }
 }

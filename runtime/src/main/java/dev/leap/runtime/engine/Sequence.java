@@ -24,7 +24,10 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Sequence {
   final GenerationRequest request;
-  final CompletableFuture<Generation> future = new CompletableFuture<>();
+  /** Completed exactly once, through the scheduler's callback executor (see {@code Scheduler#deliver}). */
+  final CompletableFuture<Generation> future;
+  /** Set by any thread that cancels; the scheduler ends the request at its next iteration. */
+  volatile boolean cancelled;
   final long submitNanos;
   final SplittableRandom rng;
 
@@ -52,8 +55,9 @@ final class Sequence {
   int cachedPromptTokens;
   long firstTokenNanos;
 
-  Sequence(GenerationRequest request, long submitNanos) {
+  Sequence(GenerationRequest request, CompletableFuture<Generation> future, long submitNanos) {
     this.request = request;
+    this.future = future;
     this.submitNanos = submitNanos;
     this.rng = new SplittableRandom(request.params().seed());
   }
