@@ -1,6 +1,7 @@
 package dev.leap.runtime;
 
 import ai.djl.Device;
+import ai.djl.engine.Engine;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.engine.Scheduler;
 import dev.leap.runtime.model.LlamaModel;
@@ -36,8 +37,21 @@ public final class LeapRuntime implements AutoCloseable {
 
   private LeapRuntime(Builder b) {
     this.modelDir = b.modelDir;
-    Device device = b.device == null ? Device.cpu() : Device.fromName(b.device);
-    LlamaModel m = LlamaModel.load(b.modelDir, device, b.kvCapacity);
+    Device device = device(b.device);
+    LlamaModel m;
+    try {
+      m = LlamaModel.load(b.modelDir, device, b.kvCapacity);
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      if (!device.isGpu()) {
+        throw e;
+      }
+      // PyTorch's reasons run to pages: keep the first line, bounded.
+      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+      throw new IllegalArgumentException("could not load the model on " + b.device + ": "
+          + (why.length() > 200 ? why.substring(0, 200) + "…" : why) + "; " + CUDA_HOWTO);
+    }
     try {
       Path tok = b.modelDir.resolve("tokenizer.json");
       this.tokenizer = Files.exists(tok) ? Tokenizer.loadFromModelDir(b.modelDir) : null;
@@ -48,6 +62,37 @@ public final class LeapRuntime implements AutoCloseable {
       throw e;
     }
     this.model = m;
+  }
+
+  private static final String CUDA_HOWTO = "to run on a GPU, point PYTORCH_LIBRARY_PATH at a CUDA build of"
+      + " libtorch and set PYTORCH_FLAVOR (e.g. cu128) instead of the CPU native artifact (README, Devices)";
+
+  /** The DJL device for a name: {@code cpu}, {@code gpu} or {@code gpuN}, checked before any model is loaded. */
+  static Device device(String name) {
+    if (name == null) {
+      return Device.cpu();
+    }
+    Device d;
+    try {
+      d = Device.fromName(name);
+    } catch (RuntimeException e) {
+      d = null;
+    }
+    if (d == null || !(Device.Type.CPU.equals(d.getDeviceType()) || d.isGpu())) {
+      throw new IllegalArgumentException("unknown device '" + name + "': use cpu, gpu or gpuN (N = 0, 1, ...)");
+    }
+    if (d.isGpu()) {
+      int gpus = Engine.getInstance().getGpuCount();
+      if (gpus == 0) {
+        throw new IllegalArgumentException("device " + name + ": CUDA is not available (this build loads PyTorch's"
+            + " CPU natives, or no GPU is visible); " + CUDA_HOWTO);
+      }
+      if (d.getDeviceId() >= gpus) {
+        throw new IllegalArgumentException("device " + name + ": only " + gpus + " GPU(s) visible (gpu0.." + "gpu"
+            + (gpus - 1) + ")");
+      }
+    }
+    return d;
   }
 
   public static Builder builder() {
@@ -159,7 +204,10 @@ public final class LeapRuntime implements AutoCloseable {
       return this;
     }
 
-    /** A DJL device name such as {@code cpu} or {@code gpu0}; default CPU. */
+    /**
+     * A DJL device name such as {@code cpu} or {@code gpu0}; default CPU. A GPU without CUDA, or an
+     * unknown name, fails {@link #build()} with a one-line {@link IllegalArgumentException}.
+     */
     public Builder optDevice(String device) {
       this.device = device;
       return this;

@@ -715,6 +715,10 @@ public final class Scheduler implements AutoCloseable {
       truncated = true;
     }
     // Drop output tokens [keep, outLen) and their K/V (the request owns output slots).
+    long droppedBytes = 0;
+    for (int i = keep; i < outLen; i++) {
+      droppedBytes += byteLength(s.output.getInt(i));
+    }
     int dropFrom = s.prompt.length + keep;
     if (s.kvLen > dropFrom) {
       int[] freed = slice(s.slots, dropFrom, s.kvLen - dropFrom);
@@ -726,21 +730,18 @@ public final class Scheduler implements AutoCloseable {
     s.tokens.size(dropFrom);
     s.output.size(keep);
     s.states.size(keep + 1);
-    long jumpedBytes = 0;
-    int st = s.state();
-    for (int t : append) {
-      s.tokens.add(t);
-      s.output.add(t);
-      byte[] tb = tokenizer.tokenBytes(t);
-      st = c.dfa().walk(st, tb);
-      if (st == Dfa.DEAD) {
-        throw new IllegalStateException("jump token " + t + " leaves the language");
-      }
-      s.states.add(st);
-      jumpedBytes += tb.length;
+    long appendedBytes = 0;
+    int[] after = plan.statesAfterEach(); // the DFA state after each appended token, walked by the planner
+    for (int i = 0; i < append.length; i++) {
+      s.tokens.add(append[i]);
+      s.output.add(append[i]);
+      s.states.add(after[i]);
+      appendedBytes += byteLength(append[i]);
     }
+    // Output bytes the jump added: what it appended less what it retracted (a cut by maxTokens or
+    // bytes held back by healing are not counted).
     s.tokensJumped += append.length;
-    s.bytesJumped += plan.jumpedBytes() >= 0 ? plan.jumpedBytes() : jumpedBytes;
+    s.bytesJumped += Math.max(0, appendedBytes - droppedBytes);
     s.jumps++;
     if (options.checkInvariants()) {
       checkState(s);
@@ -791,6 +792,11 @@ public final class Scheduler implements AutoCloseable {
       }
     }
     return n;
+  }
+
+  private int byteLength(int token) {
+    byte[] b = tokenizer.tokenBytes(token);
+    return b == null ? 0 : b.length;
   }
 
   private boolean isEos(int token) {
