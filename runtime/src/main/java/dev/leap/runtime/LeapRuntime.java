@@ -56,7 +56,7 @@ public final class LeapRuntime implements AutoCloseable {
       Path tok = b.modelDir.resolve("tokenizer.json");
       this.tokenizer = Files.exists(tok) ? Tokenizer.loadFromModelDir(b.modelDir) : null;
       this.scheduler = new Scheduler(m, tokenizer, new Scheduler.Options(
-          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants, 64));
+          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants, 64, b.prefillChunk));
     } catch (RuntimeException e) {
       m.close();
       throw e;
@@ -195,6 +195,7 @@ public final class LeapRuntime implements AutoCloseable {
     private boolean prefixCache = true;
     private boolean healing = true;
     private boolean checkInvariants = false;
+    private int prefillChunk = Scheduler.DEFAULT_PREFILL_CHUNK;
 
     private Builder() {}
 
@@ -243,6 +244,16 @@ public final class LeapRuntime implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Tokens of long prompts (and long jump extensions) prefilled per step, in chunks interleaved with
+     * the other requests' decode steps; default {@value Scheduler#DEFAULT_PREFILL_CHUNK}. Peak memory
+     * grows linearly with the prompt; a smaller chunk lowers it further and costs more steps.
+     */
+    public Builder optPrefillChunk(int tokens) {
+      this.prefillChunk = tokens;
+      return this;
+    }
+
     /** Check the DFA-state invariant after every jump (tests); default off. */
     public Builder optCheckInvariants(boolean on) {
       this.checkInvariants = on;
@@ -256,8 +267,8 @@ public final class LeapRuntime implements AutoCloseable {
       if (!Files.isDirectory(modelDir)) {
         throw new IllegalArgumentException("model directory not found: " + modelDir);
       }
-      if (kvCapacity < 1 || maxBatch < 1) {
-        throw new IllegalArgumentException("KV capacity and max batch must be >= 1");
+      if (kvCapacity < 1 || maxBatch < 1 || prefillChunk < 1) {
+        throw new IllegalArgumentException("KV capacity, max batch and prefill chunk must be >= 1");
       }
       return new LeapRuntime(this);
     }

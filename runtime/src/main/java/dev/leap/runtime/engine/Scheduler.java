@@ -47,6 +47,12 @@ import org.slf4j.LoggerFactory;
  * next input, inside the same batch. A constraint whose start is forced jumps at admission: those
  * tokens are prefilled together with the prompt.
  *
+ * <p>Chunked prefill (as vLLM and SGLang do it): a sequence with more than a few pending tokens (a
+ * prompt, a long jump extension) is fed at most {@link Options#prefillChunk()} of them per step, and
+ * those sequences share that budget; each chunk attends to the K/V the earlier chunks left in the
+ * pool, and only its last chunk's logits are sampled. A step's memory is then bounded by the chunk
+ * and linear in the context, and the others' decode steps go on between chunks.
+ *
  * <p>KV slots: a request reserves, at admission, the slots it could ever hold (its uncached prompt
  * plus {@code maxTokens}); allocation inside a step therefore never fails, and a request that does
  * not fit waits in the queue (the radix cache is asked to evict first). Slot ownership: every slot
@@ -58,11 +64,25 @@ public final class Scheduler implements AutoCloseable {
   /** Requests sharing this many uncached prompt tokens with one admitted in the same iteration wait one step. */
   private static final int SHARED_PREFIX_DEFER = 32;
 
-  /** Scheduler options. */
+  /** Sequences with at most this many pending tokens are fed whole, outside the prefill budget. */
+  private static final int SHORT_PENDING = 64;
+
+  /** Default {@link Options#prefillChunk()}: tokens of long prefills per step. */
+  public static final int DEFAULT_PREFILL_CHUNK = 512;
+
+  /**
+   * Scheduler options.
+   *
+   * @param prefillChunk tokens of long prefills (prompts, long jump extensions) fed per step, shared
+   *     by the sequences that have them; bounds a step's memory (linear in the context, not quadratic)
+   */
   public record Options(
       int kvCapacity, int maxBatch, boolean jumpForward, boolean prefixCache, boolean healing,
-      boolean checkInvariants, int constraintCacheSize) {
+      boolean checkInvariants, int constraintCacheSize, int prefillChunk) {
     public Options {
+      if (prefillChunk < 1) {
+        throw new IllegalArgumentException("prefill chunk must be >= 1 token, got " + prefillChunk);
+      }
       if (kvCapacity < 1) {
         throw new IllegalArgumentException("KV capacity must be >= 1 slot, got " + kvCapacity);
       }
@@ -479,36 +499,72 @@ public final class Scheduler implements AutoCloseable {
     return false;
   }
 
-  private void step() {
+  /**
+   * How many of each running sequence's pending tokens (those without K/V yet) this step feeds:
+   * a sequence with few pending tokens (a decode, a short jump extension) gets them all; longer ones
+   * (a prompt, a long jump) share a budget of {@code prefillChunk} tokens per step, first admitted
+   * first. So a step's activations and attention scores are bounded whatever the prompt length, and a
+   * long prefill runs interleaved with everyone else's decode steps instead of freezing them.
+   */
+  private int[] plan() {
     int b = running.size();
-    List<LlamaModel.SequenceInput> inputs = new ArrayList<>(b);
-    int[][] newSlots = new int[b][];
+    int[] feed = new int[b];
+    int chunk = options.prefillChunk();
+    int whole = Math.min(chunk, SHORT_PENDING);
+    int budget = chunk;
     for (int i = 0; i < b; i++) {
       Sequence s = running.get(i);
-      int len = s.tokens.size() - s.kvLen;
-      int[] slots = allocate(s, len);
-      newSlots[i] = slots;
-      inputs.add(new LlamaModel.SequenceInput(
-          slice(s.tokens, s.kvLen, len), s.kvLen, slice(s.slots, 0, s.kvLen), slots, false));
+      int pending = s.tokens.size() - s.kvLen;
+      if (pending <= whole) {
+        feed[i] = pending;
+      } else {
+        feed[i] = Math.min(pending, budget);
+        budget -= feed[i];
+      }
     }
+    return feed;
+  }
+
+  private void step() {
+    int[] feed = plan();
+    List<Sequence> batch = new ArrayList<>(running.size());
+    List<LlamaModel.SequenceInput> inputs = new ArrayList<>(running.size());
+    List<int[]> newSlots = new ArrayList<>(running.size());
+    for (int i = 0; i < feed.length; i++) {
+      if (feed[i] == 0) {
+        continue; // a long prefill waiting for the budget: it keeps its place
+      }
+      Sequence s = running.get(i);
+      int[] slots = allocate(s, feed[i]);
+      batch.add(s);
+      newSlots.add(slots);
+      inputs.add(new LlamaModel.SequenceInput(
+          slice(s.tokens, s.kvLen, feed[i]), s.kvLen, slice(s.slots, 0, s.kvLen), slots, false));
+    }
+    int b = batch.size();
     int[] chosen;
+    boolean[] partial = new boolean[b];
     try (NDManager stepManager = manager.newSubManager()) {
       NDArray logits;
       try {
         logits = model.forward(stepManager, inputs);
       } catch (RuntimeException e) {
         for (int i = 0; i < b; i++) {
-          release(running.get(i), newSlots[i]);
+          release(batch.get(i), newSlots.get(i));
         }
         throw e;
       }
       totalForwardPasses++;
       Sampler.Row[] rows = new Sampler.Row[b];
       for (int i = 0; i < b; i++) {
-        Sequence s = running.get(i);
-        s.slots.addElements(s.slots.size(), newSlots[i]);
-        s.kvLen = s.tokens.size();
+        Sequence s = batch.get(i);
+        s.slots.addElements(s.slots.size(), newSlots.get(i));
+        s.kvLen += newSlots.get(i).length;
         s.forwardPasses++;
+        if (s.kvLen < s.tokens.size()) {
+          partial[i] = true; // a chunk of a longer prefill: its logits are not the next token's
+          continue;
+        }
         NDArray mask = null;
         if (s.constraint != null) {
           int state = s.state();
@@ -523,28 +579,29 @@ public final class Scheduler implements AutoCloseable {
       chosen = sampleRows(stepManager, logits, rows);
     }
     for (int i = 0; i < b; i++) {
-      Sequence s = running.get(i);
+      Sequence s = batch.get(i);
       if (s.treeOwned < s.prompt.length && cache != null && s.kvLen >= s.prompt.length) {
         sharePrompt(s);
       }
     }
-    List<Sequence> still = new ArrayList<>(b);
+    List<Sequence> ended = new ArrayList<>();
     for (int i = 0; i < b; i++) {
-      Sequence s = running.get(i);
-      FinishReason done;
-      if (chosen[i] < 0) {
-        abort(s, "no token of the vocabulary can continue the constraint from DFA state " + s.state());
+      Sequence s = batch.get(i);
+      if (partial[i]) {
         continue;
       }
-      done = onToken(s, chosen[i]);
-      if (done == null) {
-        still.add(s);
-      } else {
+      if (chosen[i] < 0) {
+        abort(s, "no token of the vocabulary can continue the constraint from DFA state " + s.state());
+        ended.add(s);
+        continue;
+      }
+      FinishReason done = onToken(s, chosen[i]);
+      if (done != null) {
         finish(s, done);
+        ended.add(s);
       }
     }
-    running.clear();
-    running.addAll(still);
+    running.removeAll(ended);
     CompiledConstraint c;
     while ((c = retired.poll()) != null) {
       c.close(); // releases its device masks; a request that still uses it makes them again
