@@ -702,6 +702,9 @@ public final class Scheduler implements AutoCloseable {
     }
     s.tokens.add(token);
     s.output.add(token);
+    if (s.stops != null) {
+      s.stops.append(tokenBytes(token));
+    }
     s.tokensSampled++;
     if (s.firstTokenNanos == 0) {
       s.firstTokenNanos = System.nanoTime();
@@ -735,7 +738,7 @@ public final class Scheduler implements AutoCloseable {
   /** The checks after output grew: stop strings, the constraint's end, maxTokens, the context. */
   private FinishReason afterAppend(Sequence s) {
     SamplingParams p = s.request.params();
-    if (!p.stop().isEmpty() && stopIndex(s) >= 0) {
+    if (s.stops != null && s.stops.firstMatch() >= 0) {
       return FinishReason.STOP;
     }
     if (s.constraint != null) {
@@ -783,6 +786,9 @@ public final class Scheduler implements AutoCloseable {
       release(s, freed);
       s.kvLen = dropFrom;
     }
+    if (s.stops != null) {
+      s.stops.truncate(s.stops.length() - (int) droppedBytes);
+    }
     s.tokensRetracted += outLen - keep;
     s.tokens.size(dropFrom);
     s.output.size(keep);
@@ -794,6 +800,9 @@ public final class Scheduler implements AutoCloseable {
       s.output.add(append[i]);
       s.states.add(after[i]);
       appendedBytes += byteLength(append[i]);
+      if (s.stops != null) {
+        s.stops.append(tokenBytes(append[i]));
+      }
     }
     // Output bytes the jump added: what it appended less what it retracted (a cut by maxTokens or
     // bytes held back by healing are not counted).
@@ -852,8 +861,15 @@ public final class Scheduler implements AutoCloseable {
   }
 
   private int byteLength(int token) {
-    byte[] b = tokenizer.tokenBytes(token);
-    return b == null ? 0 : b.length;
+    return tokenBytes(token).length;
+  }
+
+  private static final byte[] NO_BYTES = new byte[0];
+
+  /** A token's bytes; none for a special token. */
+  private byte[] tokenBytes(int token) {
+    byte[] b = tokenizer == null ? null : tokenizer.tokenBytes(token);
+    return b == null ? NO_BYTES : b;
   }
 
   private boolean isEos(int token) {
@@ -879,36 +895,9 @@ public final class Scheduler implements AutoCloseable {
     return out.toByteArray();
   }
 
-  /** The byte index where the first stop string starts in the output, or -1. */
-  private int stopIndex(Sequence s) {
-    byte[] out = outputBytes(s);
-    int best = -1;
-    for (String stop : s.request.params().stop()) {
-      byte[] sb = stop.getBytes(StandardCharsets.UTF_8);
-      int at = indexOf(out, sb);
-      if (at >= 0 && (best < 0 || at < best)) {
-        best = at;
-      }
-    }
-    return best;
-  }
-
-  private static int indexOf(byte[] hay, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= hay.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (hay[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
-  }
-
   private void finish(Sequence s, FinishReason reason) {
     byte[] bytes = outputBytes(s);
-    int stopAt = s.request.params().stop().isEmpty() ? -1 : stopIndex(s);
+    int stopAt = s.stops == null ? -1 : s.stops.firstMatch();
     if (stopAt >= 0) {
       bytes = Arrays.copyOf(bytes, stopAt);
     }

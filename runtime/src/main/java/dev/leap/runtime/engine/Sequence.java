@@ -39,6 +39,8 @@ final class Sequence {
   final IntArrayList output = new IntArrayList();
   final IntArrayList slots = new IntArrayList();
   final IntArrayList states = new IntArrayList();
+  /** The output's stop strings, matched as it grows; null when the request has none. */
+  final StopMatcher stops;
   int kvLen;
   int treeOwned;
   Object lockedNode;
@@ -60,6 +62,7 @@ final class Sequence {
     this.future = future;
     this.submitNanos = submitNanos;
     this.rng = new SplittableRandom(request.params().seed());
+    this.stops = request.params().stop().isEmpty() ? null : new StopMatcher(request.params().stop());
   }
 
   int promptLength() {
