@@ -254,7 +254,7 @@ public final class LeapRuntime implements AutoCloseable {
       return this;
     }
 
-    /** Check the DFA-state invariant after every jump (tests); default off. */
+    /** Check the DFA state after every jump and the KV slot ledger after every step (tests); default off. */
     public Builder optCheckInvariants(boolean on) {
       this.checkInvariants = on;
       return this;

@@ -5,7 +5,6 @@ import ai.djl.ndarray.NDManager;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
 import dev.leap.radix.RadixCache;
-import dev.leap.radix.SlotAllocator;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Constraint;
@@ -95,8 +94,7 @@ public final class Scheduler implements AutoCloseable {
   private final LlamaModel model;
   private final Tokenizer tokenizer;
   private final Options options;
-  private final SlotAllocator allocator;
-  private final RadixCache cache;
+  private final KvLedger ledger;
   private final NDManager manager;
   private final int logitsVocab;
   private final int maxPositions;
@@ -115,7 +113,6 @@ public final class Scheduler implements AutoCloseable {
   private final Object gate = new Object();
   private volatile boolean closed;
   private volatile boolean cancelsPending;
-  private int reserved;
 
   // totals, for benchmarks and tests
   private long totalForwardPasses;
@@ -124,8 +121,7 @@ public final class Scheduler implements AutoCloseable {
     this.model = model;
     this.tokenizer = tokenizer;
     this.options = options;
-    this.allocator = new SlotAllocator(options.kvCapacity());
-    this.cache = options.prefixCache() ? new RadixCache(allocator) : null;
+    this.ledger = new KvLedger(options.kvCapacity(), options.prefixCache());
     this.manager = model.manager().newSubManager();
     this.logitsVocab = model.config().vocabSize();
     this.maxPositions = model.config().maxPositionEmbeddings();
@@ -292,16 +288,16 @@ public final class Scheduler implements AutoCloseable {
 
   /** Slots free in the allocator (for leak checks: equals the capacity when idle with no cache). */
   public int freeSlots() {
-    return allocator.freeCount();
+    return ledger.freeSlots();
   }
 
   /** Slots held by the radix cache. */
   public int cachedSlots() {
-    return cache == null ? 0 : cache.cachedSlots();
+    return ledger.cachedSlots();
   }
 
   public int kvCapacity() {
-    return options.kvCapacity();
+    return ledger.capacity();
   }
 
   /** NDArrays alive in the scheduler's native memory scope (masks of cached constraints; for leak checks). */
@@ -346,13 +342,16 @@ public final class Scheduler implements AutoCloseable {
           continue;
         }
         step();
+        if (options.checkInvariants()) {
+          ledger.verify(running);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
       } catch (Throwable t) {
         LOG.error("scheduler step failed; failing the running requests", t);
         for (Sequence s : new ArrayList<>(running)) {
-          abort(s, "internal error in the forward pass: " + t);
+          abort(s, "internal error in the scheduler step: " + t);
         }
         running.clear();
       }
@@ -429,44 +428,19 @@ public final class Scheduler implements AutoCloseable {
     while (!waiting.isEmpty() && running.size() < options.maxBatch()) {
       Sequence s = waiting.peekFirst();
       int n = s.prompt.length;
-      int cached = 0;
-      int[] cachedSlots = new int[0];
-      Object node = null;
-      if (cache != null) {
-        RadixCache.Match m = cache.match(s.prompt, n - 1);
-        cached = m.length();
-        cachedSlots = m.slots();
-        node = m.node();
-        cache.lock(m.node());
-      }
-      if (deferForSharedPrefix(s, cached, admittedPrompts)) {
-        if (node != null) {
-          cache.unlock((RadixCache.Node) node);
-        }
+      RadixCache.Match m = ledger.matchAndLock(s.prompt, n - 1); // the last prompt token runs for its logits
+      if (deferForSharedPrefix(s, m.length(), admittedPrompts)) {
+        ledger.unlock(m);
         break;
       }
       int maxOut = Math.min(s.request.params().maxTokens(), maxPositions - n);
-      int need = (n - cached) + maxOut;
-      int available = allocator.freeCount() - reserved;
-      if (available < need && cache != null) {
-        cache.evict(need - available);
-        available = allocator.freeCount() - reserved;
-      }
-      if (available < need) {
-        if (node != null) {
-          cache.unlock((RadixCache.Node) node);
-        }
+      if (!ledger.admit(s, m, (n - m.length()) + maxOut)) {
+        ledger.unlock(m);
         break; // first come, first served: wait until slots come back
       }
       waiting.pollFirst();
-      s.lockedNode = node;
-      s.treeOwned = cached;
-      s.cachedPromptTokens = cached;
+      s.cachedPromptTokens = m.length();
       s.tokens.addElements(0, s.prompt);
-      s.slots.addElements(0, cachedSlots);
-      s.kvLen = cached;
-      s.reservation = need;
-      reserved += need;
       admittedPrompts.add(s.prompt);
       if (s.constraint != null && options.jumpForward()) {
         // A forced start (a JSON object's opening and first key, say) is jumped before any token
@@ -483,7 +457,7 @@ public final class Scheduler implements AutoCloseable {
 
   /** Whether {@code s} should wait one step so that a request admitted now can cache a prefix they share. */
   private boolean deferForSharedPrefix(Sequence s, int cached, List<int[]> admitted) {
-    if (cache == null) {
+    if (!options.prefixCache()) {
       return false;
     }
     for (int[] p : admitted) {
@@ -535,7 +509,7 @@ public final class Scheduler implements AutoCloseable {
         continue; // a long prefill waiting for the budget: it keeps its place
       }
       Sequence s = running.get(i);
-      int[] slots = allocate(s, feed[i]);
+      int[] slots = ledger.allocate(s, feed[i]);
       batch.add(s);
       newSlots.add(slots);
       inputs.add(new LlamaModel.SequenceInput(
@@ -550,7 +524,7 @@ public final class Scheduler implements AutoCloseable {
         logits = model.forward(stepManager, inputs);
       } catch (RuntimeException e) {
         for (int i = 0; i < b; i++) {
-          release(batch.get(i), newSlots.get(i));
+          ledger.release(batch.get(i), newSlots.get(i));
         }
         throw e;
       }
@@ -580,8 +554,8 @@ public final class Scheduler implements AutoCloseable {
     }
     for (int i = 0; i < b; i++) {
       Sequence s = batch.get(i);
-      if (s.treeOwned < s.prompt.length && cache != null && s.kvLen >= s.prompt.length) {
-        sharePrompt(s);
+      if (s.treeOwned < s.prompt.length && s.kvLen >= s.prompt.length) {
+        ledger.share(s, s.prompt.length); // others may reuse the prompt's K/V from now on
       }
     }
     List<Sequence> ended = new ArrayList<>();
@@ -639,60 +613,6 @@ public final class Scheduler implements AutoCloseable {
     return out;
   }
 
-  private int[] allocate(Sequence s, int n) {
-    if (n > s.reservation) {
-      throw new IllegalStateException("request needs " + n + " more KV slots but has " + s.reservation + " reserved");
-    }
-    int[] slots = allocator.allocate(n);
-    if (slots == null) {
-      throw new IllegalStateException("KV slot allocation failed despite the reservation (" + n + " slots)");
-    }
-    s.reservation -= n;
-    reserved -= n;
-    return slots;
-  }
-
-  private void release(Sequence s, int[] slots) {
-    allocator.free(slots);
-    s.reservation += slots.length;
-    reserved += slots.length;
-  }
-
-  /** After its prompt is prefilled, moves the prompt's KV into the radix cache so that others can reuse it. */
-  private void sharePrompt(Sequence s) {
-    int n = s.prompt.length;
-    int[] promptSlots = slice(s.slots, 0, n);
-    allocator.free(cache.insert(s.prompt, promptSlots));
-    adoptTreeSlots(s, n);
-  }
-
-  /**
-   * After inserting the first {@code n} tokens of {@code s} into the cache (and freeing the
-   * duplicates it returned): adopts the tree's slots and moves the lock to the node where the
-   * inserted prefix ends.
-   */
-  private void adoptTreeSlots(Sequence s, int n) {
-    int[] toks = slice(s.tokens, 0, n);
-    RadixCache.Match m = cache.match(toks, n);
-    if (m.length() != n) {
-      throw new IllegalStateException("radix cache lost an inserted prefix: " + m.length() + " of " + n);
-    }
-    int[] treeSlots = m.slots();
-    // Positions the tree already had before the insert: this request's slots there were
-    // duplicates (the insert returned them and they were freed); adopt the tree's.
-    for (int p = s.treeOwned; p < n; p++) {
-      s.slots.set(p, treeSlots[p]);
-    }
-    // Slots moved into the tree no longer count against this request's holdings; its reservation
-    // for them was already spent, so nothing returns to it.
-    cache.lock(m.node());
-    if (s.lockedNode != null) {
-      cache.unlock((RadixCache.Node) s.lockedNode);
-    }
-    s.lockedNode = m.node();
-    s.treeOwned = n;
-  }
-
   /** Handles one sampled token; returns the finish reason if the sequence is done, else null. */
   private FinishReason onToken(Sequence s, int token) {
     SamplingParams p = s.request.params();
@@ -728,9 +648,7 @@ public final class Scheduler implements AutoCloseable {
     }
     if (s.tokens.size() == s.kvLen) {
       // Everything has K/V but the last logits were dropped by a jump: recompute the last token.
-      int last = s.slots.popInt();
-      release(s, new int[] {last});
-      s.kvLen--;
+      ledger.truncate(s, s.kvLen - 1);
     }
     return null;
   }
@@ -780,12 +698,7 @@ public final class Scheduler implements AutoCloseable {
       droppedBytes += byteLength(s.output.getInt(i));
     }
     int dropFrom = s.prompt.length + keep;
-    if (s.kvLen > dropFrom) {
-      int[] freed = slice(s.slots, dropFrom, s.kvLen - dropFrom);
-      s.slots.size(dropFrom);
-      release(s, freed);
-      s.kvLen = dropFrom;
-    }
+    ledger.truncate(s, dropFrom);
     if (s.stops != null) {
       s.stops.truncate(s.stops.length() - (int) droppedBytes);
     }
@@ -904,33 +817,13 @@ public final class Scheduler implements AutoCloseable {
     bytes = Arrays.copyOf(bytes, completeUtf8Length(bytes));
     boolean complete = s.constraint == null || s.constraint.dfa().matches(bytes);
     String text = new String(bytes, StandardCharsets.UTF_8);
-    releaseAll(s);
+    ledger.releaseAll(s);
     deliver(s, new Generation(text, s.output.toIntArray(), reason, complete, stats(s), null));
-  }
-
-  /** Returns everything the request holds: its K/V into the radix cache (or freed), its lock, its reservation. */
-  private void releaseAll(Sequence s) {
-    if (cache != null) {
-      if (s.kvLen > s.treeOwned) {
-        allocator.free(cache.insert(slice(s.tokens, 0, s.kvLen), slice(s.slots, 0, s.kvLen)));
-        adoptTreeSlots(s, s.kvLen);
-      }
-      if (s.lockedNode != null) {
-        cache.unlock((RadixCache.Node) s.lockedNode);
-        s.lockedNode = null;
-      }
-    } else if (s.kvLen > 0) {
-      allocator.free(slice(s.slots, 0, s.kvLen));
-    }
-    s.slots.clear();
-    s.kvLen = 0;
-    reserved -= s.reservation;
-    s.reservation = 0;
   }
 
   private void abort(Sequence s, String message) {
     try {
-      releaseAll(s);
+      ledger.releaseAll(s);
     } catch (RuntimeException e) {
       LOG.error("could not release the KV slots of a failed request", e);
     }

@@ -43,7 +43,7 @@ final class Sequence {
   final StopMatcher stops;
   int kvLen;
   int treeOwned;
-  Object lockedNode;
+  dev.leap.radix.RadixCache.Node lockedNode;
   /** KV slots this request may still allocate (its reservation less what it holds). */
   int reservation;
 
