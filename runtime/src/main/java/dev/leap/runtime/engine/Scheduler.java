@@ -3,7 +3,6 @@ package dev.leap.runtime.engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import dev.leap.fsm.ConstraintException;
-import dev.leap.fsm.Dfa;
 import dev.leap.radix.RadixCache;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.Tokenizer;
@@ -408,9 +407,7 @@ public final class Scheduler implements AutoCloseable {
       }
       it.remove();
       try {
-        s.constraint = s.compiled.join();
-        int start = s.constraint.dfa().initialState();
-        s.states.add(start);
+        s.constraint = new DfaState(s.compiled.join());
         waiting.add(s);
       } catch (java.util.concurrent.CompletionException e) {
         Throwable cause = e.getCause() == null ? e : e.getCause();
@@ -541,12 +538,11 @@ public final class Scheduler implements AutoCloseable {
         }
         NDArray mask = null;
         if (s.constraint != null) {
-          int state = s.state();
-          if (s.constraint.index.allowedCount(state) == 0) {
+          if (s.constraint.allowedCount() == 0) {
             rows[i] = null;
             continue;
           }
-          mask = s.constraint.mask(state);
+          mask = s.constraint.disallowedMask();
         }
         rows[i] = new Sampler.Row(mask, s.request.params(), s.rng);
       }
@@ -565,7 +561,7 @@ public final class Scheduler implements AutoCloseable {
         continue;
       }
       if (chosen[i] < 0) {
-        abort(s, "no token of the vocabulary can continue the constraint from DFA state " + s.state());
+        abort(s, "no token of the vocabulary can continue the constraint from " + s.constraint.describe());
         ended.add(s);
         continue;
       }
@@ -616,8 +612,8 @@ public final class Scheduler implements AutoCloseable {
   /** Handles one sampled token; returns the finish reason if the sequence is done, else null. */
   private FinishReason onToken(Sequence s, int token) {
     SamplingParams p = s.request.params();
-    CompiledConstraint c = s.constraint;
-    if (isEos(token) && (c == null || c.dfa().isAccepting(s.state()))) {
+    ConstraintState c = s.constraint;
+    if (isEos(token) && (c == null || c.canStop())) {
       return FinishReason.STOP;
     }
     s.tokens.add(token);
@@ -630,11 +626,7 @@ public final class Scheduler implements AutoCloseable {
       s.firstTokenNanos = System.nanoTime();
     }
     if (c != null) {
-      int next = c.index.nextState(s.state(), token);
-      if (next == Dfa.DEAD) {
-        throw new IllegalStateException("sampled token " + token + " is not allowed in state " + s.state());
-      }
-      s.states.add(next);
+      c.accept(token);
     }
     FinishReason r = afterAppend(s);
     if (r != null) {
@@ -659,12 +651,8 @@ public final class Scheduler implements AutoCloseable {
     if (s.stops != null && s.stops.firstMatch() >= 0) {
       return FinishReason.STOP;
     }
-    if (s.constraint != null) {
-      int st = s.state();
-      Dfa dfa = s.constraint.dfa();
-      if (dfa.isAccepting(st) && !dfa.hasTransitions(st)) {
-        return FinishReason.STOP;
-      }
+    if (s.constraint != null && s.constraint.mustStop()) {
+      return FinishReason.STOP;
     }
     if (s.output.size() >= p.maxTokens() || s.tokens.size() >= maxPositions) {
       return FinishReason.LENGTH;
@@ -673,14 +661,13 @@ public final class Scheduler implements AutoCloseable {
   }
 
   private FinishReason jump(Sequence s) {
-    CompiledConstraint c = s.constraint;
-    int state = s.state();
-    byte[] j = c.fsm.jumpBytes(state);
+    ConstraintState c = s.constraint;
+    byte[] j = c.forcedBytes();
     if (j.length == 0 || codePoints(j) <= 1) {
       return null;
     }
     int outLen = s.output.size();
-    JumpPlan plan = c.retokenizer.plan(s.output.elements(), outLen, s.states.elements(), j);
+    JumpPlan plan = c.planJump(s.output.elements(), outLen);
     if (plan == null) {
       return null;
     }
@@ -705,13 +692,11 @@ public final class Scheduler implements AutoCloseable {
     s.tokensRetracted += outLen - keep;
     s.tokens.size(dropFrom);
     s.output.size(keep);
-    s.states.size(keep + 1);
+    c.jump(plan, append.length); // the DFA states after the appended tokens come from the plan
     long appendedBytes = 0;
-    int[] after = plan.statesAfterEach(); // the DFA state after each appended token, walked by the planner
     for (int i = 0; i < append.length; i++) {
       s.tokens.add(append[i]);
       s.output.add(append[i]);
-      s.states.add(after[i]);
       appendedBytes += byteLength(append[i]);
       if (s.stops != null) {
         s.stops.append(tokenBytes(append[i]));
@@ -732,16 +717,7 @@ public final class Scheduler implements AutoCloseable {
   }
 
   private void checkState(Sequence s) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (int i = 0; i < s.output.size(); i++) {
-      byte[] tb = tokenizer.tokenBytes(s.output.getInt(i));
-      out.write(tb, 0, tb.length);
-    }
-    int walked = s.constraint.dfa().walk(s.constraint.dfa().initialState(), out.toByteArray());
-    if (walked != s.state()) {
-      throw new IllegalStateException(
-          "invariant broken after a jump: state " + s.state() + " but walking the output gives " + walked);
-    }
+    s.constraint.check(outputBytes(s));
   }
 
   private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
@@ -815,7 +791,7 @@ public final class Scheduler implements AutoCloseable {
       bytes = Arrays.copyOf(bytes, stopAt);
     }
     bytes = Arrays.copyOf(bytes, completeUtf8Length(bytes));
-    boolean complete = s.constraint == null || s.constraint.dfa().matches(bytes);
+    boolean complete = s.constraint == null || s.constraint.matches(bytes);
     String text = new String(bytes, StandardCharsets.UTF_8);
     ledger.releaseAll(s);
     deliver(s, new Generation(text, s.output.toIntArray(), reason, complete, stats(s), null));

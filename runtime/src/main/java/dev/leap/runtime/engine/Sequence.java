@@ -17,9 +17,8 @@ import java.util.concurrent.CompletableFuture;
  *       tokens a jump appended).
  *   <li>{@code slots[0, treeOwned)} belong to the radix cache (pinned by {@code lockedNode}); the
  *       rest belong to this request, which frees or inserts them.
- *   <li>For a constrained request, {@code states[i]} is the DFA state before output token
- *       {@code i}, and {@code states[output.size()]} is the current state: the state reached by
- *       walking the output's bytes from the initial state.
+ *   <li>For a constrained request, {@code constraint} is the state reached by walking the output's
+ *       bytes from the constraint's start.
  * </ul>
  */
 final class Sequence {
@@ -32,13 +31,13 @@ final class Sequence {
   final SplittableRandom rng;
 
   int[] prompt;
-  CompiledConstraint constraint;
+  /** Where the output stands in its constraint; null for an unconstrained request. */
+  ConstraintState constraint;
   CompletableFuture<CompiledConstraint> compiled;
 
   final IntArrayList tokens = new IntArrayList();
   final IntArrayList output = new IntArrayList();
   final IntArrayList slots = new IntArrayList();
-  final IntArrayList states = new IntArrayList();
   /** The output's stop strings, matched as it grows; null when the request has none. */
   final StopMatcher stops;
   int kvLen;
@@ -69,8 +68,5 @@ final class Sequence {
     return prompt.length;
   }
 
-  int state() {
-    return states.getInt(states.size() - 1);
-  }
 
 }
