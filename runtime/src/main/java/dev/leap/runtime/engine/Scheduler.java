@@ -2,7 +2,6 @@ package dev.leap.runtime.engine;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import dev.leap.fsm.ConstraintException;
 import dev.leap.radix.RadixCache;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.Tokenizer;
@@ -10,18 +9,13 @@ import dev.leap.runtime.Constraint;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
-import dev.leap.runtime.GenerationStats;
 import dev.leap.runtime.SamplingParams;
 import dev.leap.runtime.model.LlamaModel;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -58,9 +52,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Scheduler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
-
-  /** Requests sharing this many uncached prompt tokens with one admitted in the same iteration wait one step. */
-  private static final int SHARED_PREFIX_DEFER = 32;
 
   /** Sequences with at most this many pending tokens are fed whole, outside the prefill budget. */
   private static final int SHORT_PENDING = 64;
@@ -103,8 +94,9 @@ public final class Scheduler implements AutoCloseable {
   private final List<Sequence> compiling = new ArrayList<>();
   private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
   private final List<Sequence> running = new ArrayList<>();
-  private final ExecutorService compiler;
-  private final Map<String, CompletableFuture<CompiledConstraint>> constraints;
+  private final ConstraintCache constraints;
+  private final Admission admission;
+  private final Results results;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread thread;
@@ -125,23 +117,9 @@ public final class Scheduler implements AutoCloseable {
     this.logitsVocab = model.config().vocabSize();
     this.maxPositions = model.config().maxPositionEmbeddings();
     this.eos = tokenizer == null ? new int[0] : tokenizer.eosIds();
-    int cacheSize = options.constraintCacheSize();
-    this.constraints = new LinkedHashMap<>(16, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<CompiledConstraint>> e) {
-        if (size() > cacheSize) {
-          // A constraint still in use keeps its masks until its requests finish: close it lazily.
-          e.getValue().thenAccept(c -> retired.add(c));
-          return true;
-        }
-        return false;
-      }
-    };
-    this.compiler = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "leap-constraint-compiler");
-      t.setDaemon(true);
-      return t;
-    });
+    this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
+    this.results = new Results(tokenizer);
+    this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity());
     AtomicInteger callbackThreads = new AtomicInteger();
     // A cached pool: a callback that blocks (even on this runtime) holds only its own thread.
     this.callbacks = Executors.newCachedThreadPool(r -> {
@@ -153,8 +131,6 @@ public final class Scheduler implements AutoCloseable {
     this.thread.setDaemon(true);
     this.thread.start();
   }
-
-  private final ConcurrentLinkedQueue<CompiledConstraint> retired = new ConcurrentLinkedQueue<>();
 
   /**
    * Queues a request whose result will complete {@code result}: exactly once, with a result, an
@@ -173,7 +149,7 @@ public final class Scheduler implements AutoCloseable {
       problem = "the runtime is closed";
     } else {
       try {
-        problem = prepare(s);
+        problem = admission.prepare(s);
       } catch (RuntimeException e) {
         LOG.error("could not prepare a request", e);
         problem = "the request could not be prepared: " + e;
@@ -188,35 +164,18 @@ public final class Scheduler implements AutoCloseable {
           problem = "the runtime is closed";
         } else {
           if (s.request.constraint().kind() != Constraint.Kind.NONE) {
-            s.compiled = compiledConstraint(request.constraint());
+            s.compiled = constraints.get(request.constraint());
           }
           incoming.add(s);
         }
       }
     }
     if (problem != null) {
-      result.complete(errorResult(s, problem));
+      result.complete(Results.error(s, problem));
       return canceller;
     }
     signal();
     return canceller;
-  }
-
-  /** Prompt ids and the checks that need no scheduler state; returns the problem, or null. */
-  private String prepare(Sequence s) {
-    try {
-      s.prompt = promptIds(s.request);
-    } catch (IllegalArgumentException e) {
-      return e.getMessage();
-    }
-    String problem = checkFits(s);
-    if (problem != null) {
-      return problem;
-    }
-    if (s.request.constraint().kind() != Constraint.Kind.NONE && tokenizer == null) {
-      return "a constraint needs a tokenizer, and the model directory has none";
-    }
-    return null;
   }
 
   private void cancel(Sequence s) {
@@ -231,57 +190,6 @@ public final class Scheduler implements AutoCloseable {
       callbacks.execute(() -> s.future.complete(g));
     } catch (RejectedExecutionException e) {
       s.future.complete(g);
-    }
-  }
-
-  private int[] promptIds(GenerationRequest request) {
-    if (request.promptIds() != null) {
-      int[] ids = request.promptIds();
-      for (int i = 0; i < ids.length; i++) {
-        if (ids[i] < 0 || ids[i] >= logitsVocab) {
-          throw new IllegalArgumentException(
-              "prompt token id " + ids[i] + " at index " + i + " is outside the model's vocabulary 0.." + (logitsVocab - 1));
-        }
-      }
-      if (ids.length == 0) {
-        throw new IllegalArgumentException("the prompt is empty");
-      }
-      return ids;
-    }
-    if (tokenizer == null) {
-      throw new IllegalArgumentException("a text prompt needs a tokenizer, and the model directory has none: give token ids");
-    }
-    int[] ids = tokenizer.encode(request.prompt());
-    if (ids.length == 0) {
-      throw new IllegalArgumentException("the prompt is empty");
-    }
-    return ids;
-  }
-
-  private String checkFits(Sequence s) {
-    int n = s.prompt.length;
-    if (n >= maxPositions) {
-      return "the prompt has " + n + " tokens; the model's context (max_position_embeddings) is " + maxPositions;
-    }
-    int need = n + Math.min(s.request.params().maxTokens(), maxPositions - n);
-    if (need > options.kvCapacity()) {
-      return "the prompt (" + n + " tokens) plus maxTokens (" + s.request.params().maxTokens()
-          + ") needs " + need + " KV slots; the KV capacity is " + options.kvCapacity();
-    }
-    return null;
-  }
-
-  private CompletableFuture<CompiledConstraint> compiledConstraint(Constraint c) {
-    String key = c.cacheKey();
-    synchronized (constraints) {
-      CompletableFuture<CompiledConstraint> f = constraints.get(key);
-      if (f == null) {
-        f = CompletableFuture.supplyAsync(
-            () -> CompiledConstraint.compile(key, c, tokenizer, options.healing(), logitsVocab, manager),
-            compiler);
-        constraints.put(key, f);
-      }
-      return f;
     }
   }
 
@@ -366,7 +274,7 @@ public final class Scheduler implements AutoCloseable {
         if (s.cancelled) {
           compiling.remove(s);
           waiting.remove(s);
-          deliver(s, new Generation("", new int[0], FinishReason.CANCELLED, false, stats(s), null));
+          deliver(s, Results.cancelledBeforeRunning(s));
         }
       }
     }
@@ -409,13 +317,8 @@ public final class Scheduler implements AutoCloseable {
       try {
         s.constraint = new DfaState(s.compiled.join());
         waiting.add(s);
-      } catch (java.util.concurrent.CompletionException e) {
-        Throwable cause = e.getCause() == null ? e : e.getCause();
-        String msg = cause instanceof dev.leap.fsm.RegexSyntaxException r ? r.oneLine()
-            : cause instanceof ConstraintException || cause instanceof IllegalArgumentException
-            ? cause.getMessage().replace('\n', ' ')
-            : "constraint compilation failed: " + cause;
-        deliver(s, errorResult(s, msg));
+      } catch (RuntimeException e) {
+        deliver(s, Results.error(s, ConstraintCache.errorMessage(e)));
       }
     }
   }
@@ -426,12 +329,11 @@ public final class Scheduler implements AutoCloseable {
       Sequence s = waiting.peekFirst();
       int n = s.prompt.length;
       RadixCache.Match m = ledger.matchAndLock(s.prompt, n - 1); // the last prompt token runs for its logits
-      if (deferForSharedPrefix(s, m.length(), admittedPrompts)) {
+      if (options.prefixCache() && Admission.deferForSharedPrefix(s, m.length(), admittedPrompts)) {
         ledger.unlock(m);
         break;
       }
-      int maxOut = Math.min(s.request.params().maxTokens(), maxPositions - n);
-      if (!ledger.admit(s, m, (n - m.length()) + maxOut)) {
+      if (!ledger.admit(s, m, (n - m.length()) + admission.maxOutput(s))) {
         ledger.unlock(m);
         break; // first come, first served: wait until slots come back
       }
@@ -450,24 +352,6 @@ public final class Scheduler implements AutoCloseable {
       }
       running.add(s);
     }
-  }
-
-  /** Whether {@code s} should wait one step so that a request admitted now can cache a prefix they share. */
-  private boolean deferForSharedPrefix(Sequence s, int cached, List<int[]> admitted) {
-    if (!options.prefixCache()) {
-      return false;
-    }
-    for (int[] p : admitted) {
-      int common = 0;
-      int lim = Math.min(p.length, s.prompt.length);
-      while (common < lim && p[common] == s.prompt[common]) {
-        common++;
-      }
-      if (common - cached >= SHARED_PREFIX_DEFER) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
@@ -572,10 +456,7 @@ public final class Scheduler implements AutoCloseable {
       }
     }
     running.removeAll(ended);
-    CompiledConstraint c;
-    while ((c = retired.poll()) != null) {
-      c.close(); // releases its device masks; a request that still uses it makes them again
-    }
+    constraints.closeRetired();
   }
 
   private int[] sampleRows(NDManager stepManager, NDArray logits, Sampler.Row[] rows) {
@@ -619,7 +500,7 @@ public final class Scheduler implements AutoCloseable {
     s.tokens.add(token);
     s.output.add(token);
     if (s.stops != null) {
-      s.stops.append(tokenBytes(token));
+      s.stops.append(results.tokenBytes(token));
     }
     s.tokensSampled++;
     if (s.firstTokenNanos == 0) {
@@ -699,7 +580,7 @@ public final class Scheduler implements AutoCloseable {
       s.output.add(append[i]);
       appendedBytes += byteLength(append[i]);
       if (s.stops != null) {
-        s.stops.append(tokenBytes(append[i]));
+        s.stops.append(results.tokenBytes(append[i]));
       }
     }
     // Output bytes the jump added: what it appended less what it retracted (a cut by maxTokens or
@@ -717,26 +598,11 @@ public final class Scheduler implements AutoCloseable {
   }
 
   private void checkState(Sequence s) {
-    s.constraint.check(outputBytes(s));
+    s.constraint.check(results.outputBytes(s));
   }
 
   private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
     return java.util.Arrays.copyOfRange(list.elements(), from, from + length);
-  }
-
-  /** The length of {@code b} without an incomplete UTF-8 sequence at its end (output cut by maxTokens). */
-  static int completeUtf8Length(byte[] b) {
-    int n = b.length;
-    int i = n - 1;
-    while (i >= 0 && (b[i] & 0xC0) == 0x80 && n - i < 4) {
-      i--;
-    }
-    if (i < 0) {
-      return n;
-    }
-    int lead = b[i] & 0xFF;
-    int need = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    return n - i < need ? i : n;
   }
 
   private static int codePoints(byte[] utf8) {
@@ -750,15 +616,7 @@ public final class Scheduler implements AutoCloseable {
   }
 
   private int byteLength(int token) {
-    return tokenBytes(token).length;
-  }
-
-  private static final byte[] NO_BYTES = new byte[0];
-
-  /** A token's bytes; none for a special token. */
-  private byte[] tokenBytes(int token) {
-    byte[] b = tokenizer == null ? null : tokenizer.tokenBytes(token);
-    return b == null ? NO_BYTES : b;
+    return results.tokenBytes(token).length;
   }
 
   private boolean isEos(int token) {
@@ -770,31 +628,10 @@ public final class Scheduler implements AutoCloseable {
     return false;
   }
 
-  private byte[] outputBytes(Sequence s) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    if (tokenizer == null) {
-      return new byte[0];
-    }
-    for (int i = 0; i < s.output.size(); i++) {
-      byte[] tb = tokenizer.tokenBytes(s.output.getInt(i));
-      if (tb != null) {
-        out.write(tb, 0, tb.length);
-      }
-    }
-    return out.toByteArray();
-  }
-
   private void finish(Sequence s, FinishReason reason) {
-    byte[] bytes = outputBytes(s);
-    int stopAt = s.stops == null ? -1 : s.stops.firstMatch();
-    if (stopAt >= 0) {
-      bytes = Arrays.copyOf(bytes, stopAt);
-    }
-    bytes = Arrays.copyOf(bytes, completeUtf8Length(bytes));
-    boolean complete = s.constraint == null || s.constraint.matches(bytes);
-    String text = new String(bytes, StandardCharsets.UTF_8);
+    Generation g = results.finished(s, reason);
     ledger.releaseAll(s);
-    deliver(s, new Generation(text, s.output.toIntArray(), reason, complete, stats(s), null));
+    deliver(s, g);
   }
 
   private void abort(Sequence s, String message) {
@@ -803,32 +640,20 @@ public final class Scheduler implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("could not release the KV slots of a failed request", e);
     }
-    deliver(s, errorResult(s, message));
-  }
-
-  private GenerationStats stats(Sequence s) {
-    long now = System.nanoTime();
-    double ttft = s.firstTokenNanos == 0 ? 0 : (s.firstTokenNanos - s.submitNanos) / 1e6;
-    return new GenerationStats(
-        s.forwardPasses, s.tokensSampled, s.tokensJumped, s.bytesJumped, s.jumps,
-        s.prompt == null ? 0 : s.prompt.length, s.cachedPromptTokens, ttft, (now - s.submitNanos) / 1e6);
-  }
-
-  private Generation errorResult(Sequence s, String message) {
-    return Generation.error(message, stats(s));
+    deliver(s, Results.error(s, message));
   }
 
   private void failAll(String message) {
     Sequence s;
     while ((s = incoming.poll()) != null) {
-      deliver(s, errorResult(s, message));
+      deliver(s, Results.error(s, message));
     }
     for (Sequence q : compiling) {
-      deliver(q, errorResult(q, message));
+      deliver(q, Results.error(q, message));
     }
     compiling.clear();
     for (Sequence q : waiting) {
-      deliver(q, errorResult(q, message));
+      deliver(q, Results.error(q, message));
     }
     waiting.clear();
     for (Sequence q : running) {
@@ -851,13 +676,7 @@ public final class Scheduler implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    compiler.shutdownNow();
-    synchronized (constraints) {
-      for (CompletableFuture<CompiledConstraint> f : constraints.values()) {
-        f.thenAccept(CompiledConstraint::close);
-      }
-      constraints.clear();
-    }
+    constraints.close();
     manager.close();
     callbacks.shutdown(); // the results failAll delivered still run; later ones complete on their caller
   }
