@@ -3,13 +3,11 @@ package dev.leap.runtime.engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import dev.leap.radix.RadixCache;
-import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Constraint;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
-import dev.leap.runtime.SamplingParams;
 import dev.leap.runtime.model.LlamaModel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -28,16 +26,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Continuous batching with constrained sampling and jump-forward, on one scheduler thread.
+ * Continuous batching with constrained sampling and jump-forward: the loop, on one scheduler thread.
  *
- * <p>Each iteration: requests whose constraint has compiled (compilation runs on its own executor,
- * cached by constraint) are admitted while the batch has room and their KV slots can be reserved;
- * then one forward pass runs every running sequence — a prompt prefill, a single decode token, or a
- * multi-token extension after a jump — and one token is sampled per sequence under its state's mask.
- * A sampled token advances the DFA; if the new state has a jump edge, the jump string is
- * retokenized ({@link dev.leap.retokenize.JumpRetokenizer}) and its tokens become that sequence's
- * next input, inside the same batch. A constraint whose start is forced jumps at admission: those
- * tokens are prefilled together with the prompt.
+ * <p>Each iteration: <b>drain</b> the submitted requests (their constraints compile off the loop,
+ * {@link ConstraintCache}); end the cancelled ones; <b>admit</b> waiting requests while the batch
+ * has room and their KV slots can be reserved ({@link KvLedger}; a forced start is jumped at once);
+ * <b>step</b>: one forward pass over every running sequence — a chunk of a prompt, a single decode
+ * token, or a multi-token extension after a jump — and one token sampled per sequence whose input is
+ * complete, under its {@link ConstraintState}'s mask; {@link Decoding} then accepts it, checks the
+ * ends and jumps where the constraint forces text; <b>finish</b> the ended ones ({@link Results},
+ * their K/V into the radix cache). Submission checks are {@link Admission}'s.
  *
  * <p>Chunked prefill (as vLLM and SGLang do it): a sequence with more than a few pending tokens (a
  * prompt, a long jump extension) is fed at most {@link Options#prefillChunk()} of them per step, and
@@ -45,10 +43,16 @@ import org.slf4j.LoggerFactory;
  * pool, and only its last chunk's logits are sampled. A step's memory is then bounded by the chunk
  * and linear in the context, and the others' decode steps go on between chunks.
  *
+ * <p>Lifecycle: every accepted request completes exactly once (a result, an error result, or a
+ * cancelled result) on the callback executor ({@code leap-callback-N} daemon threads, never this
+ * thread); a cancelled request ends at the next iteration; {@link #close()} fails every request it
+ * accepted and has not finished, and refuses later ones with an error result.
+ *
  * <p>KV slots: a request reserves, at admission, the slots it could ever hold (its uncached prompt
  * plus {@code maxTokens}); allocation inside a step therefore never fails, and a request that does
  * not fit waits in the queue (the radix cache is asked to evict first). Slot ownership: every slot
- * is free, owned by the radix cache, or owned by exactly one running request.
+ * is free, owned by the radix cache, or owned by exactly one running request ({@link
+ * KvLedger#verify}, after every step with {@link Options#checkInvariants()}).
  */
 public final class Scheduler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
@@ -88,7 +92,6 @@ public final class Scheduler implements AutoCloseable {
   private final NDManager manager;
   private final int logitsVocab;
   private final int maxPositions;
-  private final int[] eos;
 
   private final ConcurrentLinkedQueue<Sequence> incoming = new ConcurrentLinkedQueue<>();
   private final List<Sequence> compiling = new ArrayList<>();
@@ -97,6 +100,7 @@ public final class Scheduler implements AutoCloseable {
   private final ConstraintCache constraints;
   private final Admission admission;
   private final Results results;
+  private final Decoding decoding;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread thread;
@@ -116,9 +120,10 @@ public final class Scheduler implements AutoCloseable {
     this.manager = model.manager().newSubManager();
     this.logitsVocab = model.config().vocabSize();
     this.maxPositions = model.config().maxPositionEmbeddings();
-    this.eos = tokenizer == null ? new int[0] : tokenizer.eosIds();
     this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
     this.results = new Results(tokenizer);
+    this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
+        options.jumpForward(), options.checkInvariants());
     this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity());
     AtomicInteger callbackThreads = new AtomicInteger();
     // A cached pool: a callback that blocks (even on this runtime) holds only its own thread.
@@ -341,14 +346,10 @@ public final class Scheduler implements AutoCloseable {
       s.cachedPromptTokens = m.length();
       s.tokens.addElements(0, s.prompt);
       admittedPrompts.add(s.prompt);
-      if (s.constraint != null && options.jumpForward()) {
-        // A forced start (a JSON object's opening and first key, say) is jumped before any token
-        // is sampled: its tokens are prefilled with the prompt, in the same forward pass.
-        FinishReason r = jump(s);
-        if (r != null) {
-          finish(s, r); // the whole output was forced (or cut by maxTokens): no forward pass at all
-          continue;
-        }
+      FinishReason r = decoding.start(s); // a forced start is jumped now and prefilled with the prompt
+      if (r != null) {
+        finish(s, r); // the whole output was forced (or cut by maxTokens): no forward pass at all
+        continue;
       }
       running.add(s);
     }
@@ -449,7 +450,7 @@ public final class Scheduler implements AutoCloseable {
         ended.add(s);
         continue;
       }
-      FinishReason done = onToken(s, chosen[i]);
+      FinishReason done = decoding.onToken(s, chosen[i]);
       if (done != null) {
         finish(s, done);
         ended.add(s);
@@ -490,142 +491,8 @@ public final class Scheduler implements AutoCloseable {
     return out;
   }
 
-  /** Handles one sampled token; returns the finish reason if the sequence is done, else null. */
-  private FinishReason onToken(Sequence s, int token) {
-    SamplingParams p = s.request.params();
-    ConstraintState c = s.constraint;
-    if (isEos(token) && (c == null || c.canStop())) {
-      return FinishReason.STOP;
-    }
-    s.tokens.add(token);
-    s.output.add(token);
-    if (s.stops != null) {
-      s.stops.append(results.tokenBytes(token));
-    }
-    s.tokensSampled++;
-    if (s.firstTokenNanos == 0) {
-      s.firstTokenNanos = System.nanoTime();
-    }
-    if (c != null) {
-      c.accept(token);
-    }
-    FinishReason r = afterAppend(s);
-    if (r != null) {
-      return r;
-    }
-    if (c != null && options.jumpForward()) {
-      r = jump(s);
-      if (r != null) {
-        return r;
-      }
-    }
-    if (s.tokens.size() == s.kvLen) {
-      // Everything has K/V but the last logits were dropped by a jump: recompute the last token.
-      ledger.truncate(s, s.kvLen - 1);
-    }
-    return null;
-  }
-
-  /** The checks after output grew: stop strings, the constraint's end, maxTokens, the context. */
-  private FinishReason afterAppend(Sequence s) {
-    SamplingParams p = s.request.params();
-    if (s.stops != null && s.stops.firstMatch() >= 0) {
-      return FinishReason.STOP;
-    }
-    if (s.constraint != null && s.constraint.mustStop()) {
-      return FinishReason.STOP;
-    }
-    if (s.output.size() >= p.maxTokens() || s.tokens.size() >= maxPositions) {
-      return FinishReason.LENGTH;
-    }
-    return null;
-  }
-
-  private FinishReason jump(Sequence s) {
-    ConstraintState c = s.constraint;
-    byte[] j = c.forcedBytes();
-    if (j.length == 0 || codePoints(j) <= 1) {
-      return null;
-    }
-    int outLen = s.output.size();
-    JumpPlan plan = c.planJump(s.output.elements(), outLen);
-    if (plan == null) {
-      return null;
-    }
-    int keep = plan.keep();
-    int[] append = plan.append();
-    int maxOut = s.request.params().maxTokens();
-    boolean truncated = false;
-    if (keep + append.length > maxOut) {
-      append = Arrays.copyOf(append, Math.max(0, maxOut - keep));
-      truncated = true;
-    }
-    // Drop output tokens [keep, outLen) and their K/V (the request owns output slots).
-    long droppedBytes = 0;
-    for (int i = keep; i < outLen; i++) {
-      droppedBytes += byteLength(s.output.getInt(i));
-    }
-    int dropFrom = s.prompt.length + keep;
-    ledger.truncate(s, dropFrom);
-    if (s.stops != null) {
-      s.stops.truncate(s.stops.length() - (int) droppedBytes);
-    }
-    s.tokensRetracted += outLen - keep;
-    s.tokens.size(dropFrom);
-    s.output.size(keep);
-    c.jump(plan, append.length); // the DFA states after the appended tokens come from the plan
-    long appendedBytes = 0;
-    for (int i = 0; i < append.length; i++) {
-      s.tokens.add(append[i]);
-      s.output.add(append[i]);
-      appendedBytes += byteLength(append[i]);
-      if (s.stops != null) {
-        s.stops.append(results.tokenBytes(append[i]));
-      }
-    }
-    // Output bytes the jump added: what it appended less what it retracted (a cut by maxTokens or
-    // bytes held back by healing are not counted).
-    s.tokensJumped += append.length;
-    s.bytesJumped += Math.max(0, appendedBytes - droppedBytes);
-    s.jumps++;
-    if (options.checkInvariants()) {
-      checkState(s);
-    }
-    if (truncated) {
-      return FinishReason.LENGTH;
-    }
-    return afterAppend(s);
-  }
-
-  private void checkState(Sequence s) {
-    s.constraint.check(results.outputBytes(s));
-  }
-
   private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
     return java.util.Arrays.copyOfRange(list.elements(), from, from + length);
-  }
-
-  private static int codePoints(byte[] utf8) {
-    int n = 0;
-    for (byte b : utf8) {
-      if ((b & 0xC0) != 0x80) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  private int byteLength(int token) {
-    return results.tokenBytes(token).length;
-  }
-
-  private boolean isEos(int token) {
-    for (int e : eos) {
-      if (e == token) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private void finish(Sequence s, FinishReason reason) {
