@@ -7,7 +7,7 @@ public class EmptyLanguageException extends ConstraintException {
   private final String source;
 
   public EmptyLanguageException(String source) {
-    super("the constraint matches no text at all: " + source);
+    super("the constraint matches no text at all: " + Excerpt.around(source, -1));
     this.source = source;
   }
 

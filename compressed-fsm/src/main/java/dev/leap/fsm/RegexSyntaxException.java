@@ -26,9 +26,10 @@ public class RegexSyntaxException extends ConstraintException {
     if (index >= 0) {
       sb.append(" near index ").append(index);
     }
-    sb.append('\n').append(pattern);
+    Excerpt.Window w = Excerpt.of(pattern, index);
+    sb.append('\n').append(w.quote());
     if (index >= 0 && index <= pattern.length()) {
-      sb.append('\n').append(" ".repeat(index)).append('^');
+      sb.append('\n').append(" ".repeat(w.caret())).append('^');
     }
     return sb.toString();
   }
@@ -48,8 +49,11 @@ public class RegexSyntaxException extends ConstraintException {
     return index;
   }
 
-  /** The message on one line: description, index and pattern, for command-line output. */
+  /**
+   * The message on one line: description, index and the pattern (a long one cut to {@value
+   * Excerpt#DEFAULT_MAX} characters around the index), for command-line output.
+   */
   public String oneLine() {
-    return description + (index >= 0 ? " at index " + index : "") + " in regex: " + pattern;
+    return description + (index >= 0 ? " at index " + index : "") + " in regex: " + Excerpt.around(pattern, index);
   }
 }

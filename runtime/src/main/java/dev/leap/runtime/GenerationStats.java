@@ -6,7 +6,9 @@ package dev.leap.runtime;
  * @param forwardPasses forward passes this request took part in (prefill, decode steps, jump extends)
  * @param tokensSampled tokens chosen by sampling from the model's logits
  * @param tokensJumped tokens appended by jump-forward (after retokenization), not sampled
- * @param bytesJumped bytes of forced text appended by jump-forward
+ * @param bytesJumped output bytes that jump-forward added: the bytes of the tokens it appended less those of
+ *     the output tokens it retracted (forced text cut by maxTokens or held back by boundary healing is
+ *     not output, so not counted)
  * @param jumps number of jumps taken
  * @param promptTokens tokens in the prompt
  * @param cachedPromptTokens prompt tokens whose KV came from the radix cache (not prefilled)

@@ -1,6 +1,7 @@
 package dev.leap.runtime;
 
 import ai.djl.Device;
+import ai.djl.engine.Engine;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.engine.Scheduler;
 import dev.leap.runtime.model.LlamaModel;
@@ -22,8 +23,11 @@ import java.util.concurrent.CompletableFuture;
  * }</pre>
  *
  * <p>Thread-safe: any thread may submit; one scheduler thread batches all running requests into
- * each forward pass (continuous batching). {@link #close()} releases the model's native memory and
- * ends pending requests with an error result.
+ * each forward pass (continuous batching). Results complete on daemon callback threads named
+ * {@code leap-callback-N}, never on the scheduler thread: a callback may block, even on this
+ * runtime. {@link #close()} completes every request it accepted and has not finished with an error
+ * result ("the runtime is closed"), then releases the model's native memory; a request submitted
+ * during or after it gets that error result too.
  */
 public final class LeapRuntime implements AutoCloseable {
   private final LlamaModel model;
@@ -33,18 +37,62 @@ public final class LeapRuntime implements AutoCloseable {
 
   private LeapRuntime(Builder b) {
     this.modelDir = b.modelDir;
-    Device device = b.device == null ? Device.cpu() : Device.fromName(b.device);
-    LlamaModel m = LlamaModel.load(b.modelDir, device, b.kvCapacity);
+    Device device = device(b.device);
+    LlamaModel m;
+    try {
+      m = LlamaModel.load(b.modelDir, device, b.kvCapacity);
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      if (!device.isGpu()) {
+        throw e;
+      }
+      // PyTorch's reasons run to pages: keep the first line, bounded.
+      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+      throw new IllegalArgumentException("could not load the model on " + b.device + ": "
+          + (why.length() > 200 ? why.substring(0, 200) + "…" : why) + "; " + CUDA_HOWTO);
+    }
     try {
       Path tok = b.modelDir.resolve("tokenizer.json");
       this.tokenizer = Files.exists(tok) ? Tokenizer.loadFromModelDir(b.modelDir) : null;
       this.scheduler = new Scheduler(m, tokenizer, new Scheduler.Options(
-          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants, 64));
+          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants, 64, b.prefillChunk));
     } catch (RuntimeException e) {
       m.close();
       throw e;
     }
     this.model = m;
+  }
+
+  private static final String CUDA_HOWTO = "to run on a GPU, point PYTORCH_LIBRARY_PATH at a CUDA build of"
+      + " libtorch and set PYTORCH_FLAVOR (e.g. cu128) instead of the CPU native artifact (README, Devices)";
+
+  /** The DJL device for a name: {@code cpu}, {@code gpu} or {@code gpuN}, checked before any model is loaded. */
+  static Device device(String name) {
+    if (name == null) {
+      return Device.cpu();
+    }
+    Device d;
+    try {
+      d = Device.fromName(name);
+    } catch (RuntimeException e) {
+      d = null;
+    }
+    if (d == null || !(Device.Type.CPU.equals(d.getDeviceType()) || d.isGpu())) {
+      throw new IllegalArgumentException("unknown device '" + name + "': use cpu, gpu or gpuN (N = 0, 1, ...)");
+    }
+    if (d.isGpu()) {
+      int gpus = Engine.getInstance().getGpuCount();
+      if (gpus == 0) {
+        throw new IllegalArgumentException("device " + name + ": CUDA is not available (this build loads PyTorch's"
+            + " CPU natives, or no GPU is visible); " + CUDA_HOWTO);
+      }
+      if (d.getDeviceId() >= gpus) {
+        throw new IllegalArgumentException("device " + name + ": only " + gpus + " GPU(s) visible (gpu0.." + "gpu"
+            + (gpus - 1) + ")");
+      }
+    }
+    return d;
   }
 
   public static Builder builder() {
@@ -61,9 +109,16 @@ public final class LeapRuntime implements AutoCloseable {
     return generate(prompt, constraint, SamplingParams.greedy());
   }
 
-  /** Queues one request; the future completes with its result (an error result rather than an exception). */
-  public CompletableFuture<Generation> submit(GenerationRequest request) {
-    return scheduler.submit(Objects.requireNonNull(request, "request"));
+  /**
+   * Queues one request and returns its handle: the future of its result (an error result rather
+   * than an exception; never throws, also during or after {@link #close()}), completed on the
+   * runtime's callback threads ({@code leap-callback-N}, never the scheduler thread, so a dependent
+   * stage may block on this runtime), and the way to cancel it ({@link GenerationHandle#cancel()}).
+   */
+  public GenerationHandle submit(GenerationRequest request) {
+    GenerationHandle handle = new GenerationHandle();
+    handle.bind(scheduler.submit(Objects.requireNonNull(request, "request"), handle));
+    return handle;
   }
 
   /** Runs many requests together (batched by the scheduler); results in the order of the requests. */
@@ -140,6 +195,7 @@ public final class LeapRuntime implements AutoCloseable {
     private boolean prefixCache = true;
     private boolean healing = true;
     private boolean checkInvariants = false;
+    private int prefillChunk = Scheduler.DEFAULT_PREFILL_CHUNK;
 
     private Builder() {}
 
@@ -149,7 +205,10 @@ public final class LeapRuntime implements AutoCloseable {
       return this;
     }
 
-    /** A DJL device name such as {@code cpu} or {@code gpu0}; default CPU. */
+    /**
+     * A DJL device name such as {@code cpu} or {@code gpu0}; default CPU. A GPU without CUDA, or an
+     * unknown name, fails {@link #build()} with a one-line {@link IllegalArgumentException}.
+     */
     public Builder optDevice(String device) {
       this.device = device;
       return this;
@@ -185,7 +244,17 @@ public final class LeapRuntime implements AutoCloseable {
       return this;
     }
 
-    /** Check the DFA-state invariant after every jump (tests); default off. */
+    /**
+     * Tokens of long prompts (and long jump extensions) prefilled per step, in chunks interleaved with
+     * the other requests' decode steps; default {@value Scheduler#DEFAULT_PREFILL_CHUNK}. Peak memory
+     * grows linearly with the prompt; a smaller chunk lowers it further and costs more steps.
+     */
+    public Builder optPrefillChunk(int tokens) {
+      this.prefillChunk = tokens;
+      return this;
+    }
+
+    /** Check the DFA state after every jump and the KV slot ledger after every step (tests); default off. */
     public Builder optCheckInvariants(boolean on) {
       this.checkInvariants = on;
       return this;
@@ -198,8 +267,8 @@ public final class LeapRuntime implements AutoCloseable {
       if (!Files.isDirectory(modelDir)) {
         throw new IllegalArgumentException("model directory not found: " + modelDir);
       }
-      if (kvCapacity < 1 || maxBatch < 1) {
-        throw new IllegalArgumentException("KV capacity and max batch must be >= 1");
+      if (kvCapacity < 1 || maxBatch < 1 || prefillChunk < 1) {
+        throw new IllegalArgumentException("KV capacity, max batch and prefill chunk must be >= 1");
       }
       return new LeapRuntime(this);
     }

@@ -86,7 +86,7 @@ public final class Determinizer {
             // Subsets this large mean the DFA would not fit the state limit's memory either.
             throw new AutomatonTooLargeException(source, maxStates, id + 1, "determinization would hold more than "
                 + MAX_SUBSET_WORK + " NFA states in its subsets (at " + (id + 1) + " DFA states); simplify the"
-                + " constraint: " + source);
+                + " constraint: " + dev.leap.fsm.Excerpt.around(source, -1));
           }
           ids.put(key, id);
           sets.add(target);

@@ -95,7 +95,7 @@ public final class Nfa {
     if (states >= MAX_STATES) {
       throw new dev.leap.fsm.AutomatonTooLargeException(source, MAX_STATES, states, "the NFA would exceed its limit of "
           + MAX_STATES + " states: the constraint is too large to compile (a repetition of a large part, or a very large"
-          + " schema): " + source);
+          + " schema): " + dev.leap.fsm.Excerpt.around(source, -1));
     }
     return states++;
   }

@@ -2,65 +2,80 @@ package dev.leap.runtime.engine;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import dev.leap.fsm.ConstraintException;
-import dev.leap.fsm.Dfa;
 import dev.leap.radix.RadixCache;
-import dev.leap.radix.SlotAllocator;
-import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Constraint;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
-import dev.leap.runtime.GenerationStats;
-import dev.leap.runtime.SamplingParams;
 import dev.leap.runtime.model.LlamaModel;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Continuous batching with constrained sampling and jump-forward, on one scheduler thread.
+ * Continuous batching with constrained sampling and jump-forward: the loop, on one scheduler thread.
  *
- * <p>Each iteration: requests whose constraint has compiled (compilation runs on its own executor,
- * cached by constraint) are admitted while the batch has room and their KV slots can be reserved;
- * then one forward pass runs every running sequence — a prompt prefill, a single decode token, or a
- * multi-token extension after a jump — and one token is sampled per sequence under its state's mask.
- * A sampled token advances the DFA; if the new state has a jump edge, the jump string is
- * retokenized ({@link dev.leap.retokenize.JumpRetokenizer}) and its tokens become that sequence's
- * next input, inside the same batch. A constraint whose start is forced jumps at admission: those
- * tokens are prefilled together with the prompt.
+ * <p>Each iteration: <b>drain</b> the submitted requests (their constraints compile off the loop,
+ * {@link ConstraintCache}); end the cancelled ones; <b>admit</b> waiting requests while the batch
+ * has room and their KV slots can be reserved ({@link KvLedger}; a forced start is jumped at once);
+ * <b>step</b>: one forward pass over every running sequence — a chunk of a prompt, a single decode
+ * token, or a multi-token extension after a jump — and one token sampled per sequence whose input is
+ * complete, under its {@link ConstraintState}'s mask; {@link Decoding} then accepts it, checks the
+ * ends and jumps where the constraint forces text; <b>finish</b> the ended ones ({@link Results},
+ * their K/V into the radix cache). Submission checks are {@link Admission}'s.
+ *
+ * <p>Chunked prefill (as vLLM and SGLang do it): a sequence with more than a few pending tokens (a
+ * prompt, a long jump extension) is fed at most {@link Options#prefillChunk()} of them per step, and
+ * those sequences share that budget; each chunk attends to the K/V the earlier chunks left in the
+ * pool, and only its last chunk's logits are sampled. A step's memory is then bounded by the chunk
+ * and linear in the context, and the others' decode steps go on between chunks.
+ *
+ * <p>Lifecycle: every accepted request completes exactly once (a result, an error result, or a
+ * cancelled result) on the callback executor ({@code leap-callback-N} daemon threads, never this
+ * thread); a cancelled request ends at the next iteration; {@link #close()} fails every request it
+ * accepted and has not finished, and refuses later ones with an error result.
  *
  * <p>KV slots: a request reserves, at admission, the slots it could ever hold (its uncached prompt
  * plus {@code maxTokens}); allocation inside a step therefore never fails, and a request that does
  * not fit waits in the queue (the radix cache is asked to evict first). Slot ownership: every slot
- * is free, owned by the radix cache, or owned by exactly one running request.
+ * is free, owned by the radix cache, or owned by exactly one running request ({@link
+ * KvLedger#verify}, after every step with {@link Options#checkInvariants()}).
  */
 public final class Scheduler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
 
-  /** Requests sharing this many uncached prompt tokens with one admitted in the same iteration wait one step. */
-  private static final int SHARED_PREFIX_DEFER = 32;
+  /** Sequences with at most this many pending tokens are fed whole, outside the prefill budget. */
+  private static final int SHORT_PENDING = 64;
 
-  /** Scheduler options. */
+  /** Default {@link Options#prefillChunk()}: tokens of long prefills per step. */
+  public static final int DEFAULT_PREFILL_CHUNK = 512;
+
+  /**
+   * Scheduler options.
+   *
+   * @param prefillChunk tokens of long prefills (prompts, long jump extensions) fed per step, shared
+   *     by the sequences that have them; bounds a step's memory (linear in the context, not quadratic)
+   */
   public record Options(
       int kvCapacity, int maxBatch, boolean jumpForward, boolean prefixCache, boolean healing,
-      boolean checkInvariants, int constraintCacheSize) {
+      boolean checkInvariants, int constraintCacheSize, int prefillChunk) {
     public Options {
+      if (prefillChunk < 1) {
+        throw new IllegalArgumentException("prefill chunk must be >= 1 token, got " + prefillChunk);
+      }
       if (kvCapacity < 1) {
         throw new IllegalArgumentException("KV capacity must be >= 1 slot, got " + kvCapacity);
       }
@@ -73,24 +88,26 @@ public final class Scheduler implements AutoCloseable {
   private final LlamaModel model;
   private final Tokenizer tokenizer;
   private final Options options;
-  private final SlotAllocator allocator;
-  private final RadixCache cache;
+  private final KvLedger ledger;
   private final NDManager manager;
   private final int logitsVocab;
   private final int maxPositions;
-  private final int[] eos;
 
   private final ConcurrentLinkedQueue<Sequence> incoming = new ConcurrentLinkedQueue<>();
   private final List<Sequence> compiling = new ArrayList<>();
   private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
   private final List<Sequence> running = new ArrayList<>();
-  private final ExecutorService compiler;
-  private final Map<String, CompletableFuture<CompiledConstraint>> constraints;
+  private final ConstraintCache constraints;
+  private final Admission admission;
+  private final Results results;
+  private final Decoding decoding;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread thread;
+  private final ExecutorService callbacks;
+  private final Object gate = new Object();
   private volatile boolean closed;
-  private int reserved;
+  private volatile boolean cancelsPending;
 
   // totals, for benchmarks and tests
   private long totalForwardPasses;
@@ -99,26 +116,19 @@ public final class Scheduler implements AutoCloseable {
     this.model = model;
     this.tokenizer = tokenizer;
     this.options = options;
-    this.allocator = new SlotAllocator(options.kvCapacity());
-    this.cache = options.prefixCache() ? new RadixCache(allocator) : null;
+    this.ledger = new KvLedger(options.kvCapacity(), options.prefixCache());
     this.manager = model.manager().newSubManager();
     this.logitsVocab = model.config().vocabSize();
     this.maxPositions = model.config().maxPositionEmbeddings();
-    this.eos = tokenizer == null ? new int[0] : tokenizer.eosIds();
-    int cacheSize = options.constraintCacheSize();
-    this.constraints = new LinkedHashMap<>(16, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<CompiledConstraint>> e) {
-        if (size() > cacheSize) {
-          // A constraint still in use keeps its masks until its requests finish: close it lazily.
-          e.getValue().thenAccept(c -> retired.add(c));
-          return true;
-        }
-        return false;
-      }
-    };
-    this.compiler = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "leap-constraint-compiler");
+    this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
+    this.results = new Results(tokenizer);
+    this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
+        options.jumpForward(), options.checkInvariants());
+    this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity());
+    AtomicInteger callbackThreads = new AtomicInteger();
+    // A cached pool: a callback that blocks (even on this runtime) holds only its own thread.
+    this.callbacks = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "leap-callback-" + callbackThreads.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
@@ -127,101 +137,79 @@ public final class Scheduler implements AutoCloseable {
     this.thread.start();
   }
 
-  private final ConcurrentLinkedQueue<CompiledConstraint> retired = new ConcurrentLinkedQueue<>();
-
-  /** Queues a request; the future completes with its result (an error result rather than an exception). */
-  public CompletableFuture<Generation> submit(GenerationRequest request) {
-    Sequence s = new Sequence(request, System.nanoTime());
+  /**
+   * Queues a request whose result will complete {@code result}: exactly once, with a result, an
+   * error result or a cancelled result, on the callback executor (never on the scheduler thread),
+   * except that an error found here (the runtime is closed, a bad prompt, ...) completes it on the
+   * calling thread before this returns. Never throws for a bad request or a closed scheduler.
+   *
+   * @return what cancels the request: it ends at the scheduler's next iteration, its KV slots return
+   *     and {@code result} completes with finish reason {@link FinishReason#CANCELLED}
+   */
+  public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result) {
+    Sequence s = new Sequence(request, result, System.nanoTime());
+    Runnable canceller = () -> cancel(s);
+    String problem;
     if (closed) {
-      s.future.complete(errorResult(s, "the runtime is closed"));
-      return s.future;
-    }
-    try {
-      s.prompt = promptIds(request);
-    } catch (IllegalArgumentException e) {
-      s.future.complete(errorResult(s, e.getMessage()));
-      return s.future;
-    }
-    String problem = checkFits(s);
-    if (problem != null) {
-      s.future.complete(errorResult(s, problem));
-      return s.future;
-    }
-    if (request.constraint().kind() != Constraint.Kind.NONE) {
-      if (tokenizer == null) {
-        s.future.complete(errorResult(s, "a constraint needs a tokenizer, and the model directory has none"));
-        return s.future;
+      problem = "the runtime is closed";
+    } else {
+      try {
+        problem = admission.prepare(s);
+      } catch (RuntimeException e) {
+        LOG.error("could not prepare a request", e);
+        problem = "the request could not be prepared: " + e;
       }
-      s.compiled = compiledConstraint(request.constraint());
     }
-    incoming.add(s);
-    signal();
-    return s.future;
-  }
-
-  private int[] promptIds(GenerationRequest request) {
-    if (request.promptIds() != null) {
-      int[] ids = request.promptIds();
-      for (int i = 0; i < ids.length; i++) {
-        if (ids[i] < 0 || ids[i] >= logitsVocab) {
-          throw new IllegalArgumentException(
-              "prompt token id " + ids[i] + " at index " + i + " is outside the model's vocabulary 0.." + (logitsVocab - 1));
+    if (problem == null) {
+      // Under the gate: close() sets `closed` under it too, so a request is either queued before the
+      // loop's final drain (and failed there) or refused here, never lost; and the compiler is shut
+      // down only after `closed` is set, so handing it a compilation cannot be rejected.
+      synchronized (gate) {
+        if (closed) {
+          problem = "the runtime is closed";
+        } else {
+          if (s.request.constraint().kind() != Constraint.Kind.NONE) {
+            s.compiled = constraints.get(request.constraint());
+          }
+          incoming.add(s);
         }
       }
-      if (ids.length == 0) {
-        throw new IllegalArgumentException("the prompt is empty");
-      }
-      return ids;
     }
-    if (tokenizer == null) {
-      throw new IllegalArgumentException("a text prompt needs a tokenizer, and the model directory has none: give token ids");
+    if (problem != null) {
+      result.complete(Results.error(s, problem));
+      return canceller;
     }
-    int[] ids = tokenizer.encode(request.prompt());
-    if (ids.length == 0) {
-      throw new IllegalArgumentException("the prompt is empty");
-    }
-    return ids;
+    signal();
+    return canceller;
   }
 
-  private String checkFits(Sequence s) {
-    int n = s.prompt.length;
-    if (n >= maxPositions) {
-      return "the prompt has " + n + " tokens; the model's context (max_position_embeddings) is " + maxPositions;
-    }
-    int need = n + Math.min(s.request.params().maxTokens(), maxPositions - n);
-    if (need > options.kvCapacity()) {
-      return "the prompt (" + n + " tokens) plus maxTokens (" + s.request.params().maxTokens()
-          + ") needs " + need + " KV slots; the KV capacity is " + options.kvCapacity();
-    }
-    return null;
+  private void cancel(Sequence s) {
+    s.cancelled = true;
+    cancelsPending = true;
+    signal();
   }
 
-  private CompletableFuture<CompiledConstraint> compiledConstraint(Constraint c) {
-    String key = c.cacheKey();
-    synchronized (constraints) {
-      CompletableFuture<CompiledConstraint> f = constraints.get(key);
-      if (f == null) {
-        f = CompletableFuture.supplyAsync(
-            () -> CompiledConstraint.compile(key, c, tokenizer, options.healing(), logitsVocab, manager),
-            compiler);
-        constraints.put(key, f);
-      }
-      return f;
+  /** Completes a request's future on the callback executor (on this thread if that is shut down). */
+  private void deliver(Sequence s, Generation g) {
+    try {
+      callbacks.execute(() -> s.future.complete(g));
+    } catch (RejectedExecutionException e) {
+      s.future.complete(g);
     }
   }
 
   /** Slots free in the allocator (for leak checks: equals the capacity when idle with no cache). */
   public int freeSlots() {
-    return allocator.freeCount();
+    return ledger.freeSlots();
   }
 
   /** Slots held by the radix cache. */
   public int cachedSlots() {
-    return cache == null ? 0 : cache.cachedSlots();
+    return ledger.cachedSlots();
   }
 
   public int kvCapacity() {
-    return options.kvCapacity();
+    return ledger.capacity();
   }
 
   /** NDArrays alive in the scheduler's native memory scope (masks of cached constraints; for leak checks). */
@@ -250,11 +238,14 @@ public final class Scheduler implements AutoCloseable {
       try {
         drainIncoming();
         promoteCompiled();
+        if (cancelsPending) {
+          endCancelled();
+        }
         admit();
         if (running.isEmpty()) {
           lock.lock();
           try {
-            if (incoming.isEmpty() && !closed && !anyCompiled()) {
+            if (incoming.isEmpty() && !closed && !cancelsPending && !anyCompiled()) {
               wake.await(compiling.isEmpty() ? 1000 : 2, java.util.concurrent.TimeUnit.MILLISECONDS);
             }
           } finally {
@@ -263,18 +254,42 @@ public final class Scheduler implements AutoCloseable {
           continue;
         }
         step();
+        if (options.checkInvariants()) {
+          ledger.verify(running);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
       } catch (Throwable t) {
         LOG.error("scheduler step failed; failing the running requests", t);
         for (Sequence s : new ArrayList<>(running)) {
-          abort(s, "internal error in the forward pass: " + t);
+          abort(s, "internal error in the scheduler step: " + t);
         }
         running.clear();
       }
     }
     failAll("the runtime is closed");
+  }
+
+  /** Ends every cancelled request: running ones keep their output so far, queued ones have none. */
+  private void endCancelled() {
+    cancelsPending = false;
+    for (List<Sequence> queue : List.of(new ArrayList<>(compiling), new ArrayList<>(waiting))) {
+      for (Sequence s : queue) {
+        if (s.cancelled) {
+          compiling.remove(s);
+          waiting.remove(s);
+          deliver(s, Results.cancelledBeforeRunning(s));
+        }
+      }
+    }
+    for (Iterator<Sequence> it = running.iterator(); it.hasNext(); ) {
+      Sequence s = it.next();
+      if (s.cancelled) {
+        it.remove();
+        finish(s, FinishReason.CANCELLED);
+      }
+    }
   }
 
   private boolean anyCompiled() {
@@ -305,17 +320,10 @@ public final class Scheduler implements AutoCloseable {
       }
       it.remove();
       try {
-        s.constraint = s.compiled.join();
-        int start = s.constraint.dfa().initialState();
-        s.states.add(start);
+        s.constraint = new DfaState(s.compiled.join());
         waiting.add(s);
-      } catch (java.util.concurrent.CompletionException e) {
-        Throwable cause = e.getCause() == null ? e : e.getCause();
-        String msg = cause instanceof dev.leap.fsm.RegexSyntaxException r ? r.oneLine()
-            : cause instanceof ConstraintException || cause instanceof IllegalArgumentException
-            ? cause.getMessage().replace('\n', ' ')
-            : "constraint compilation failed: " + cause;
-        s.future.complete(errorResult(s, msg));
+      } catch (RuntimeException e) {
+        deliver(s, Results.error(s, ConstraintCache.errorMessage(e)));
       }
     }
   }
@@ -325,146 +333,131 @@ public final class Scheduler implements AutoCloseable {
     while (!waiting.isEmpty() && running.size() < options.maxBatch()) {
       Sequence s = waiting.peekFirst();
       int n = s.prompt.length;
-      int cached = 0;
-      int[] cachedSlots = new int[0];
-      Object node = null;
-      if (cache != null) {
-        RadixCache.Match m = cache.match(s.prompt, n - 1);
-        cached = m.length();
-        cachedSlots = m.slots();
-        node = m.node();
-        cache.lock(m.node());
-      }
-      if (deferForSharedPrefix(s, cached, admittedPrompts)) {
-        if (node != null) {
-          cache.unlock((RadixCache.Node) node);
-        }
+      RadixCache.Match m = ledger.matchAndLock(s.prompt, n - 1); // the last prompt token runs for its logits
+      if (options.prefixCache() && Admission.deferForSharedPrefix(s, m.length(), admittedPrompts)) {
+        ledger.unlock(m);
         break;
       }
-      int maxOut = Math.min(s.request.params().maxTokens(), maxPositions - n);
-      int need = (n - cached) + maxOut;
-      int available = allocator.freeCount() - reserved;
-      if (available < need && cache != null) {
-        cache.evict(need - available);
-        available = allocator.freeCount() - reserved;
-      }
-      if (available < need) {
-        if (node != null) {
-          cache.unlock((RadixCache.Node) node);
-        }
+      if (!ledger.admit(s, m, (n - m.length()) + admission.maxOutput(s))) {
+        ledger.unlock(m);
         break; // first come, first served: wait until slots come back
       }
       waiting.pollFirst();
-      s.lockedNode = node;
-      s.treeOwned = cached;
-      s.cachedPromptTokens = cached;
+      s.cachedPromptTokens = m.length();
       s.tokens.addElements(0, s.prompt);
-      s.slots.addElements(0, cachedSlots);
-      s.kvLen = cached;
-      s.reservation = need;
-      reserved += need;
       admittedPrompts.add(s.prompt);
-      if (s.constraint != null && options.jumpForward()) {
-        // A forced start (a JSON object's opening and first key, say) is jumped before any token
-        // is sampled: its tokens are prefilled with the prompt, in the same forward pass.
-        FinishReason r = jump(s);
-        if (r != null) {
-          finish(s, r); // the whole output was forced (or cut by maxTokens): no forward pass at all
-          continue;
-        }
+      FinishReason r = decoding.start(s); // a forced start is jumped now and prefilled with the prompt
+      if (r != null) {
+        finish(s, r); // the whole output was forced (or cut by maxTokens): no forward pass at all
+        continue;
       }
       running.add(s);
     }
   }
 
-  /** Whether {@code s} should wait one step so that a request admitted now can cache a prefix they share. */
-  private boolean deferForSharedPrefix(Sequence s, int cached, List<int[]> admitted) {
-    if (cache == null) {
-      return false;
-    }
-    for (int[] p : admitted) {
-      int common = 0;
-      int lim = Math.min(p.length, s.prompt.length);
-      while (common < lim && p[common] == s.prompt[common]) {
-        common++;
+  /**
+   * How many of each running sequence's pending tokens (those without K/V yet) this step feeds:
+   * a sequence with few pending tokens (a decode, a short jump extension) gets them all; longer ones
+   * (a prompt, a long jump) share a budget of {@code prefillChunk} tokens per step, first admitted
+   * first. So a step's activations and attention scores are bounded whatever the prompt length, and a
+   * long prefill runs interleaved with everyone else's decode steps instead of freezing them.
+   */
+  private int[] plan() {
+    int b = running.size();
+    int[] feed = new int[b];
+    int chunk = options.prefillChunk();
+    int whole = Math.min(chunk, SHORT_PENDING);
+    int budget = chunk;
+    for (int i = 0; i < b; i++) {
+      Sequence s = running.get(i);
+      int pending = s.tokens.size() - s.kvLen;
+      if (pending <= whole) {
+        feed[i] = pending;
+      } else {
+        feed[i] = Math.min(pending, budget);
+        budget -= feed[i];
       }
-      if (common - cached >= SHARED_PREFIX_DEFER) {
-        return true;
-      }
     }
-    return false;
+    return feed;
   }
 
   private void step() {
-    int b = running.size();
-    List<LlamaModel.SequenceInput> inputs = new ArrayList<>(b);
-    int[][] newSlots = new int[b][];
-    for (int i = 0; i < b; i++) {
+    int[] feed = plan();
+    List<Sequence> batch = new ArrayList<>(running.size());
+    List<LlamaModel.SequenceInput> inputs = new ArrayList<>(running.size());
+    List<int[]> newSlots = new ArrayList<>(running.size());
+    for (int i = 0; i < feed.length; i++) {
+      if (feed[i] == 0) {
+        continue; // a long prefill waiting for the budget: it keeps its place
+      }
       Sequence s = running.get(i);
-      int len = s.tokens.size() - s.kvLen;
-      int[] slots = allocate(s, len);
-      newSlots[i] = slots;
+      int[] slots = ledger.allocate(s, feed[i]);
+      batch.add(s);
+      newSlots.add(slots);
       inputs.add(new LlamaModel.SequenceInput(
-          slice(s.tokens, s.kvLen, len), s.kvLen, slice(s.slots, 0, s.kvLen), slots, false));
+          slice(s.tokens, s.kvLen, feed[i]), s.kvLen, slice(s.slots, 0, s.kvLen), slots, false));
     }
+    int b = batch.size();
     int[] chosen;
+    boolean[] partial = new boolean[b];
     try (NDManager stepManager = manager.newSubManager()) {
       NDArray logits;
       try {
         logits = model.forward(stepManager, inputs);
       } catch (RuntimeException e) {
         for (int i = 0; i < b; i++) {
-          release(running.get(i), newSlots[i]);
+          ledger.release(batch.get(i), newSlots.get(i));
         }
         throw e;
       }
       totalForwardPasses++;
       Sampler.Row[] rows = new Sampler.Row[b];
       for (int i = 0; i < b; i++) {
-        Sequence s = running.get(i);
-        s.slots.addElements(s.slots.size(), newSlots[i]);
-        s.kvLen = s.tokens.size();
+        Sequence s = batch.get(i);
+        s.slots.addElements(s.slots.size(), newSlots.get(i));
+        s.kvLen += newSlots.get(i).length;
         s.forwardPasses++;
+        if (s.kvLen < s.tokens.size()) {
+          partial[i] = true; // a chunk of a longer prefill: its logits are not the next token's
+          continue;
+        }
         NDArray mask = null;
         if (s.constraint != null) {
-          int state = s.state();
-          if (s.constraint.index.allowedCount(state) == 0) {
+          if (s.constraint.allowedCount() == 0) {
             rows[i] = null;
             continue;
           }
-          mask = s.constraint.mask(state);
+          mask = s.constraint.disallowedMask();
         }
         rows[i] = new Sampler.Row(mask, s.request.params(), s.rng);
       }
       chosen = sampleRows(stepManager, logits, rows);
     }
     for (int i = 0; i < b; i++) {
-      Sequence s = running.get(i);
-      if (s.treeOwned < s.prompt.length && cache != null && s.kvLen >= s.prompt.length) {
-        sharePrompt(s);
+      Sequence s = batch.get(i);
+      if (s.treeOwned < s.prompt.length && s.kvLen >= s.prompt.length) {
+        ledger.share(s, s.prompt.length); // others may reuse the prompt's K/V from now on
       }
     }
-    List<Sequence> still = new ArrayList<>(b);
+    List<Sequence> ended = new ArrayList<>();
     for (int i = 0; i < b; i++) {
-      Sequence s = running.get(i);
-      FinishReason done;
-      if (chosen[i] < 0) {
-        abort(s, "no token of the vocabulary can continue the constraint from DFA state " + s.state());
+      Sequence s = batch.get(i);
+      if (partial[i]) {
         continue;
       }
-      done = onToken(s, chosen[i]);
-      if (done == null) {
-        still.add(s);
-      } else {
+      if (chosen[i] < 0) {
+        abort(s, "no token of the vocabulary can continue the constraint from " + s.constraint.describe());
+        ended.add(s);
+        continue;
+      }
+      FinishReason done = decoding.onToken(s, chosen[i]);
+      if (done != null) {
         finish(s, done);
+        ended.add(s);
       }
     }
-    running.clear();
-    running.addAll(still);
-    CompiledConstraint c;
-    while ((c = retired.poll()) != null) {
-      c.close(); // releases its device masks; a request that still uses it makes them again
-    }
+    running.removeAll(ended);
+    constraints.closeRetired();
   }
 
   private int[] sampleRows(NDManager stepManager, NDArray logits, Sampler.Row[] rows) {
@@ -498,332 +491,36 @@ public final class Scheduler implements AutoCloseable {
     return out;
   }
 
-  private int[] allocate(Sequence s, int n) {
-    if (n > s.reservation) {
-      throw new IllegalStateException("request needs " + n + " more KV slots but has " + s.reservation + " reserved");
-    }
-    int[] slots = allocator.allocate(n);
-    if (slots == null) {
-      throw new IllegalStateException("KV slot allocation failed despite the reservation (" + n + " slots)");
-    }
-    s.reservation -= n;
-    reserved -= n;
-    return slots;
-  }
-
-  private void release(Sequence s, int[] slots) {
-    allocator.free(slots);
-    s.reservation += slots.length;
-    reserved += slots.length;
-  }
-
-  /** After its prompt is prefilled, moves the prompt's KV into the radix cache so that others can reuse it. */
-  private void sharePrompt(Sequence s) {
-    int n = s.prompt.length;
-    int[] promptSlots = slice(s.slots, 0, n);
-    allocator.free(cache.insert(s.prompt, promptSlots));
-    adoptTreeSlots(s, n);
-  }
-
-  /**
-   * After inserting the first {@code n} tokens of {@code s} into the cache (and freeing the
-   * duplicates it returned): adopts the tree's slots and moves the lock to the node where the
-   * inserted prefix ends.
-   */
-  private void adoptTreeSlots(Sequence s, int n) {
-    int[] toks = slice(s.tokens, 0, n);
-    RadixCache.Match m = cache.match(toks, n);
-    if (m.length() != n) {
-      throw new IllegalStateException("radix cache lost an inserted prefix: " + m.length() + " of " + n);
-    }
-    int[] treeSlots = m.slots();
-    // Positions the tree already had before the insert: this request's slots there were
-    // duplicates (the insert returned them and they were freed); adopt the tree's.
-    for (int p = s.treeOwned; p < n; p++) {
-      s.slots.set(p, treeSlots[p]);
-    }
-    // Slots moved into the tree no longer count against this request's holdings; its reservation
-    // for them was already spent, so nothing returns to it.
-    cache.lock(m.node());
-    if (s.lockedNode != null) {
-      cache.unlock((RadixCache.Node) s.lockedNode);
-    }
-    s.lockedNode = m.node();
-    s.treeOwned = n;
-  }
-
-  /** Handles one sampled token; returns the finish reason if the sequence is done, else null. */
-  private FinishReason onToken(Sequence s, int token) {
-    SamplingParams p = s.request.params();
-    CompiledConstraint c = s.constraint;
-    if (isEos(token) && (c == null || c.dfa().isAccepting(s.state()))) {
-      return FinishReason.STOP;
-    }
-    s.tokens.add(token);
-    s.output.add(token);
-    s.tokensSampled++;
-    if (s.firstTokenNanos == 0) {
-      s.firstTokenNanos = System.nanoTime();
-    }
-    if (c != null) {
-      int next = c.index.nextState(s.state(), token);
-      if (next == Dfa.DEAD) {
-        throw new IllegalStateException("sampled token " + token + " is not allowed in state " + s.state());
-      }
-      s.states.add(next);
-    }
-    FinishReason r = afterAppend(s);
-    if (r != null) {
-      return r;
-    }
-    if (c != null && options.jumpForward()) {
-      r = jump(s);
-      if (r != null) {
-        return r;
-      }
-    }
-    if (s.tokens.size() == s.kvLen) {
-      // Everything has K/V but the last logits were dropped by a jump: recompute the last token.
-      int last = s.slots.popInt();
-      release(s, new int[] {last});
-      s.kvLen--;
-    }
-    return null;
-  }
-
-  /** The checks after output grew: stop strings, the constraint's end, maxTokens, the context. */
-  private FinishReason afterAppend(Sequence s) {
-    SamplingParams p = s.request.params();
-    if (!p.stop().isEmpty() && stopIndex(s) >= 0) {
-      return FinishReason.STOP;
-    }
-    if (s.constraint != null) {
-      int st = s.state();
-      Dfa dfa = s.constraint.dfa();
-      if (dfa.isAccepting(st) && !dfa.hasTransitions(st)) {
-        return FinishReason.STOP;
-      }
-    }
-    if (s.output.size() >= p.maxTokens() || s.tokens.size() >= maxPositions) {
-      return FinishReason.LENGTH;
-    }
-    return null;
-  }
-
-  private FinishReason jump(Sequence s) {
-    CompiledConstraint c = s.constraint;
-    int state = s.state();
-    byte[] j = c.fsm.jumpBytes(state);
-    if (j.length == 0 || codePoints(j) <= 1) {
-      return null;
-    }
-    int outLen = s.output.size();
-    JumpPlan plan = c.retokenizer.plan(s.output.elements(), outLen, s.states.elements(), j);
-    if (plan == null) {
-      return null;
-    }
-    int keep = plan.keep();
-    int[] append = plan.append();
-    int maxOut = s.request.params().maxTokens();
-    boolean truncated = false;
-    if (keep + append.length > maxOut) {
-      append = Arrays.copyOf(append, Math.max(0, maxOut - keep));
-      truncated = true;
-    }
-    // Drop output tokens [keep, outLen) and their K/V (the request owns output slots).
-    int dropFrom = s.prompt.length + keep;
-    if (s.kvLen > dropFrom) {
-      int[] freed = slice(s.slots, dropFrom, s.kvLen - dropFrom);
-      s.slots.size(dropFrom);
-      release(s, freed);
-      s.kvLen = dropFrom;
-    }
-    s.tokensRetracted += outLen - keep;
-    s.tokens.size(dropFrom);
-    s.output.size(keep);
-    s.states.size(keep + 1);
-    long jumpedBytes = 0;
-    int st = s.state();
-    for (int t : append) {
-      s.tokens.add(t);
-      s.output.add(t);
-      byte[] tb = tokenizer.tokenBytes(t);
-      st = c.dfa().walk(st, tb);
-      if (st == Dfa.DEAD) {
-        throw new IllegalStateException("jump token " + t + " leaves the language");
-      }
-      s.states.add(st);
-      jumpedBytes += tb.length;
-    }
-    s.tokensJumped += append.length;
-    s.bytesJumped += plan.jumpedBytes() >= 0 ? plan.jumpedBytes() : jumpedBytes;
-    s.jumps++;
-    if (options.checkInvariants()) {
-      checkState(s);
-    }
-    if (truncated) {
-      return FinishReason.LENGTH;
-    }
-    return afterAppend(s);
-  }
-
-  private void checkState(Sequence s) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (int i = 0; i < s.output.size(); i++) {
-      byte[] tb = tokenizer.tokenBytes(s.output.getInt(i));
-      out.write(tb, 0, tb.length);
-    }
-    int walked = s.constraint.dfa().walk(s.constraint.dfa().initialState(), out.toByteArray());
-    if (walked != s.state()) {
-      throw new IllegalStateException(
-          "invariant broken after a jump: state " + s.state() + " but walking the output gives " + walked);
-    }
-  }
-
   private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
     return java.util.Arrays.copyOfRange(list.elements(), from, from + length);
   }
 
-  /** The length of {@code b} without an incomplete UTF-8 sequence at its end (output cut by maxTokens). */
-  static int completeUtf8Length(byte[] b) {
-    int n = b.length;
-    int i = n - 1;
-    while (i >= 0 && (b[i] & 0xC0) == 0x80 && n - i < 4) {
-      i--;
-    }
-    if (i < 0) {
-      return n;
-    }
-    int lead = b[i] & 0xFF;
-    int need = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    return n - i < need ? i : n;
-  }
-
-  private static int codePoints(byte[] utf8) {
-    int n = 0;
-    for (byte b : utf8) {
-      if ((b & 0xC0) != 0x80) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  private boolean isEos(int token) {
-    for (int e : eos) {
-      if (e == token) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private byte[] outputBytes(Sequence s) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    if (tokenizer == null) {
-      return new byte[0];
-    }
-    for (int i = 0; i < s.output.size(); i++) {
-      byte[] tb = tokenizer.tokenBytes(s.output.getInt(i));
-      if (tb != null) {
-        out.write(tb, 0, tb.length);
-      }
-    }
-    return out.toByteArray();
-  }
-
-  /** The byte index where the first stop string starts in the output, or -1. */
-  private int stopIndex(Sequence s) {
-    byte[] out = outputBytes(s);
-    int best = -1;
-    for (String stop : s.request.params().stop()) {
-      byte[] sb = stop.getBytes(StandardCharsets.UTF_8);
-      int at = indexOf(out, sb);
-      if (at >= 0 && (best < 0 || at < best)) {
-        best = at;
-      }
-    }
-    return best;
-  }
-
-  private static int indexOf(byte[] hay, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= hay.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (hay[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
-  }
-
   private void finish(Sequence s, FinishReason reason) {
-    byte[] bytes = outputBytes(s);
-    int stopAt = s.request.params().stop().isEmpty() ? -1 : stopIndex(s);
-    if (stopAt >= 0) {
-      bytes = Arrays.copyOf(bytes, stopAt);
-    }
-    bytes = Arrays.copyOf(bytes, completeUtf8Length(bytes));
-    boolean complete = s.constraint == null || s.constraint.dfa().matches(bytes);
-    String text = new String(bytes, StandardCharsets.UTF_8);
-    releaseAll(s);
-    s.future.complete(new Generation(text, s.output.toIntArray(), reason, complete, stats(s), null));
-  }
-
-  /** Returns everything the request holds: its K/V into the radix cache (or freed), its lock, its reservation. */
-  private void releaseAll(Sequence s) {
-    if (cache != null) {
-      if (s.kvLen > s.treeOwned) {
-        allocator.free(cache.insert(slice(s.tokens, 0, s.kvLen), slice(s.slots, 0, s.kvLen)));
-        adoptTreeSlots(s, s.kvLen);
-      }
-      if (s.lockedNode != null) {
-        cache.unlock((RadixCache.Node) s.lockedNode);
-        s.lockedNode = null;
-      }
-    } else if (s.kvLen > 0) {
-      allocator.free(slice(s.slots, 0, s.kvLen));
-    }
-    s.slots.clear();
-    s.kvLen = 0;
-    reserved -= s.reservation;
-    s.reservation = 0;
+    Generation g = results.finished(s, reason);
+    ledger.releaseAll(s);
+    deliver(s, g);
   }
 
   private void abort(Sequence s, String message) {
     try {
-      releaseAll(s);
+      ledger.releaseAll(s);
     } catch (RuntimeException e) {
       LOG.error("could not release the KV slots of a failed request", e);
     }
-    s.future.complete(errorResult(s, message));
-  }
-
-  private GenerationStats stats(Sequence s) {
-    long now = System.nanoTime();
-    double ttft = s.firstTokenNanos == 0 ? 0 : (s.firstTokenNanos - s.submitNanos) / 1e6;
-    return new GenerationStats(
-        s.forwardPasses, s.tokensSampled, s.tokensJumped, s.bytesJumped, s.jumps,
-        s.prompt == null ? 0 : s.prompt.length, s.cachedPromptTokens, ttft, (now - s.submitNanos) / 1e6);
-  }
-
-  private Generation errorResult(Sequence s, String message) {
-    return Generation.error(message, stats(s));
+    deliver(s, Results.error(s, message));
   }
 
   private void failAll(String message) {
     Sequence s;
     while ((s = incoming.poll()) != null) {
-      s.future.complete(errorResult(s, message));
+      deliver(s, Results.error(s, message));
     }
     for (Sequence q : compiling) {
-      q.future.complete(errorResult(q, message));
+      deliver(q, Results.error(q, message));
     }
     compiling.clear();
     for (Sequence q : waiting) {
-      q.future.complete(errorResult(q, message));
+      deliver(q, Results.error(q, message));
     }
     waiting.clear();
     for (Sequence q : running) {
@@ -834,20 +531,20 @@ public final class Scheduler implements AutoCloseable {
 
   @Override
   public void close() {
-    closed = true;
+    synchronized (gate) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
     signal();
     try {
       thread.join(60_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    compiler.shutdownNow();
-    synchronized (constraints) {
-      for (CompletableFuture<CompiledConstraint> f : constraints.values()) {
-        f.thenAccept(CompiledConstraint::close);
-      }
-      constraints.clear();
-    }
+    constraints.close();
     manager.close();
+    callbacks.shutdown(); // the results failAll delivered still run; later ones complete on their caller
   }
 }

@@ -17,28 +17,32 @@ import java.util.concurrent.CompletableFuture;
  *       tokens a jump appended).
  *   <li>{@code slots[0, treeOwned)} belong to the radix cache (pinned by {@code lockedNode}); the
  *       rest belong to this request, which frees or inserts them.
- *   <li>For a constrained request, {@code states[i]} is the DFA state before output token
- *       {@code i}, and {@code states[output.size()]} is the current state: the state reached by
- *       walking the output's bytes from the initial state.
+ *   <li>For a constrained request, {@code constraint} is the state reached by walking the output's
+ *       bytes from the constraint's start.
  * </ul>
  */
 final class Sequence {
   final GenerationRequest request;
-  final CompletableFuture<Generation> future = new CompletableFuture<>();
+  /** Completed exactly once, through the scheduler's callback executor (see {@code Scheduler#deliver}). */
+  final CompletableFuture<Generation> future;
+  /** Set by any thread that cancels; the scheduler ends the request at its next iteration. */
+  volatile boolean cancelled;
   final long submitNanos;
   final SplittableRandom rng;
 
   int[] prompt;
-  CompiledConstraint constraint;
+  /** Where the output stands in its constraint; null for an unconstrained request. */
+  ConstraintState constraint;
   CompletableFuture<CompiledConstraint> compiled;
 
   final IntArrayList tokens = new IntArrayList();
   final IntArrayList output = new IntArrayList();
   final IntArrayList slots = new IntArrayList();
-  final IntArrayList states = new IntArrayList();
+  /** The output's stop strings, matched as it grows; null when the request has none. */
+  final StopMatcher stops;
   int kvLen;
   int treeOwned;
-  Object lockedNode;
+  dev.leap.radix.RadixCache.Node lockedNode;
   /** KV slots this request may still allocate (its reservation less what it holds). */
   int reservation;
 
@@ -52,18 +56,17 @@ final class Sequence {
   int cachedPromptTokens;
   long firstTokenNanos;
 
-  Sequence(GenerationRequest request, long submitNanos) {
+  Sequence(GenerationRequest request, CompletableFuture<Generation> future, long submitNanos) {
     this.request = request;
+    this.future = future;
     this.submitNanos = submitNanos;
     this.rng = new SplittableRandom(request.params().seed());
+    this.stops = request.params().stop().isEmpty() ? null : new StopMatcher(request.params().stop());
   }
 
   int promptLength() {
     return prompt.length;
   }
 
-  int state() {
-    return states.getInt(states.size() - 1);
-  }
 
 }

@@ -214,8 +214,6 @@ public final class LlamaModel implements AutoCloseable {
       }
     }
     int hd = config.headDim();
-    int heads = config.numHeads();
-    int kv = config.numKvHeads();
     NDArray idsArr = step.create(ids);
     NDArray posArr = step.create(positions);
     NDArray slotArr = step.create(slots);
@@ -224,35 +222,13 @@ public final class LlamaModel implements AutoCloseable {
     NDArray sin = own(step, ropeSin.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
     AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
     for (int li = 0; li < layers.length; li++) {
-      Layer l = layers[li];
-      NDArray hN = rmsNorm(x, l.inputNorm);
-      NDArray qkv = hN.matMul(l.qkvT);
-      if (l.qkvBias != null) {
-        qkv = qkv.add(l.qkvBias);
+      // Each layer's temporaries (attention scores above all: [heads, new, context] floats) live in
+      // their own scope, closed when the layer is done: a pass holds one layer's, not every layer's.
+      try (NDManager layerScope = step.newSubManager()) {
+        x.attach(layerScope); // the layer's input goes with its scope; ops on it allocate there
+        x = layer(layerScope, li, x, cos, sin, slotArr, groups, n);
+        x.attach(step);
       }
-      NDArray q = qkv.get(new NDIndex(":, 0:" + heads * hd)).reshape(n, heads, hd);
-      NDArray k = qkv.get(new NDIndex(":, " + heads * hd + ":" + (heads + kv) * hd)).reshape(n, kv, hd);
-      NDArray v = qkv.get(new NDIndex(":, " + (heads + kv) * hd + ":")).reshape(n, kv, hd);
-      if (l.qNorm != null) {
-        q = rmsNorm(q, l.qNorm);
-        k = rmsNorm(k, l.kNorm);
-      }
-      q = rope(q, cos, sin);
-      k = rope(k, cos, sin);
-      pool.write(li, slotArr, k, v);
-      NDArray attn = attention(step, li, q, groups, n);
-      NDArray o = attn.matMul(l.oT);
-      if (l.oBias != null) {
-        o = o.add(l.oBias);
-      }
-      x = x.add(o);
-      NDArray h2 = rmsNorm(x, l.postNorm);
-      NDArray gu = h2.matMul(l.gateUpT);
-      int inter = config.intermediateSize();
-      NDArray gate = gu.get(new NDIndex(":, 0:" + inter));
-      NDArray up = gu.get(new NDIndex(":, " + inter + ":"));
-      NDArray act = gate.mul(Activation.sigmoid(gate)).mul(up);
-      x = x.add(act.matMul(l.downT));
     }
     // Logits only for the rows asked for.
     int rows = 0;
@@ -276,6 +252,43 @@ public final class LlamaModel implements AutoCloseable {
       sel = x.get(new NDIndex("{}", step.create(pick)));
     }
     return rmsNorm(sel, finalNorm).matMul(lmHeadT);
+  }
+
+  /** One decoder layer on the flattened new tokens {@code x} [n, hidden]; its temporaries go to {@code scope}. */
+  private NDArray layer(NDManager scope, int li, NDArray x, NDArray cos, NDArray sin, NDArray slotArr,
+      AttentionGroup.Plan groups, int n) {
+    int hd = config.headDim();
+    int heads = config.numHeads();
+    int kv = config.numKvHeads();
+    Layer l = layers[li];
+    NDArray hN = rmsNorm(x, l.inputNorm);
+    NDArray qkv = hN.matMul(l.qkvT);
+    if (l.qkvBias != null) {
+      qkv = qkv.add(l.qkvBias);
+    }
+    NDArray q = qkv.get(new NDIndex(":, 0:" + heads * hd)).reshape(n, heads, hd);
+    NDArray k = qkv.get(new NDIndex(":, " + heads * hd + ":" + (heads + kv) * hd)).reshape(n, kv, hd);
+    NDArray v = qkv.get(new NDIndex(":, " + (heads + kv) * hd + ":")).reshape(n, kv, hd);
+    if (l.qNorm != null) {
+      q = rmsNorm(q, l.qNorm);
+      k = rmsNorm(k, l.kNorm);
+    }
+    q = rope(q, cos, sin);
+    k = rope(k, cos, sin);
+    pool.write(li, slotArr, k, v);
+    NDArray attn = attention(scope, li, q, groups, n);
+    NDArray o = attn.matMul(l.oT);
+    if (l.oBias != null) {
+      o = o.add(l.oBias);
+    }
+    x = x.add(o);
+    NDArray h2 = rmsNorm(x, l.postNorm);
+    NDArray gu = h2.matMul(l.gateUpT);
+    int inter = config.intermediateSize();
+    NDArray gate = gu.get(new NDIndex(":, 0:" + inter));
+    NDArray up = gu.get(new NDIndex(":, " + inter + ":"));
+    NDArray act = gate.mul(Activation.sigmoid(gate)).mul(up);
+    return x.add(act.matMul(l.downT));
   }
 
   private NDArray attention(NDManager step, int layer, NDArray q, AttentionGroup.Plan plan, int n) {
