@@ -1,5 +1,11 @@
 package dev.leap.fsm.json;
 
+import static dev.leap.fsm.internal.Trees.alt;
+import static dev.leap.fsm.internal.Trees.lit;
+import static dev.leap.fsm.internal.Trees.opt;
+import static dev.leap.fsm.internal.Trees.rep;
+import static dev.leap.fsm.internal.Trees.seq;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,6 +19,7 @@ import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.CharRanges;
 import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.RegexParser;
+import dev.leap.fsm.internal.Trees;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -175,7 +182,7 @@ public final class JsonSchema {
 
   // ---------------------------------------------------------------------------------------------
 
-  static final Re NEVER = new Re.Chars(new int[0]);
+  static final Re NEVER = Trees.NOTHING;
 
   private static final class Converter {
     final JsonNode root;
@@ -2218,52 +2225,5 @@ public final class JsonSchema {
     JsonNode resolve(String ref, JsonNode at, String ptr) {
       return target(ref, at, ptr).node();
     }
-  }
-
-  // --- tree helpers
-
-  static Re lit(String s) {
-    if (s.isEmpty()) {
-      return Re.EMPTY;
-    }
-    List<Re> items = new ArrayList<>();
-    s.codePoints().forEach(cp -> items.add(new Re.Chars(new int[] {cp, cp})));
-    return items.size() == 1 ? items.get(0) : new Re.Concat(items);
-  }
-
-  static Re seq(Re... items) {
-    List<Re> list = new ArrayList<>();
-    for (Re r : items) {
-      if (r instanceof Re.Empty) {
-        continue;
-      }
-      if (r instanceof Re.Concat c) {
-        list.addAll(c.items());
-      } else {
-        list.add(r);
-      }
-    }
-    return list.isEmpty() ? Re.EMPTY : list.size() == 1 ? list.get(0) : new Re.Concat(list);
-  }
-
-  static Re alt(List<Re> options) {
-    List<Re> live = new ArrayList<>();
-    for (Re r : options) {
-      if (!(r instanceof Re.Chars c && c.ranges().length == 0)) {
-        live.add(r);
-      }
-    }
-    if (live.isEmpty()) {
-      return NEVER;
-    }
-    return live.size() == 1 ? live.get(0) : new Re.Alt(live);
-  }
-
-  static Re rep(Re r, int min, int max) {
-    return new Re.Repeat(r, min, max);
-  }
-
-  static Re opt(Re r) {
-    return new Re.Repeat(r, 0, 1);
   }
 }
