@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.CharRanges;
 import dev.leap.fsm.internal.Re;
+import dev.leap.fsm.internal.Trees;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -45,9 +46,9 @@ final class Disjoint {
     return proven(a, b, 0);
   }
 
-  /** {@code s} with its top-level reference followed and allOf merged. */
-  JsonNode resolved(JsonNode s) {
-    return resolve.apply(s);
+  /** {@code schema} with its top-level reference followed and allOf merged. */
+  JsonNode resolved(JsonNode schema) {
+    return resolve.apply(schema);
   }
 
   /** The kinds of value for which no value is valid against both (kinds neither allows included). */
@@ -138,10 +139,10 @@ final class Disjoint {
     return false;
   }
 
-  /** The kinds of values {@code s} allows by {@code type} and {@code const}/{@code enum}. */
-  static Set<Kind> kinds(JsonNode s) {
+  /** The kinds of values {@code schema} allows by {@code type} and {@code const}/{@code enum}. */
+  static Set<Kind> kinds(JsonNode schema) {
     Set<Kind> out = EnumSet.allOf(Kind.class);
-    JsonNode t = s.get("type");
+    JsonNode t = schema.get("type");
     if (t != null) {
       Set<Kind> typed = EnumSet.noneOf(Kind.class);
       for (JsonNode x : t.isArray() ? t : List.of(t)) {
@@ -161,7 +162,7 @@ final class Disjoint {
       }
       out.retainAll(typed);
     }
-    List<JsonNode> lits = literals(s);
+    List<JsonNode> lits = literals(schema);
     if (lits != null) {
       Set<Kind> of = EnumSet.noneOf(Kind.class);
       lits.forEach(v -> of.add(kind(v)));
@@ -171,14 +172,14 @@ final class Disjoint {
   }
 
   /** The values {@code const} and {@code enum} allow (both must hold), or null if neither is given. */
-  static List<JsonNode> literals(JsonNode s) {
+  static List<JsonNode> literals(JsonNode schema) {
     List<JsonNode> out = null;
-    if (s.has("enum") && s.get("enum").isArray()) {
+    if (schema.has("enum") && schema.get("enum").isArray()) {
       out = new ArrayList<>();
-      s.get("enum").forEach(out::add);
+      schema.get("enum").forEach(out::add);
     }
-    if (s.has("const")) {
-      JsonNode c = s.get("const");
+    if (schema.has("const")) {
+      JsonNode c = schema.get("const");
       if (out == null || out.stream().anyMatch(v -> sameValue(v, c))) {
         out = new ArrayList<>(List.of(c));
       } else {
@@ -240,35 +241,35 @@ final class Disjoint {
 
   /**
    * A DFA over the UTF-8 bytes of decoded strings that accepts at least every string valid
-   * against {@code s}'s {@code pattern}, lengths and {@code const}/{@code enum} (never fewer: an over-approximation is what a
+   * against {@code schema}'s {@code pattern}, lengths and {@code const}/{@code enum} (never fewer: an over-approximation is what a
    * proof may use), or null if it cannot say. A pattern outside Leap's dialect says nothing.
    */
-  static dev.leap.fsm.Dfa decodedStrings(JsonNode s) {
+  static dev.leap.fsm.Dfa decodedStrings(JsonNode schema) {
     Re anyCp = new Re.Chars(CharRanges.negate(new int[0]));
     List<Re> parts = new ArrayList<>();
-    if (s.path("pattern").isTextual()) {
+    if (schema.path("pattern").isTextual()) {
       try {
-        parts.add(EcmaPattern.searchLanguage(s.get("pattern").asText()));
+        parts.add(EcmaPattern.searchLanguage(schema.get("pattern").asText()));
       } catch (dev.leap.fsm.ConstraintException e) {
         // outside the dialect: says nothing
       }
     }
-    List<JsonNode> lits = literals(s);
+    List<JsonNode> lits = literals(schema);
     if (lits != null) {
       List<Re> strings = new ArrayList<>();
       for (JsonNode v : lits) {
         if (v.isTextual()) {
-          strings.add(JsonSchema.lit(v.asText()));
+          strings.add(Trees.lit(v.asText()));
         }
       }
-      parts.add(strings.isEmpty() ? JsonSchema.NEVER : JsonSchema.alt(strings));
+      parts.add(strings.isEmpty() ? Trees.NOTHING : Trees.alt(strings));
     }
-    int min = s.path("minLength").canConvertToInt() ? s.get("minLength").asInt() : 0;
-    int max = s.path("maxLength").canConvertToInt() ? s.get("maxLength").asInt() : -1;
+    int min = schema.path("minLength").canConvertToInt() ? schema.get("minLength").asInt() : 0;
+    int max = schema.path("maxLength").canConvertToInt() ? schema.get("maxLength").asInt() : -1;
     min = min > MAX_LENGTH_READ ? 0 : min;
     max = max > MAX_LENGTH_READ ? -1 : max;
     if (min > 0 || max >= 0) {
-      parts.add(JsonSchema.rep(anyCp, min, max));
+      parts.add(Trees.rep(anyCp, min, max));
     }
     try {
       dev.leap.fsm.Dfa acc = null;
@@ -311,28 +312,28 @@ final class Disjoint {
   }
 
   private record Bound(BigDecimal lo, boolean loEx, BigDecimal hi, boolean hiEx) {
-    static Bound of(JsonNode s) {
+    static Bound of(JsonNode schema) {
       BigDecimal lo = null;
       BigDecimal hi = null;
       boolean loEx = false;
       boolean hiEx = false;
-      if (s.path("minimum").isNumber()) {
-        lo = s.get("minimum").decimalValue();
-        loEx = s.path("exclusiveMinimum").isBoolean() && s.get("exclusiveMinimum").asBoolean(); // draft 4
+      if (schema.path("minimum").isNumber()) {
+        lo = schema.get("minimum").decimalValue();
+        loEx = schema.path("exclusiveMinimum").isBoolean() && schema.get("exclusiveMinimum").asBoolean(); // draft 4
       }
-      if (s.path("maximum").isNumber()) {
-        hi = s.get("maximum").decimalValue();
-        hiEx = s.path("exclusiveMaximum").isBoolean() && s.get("exclusiveMaximum").asBoolean();
+      if (schema.path("maximum").isNumber()) {
+        hi = schema.get("maximum").decimalValue();
+        hiEx = schema.path("exclusiveMaximum").isBoolean() && schema.get("exclusiveMaximum").asBoolean();
       }
-      if (s.path("exclusiveMinimum").isNumber()) {
-        BigDecimal e = s.get("exclusiveMinimum").decimalValue();
+      if (schema.path("exclusiveMinimum").isNumber()) {
+        BigDecimal e = schema.get("exclusiveMinimum").decimalValue();
         if (lo == null || e.compareTo(lo) >= 0) {
           lo = e;
           loEx = true;
         }
       }
-      if (s.path("exclusiveMaximum").isNumber()) {
-        BigDecimal e = s.get("exclusiveMaximum").decimalValue();
+      if (schema.path("exclusiveMaximum").isNumber()) {
+        BigDecimal e = schema.get("exclusiveMaximum").decimalValue();
         if (hi == null || e.compareTo(hi) <= 0) {
           hi = e;
           hiEx = true;
@@ -342,8 +343,8 @@ final class Disjoint {
     }
   }
 
-  private static boolean requires(JsonNode s, String name) {
-    for (JsonNode r : s.path("required")) {
+  private static boolean requires(JsonNode schema, String name) {
+    for (JsonNode r : schema.path("required")) {
       if (r.asText().equals(name)) {
         return true;
       }
@@ -355,25 +356,25 @@ final class Disjoint {
    * The schema member {@code name} of an object must satisfy, as far as {@code properties} and
    * {@code additionalProperties} say ({@code true} where a pattern might apply: patterns are not read).
    */
-  private static JsonNode member(JsonNode s, String name) {
-    JsonNode p = s.path("properties").get(name);
+  private static JsonNode member(JsonNode schema, String name) {
+    JsonNode p = schema.path("properties").get(name);
     if (p != null) {
       return p;
     }
-    if (s.has("patternProperties")) {
+    if (schema.has("patternProperties")) {
       return com.fasterxml.jackson.databind.node.BooleanNode.TRUE;
     }
-    JsonNode ap = s.get("additionalProperties");
+    JsonNode ap = schema.get("additionalProperties");
     return ap == null ? com.fasterxml.jackson.databind.node.BooleanNode.TRUE : ap;
   }
 
-  /** Whether {@code s} allows no value: {@code false}, or {@code not} of a schema that allows everything. */
-  static boolean isFalse(JsonNode s) {
-    if (s.isBoolean()) {
-      return !s.asBoolean();
+  /** Whether {@code schema} allows no value: {@code false}, or {@code not} of a schema that allows everything. */
+  static boolean isFalse(JsonNode schema) {
+    if (schema.isBoolean()) {
+      return !schema.asBoolean();
     }
-    if (s.isObject() && s.has("not")) {
-      JsonNode n = s.get("not");
+    if (schema.isObject() && schema.has("not")) {
+      JsonNode n = schema.get("not");
       return (n.isBoolean() && n.asBoolean()) || (n.isObject() && n.isEmpty());
     }
     return false;

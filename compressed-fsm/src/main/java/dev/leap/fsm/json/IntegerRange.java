@@ -1,5 +1,10 @@
 package dev.leap.fsm.json;
 
+import static dev.leap.fsm.internal.Trees.alt;
+import static dev.leap.fsm.internal.Trees.lit;
+import static dev.leap.fsm.internal.Trees.rep;
+import static dev.leap.fsm.internal.Trees.seq;
+
 import dev.leap.fsm.internal.Re;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -23,7 +28,7 @@ final class IntegerRange {
     if (lo == null || lo.signum() < 0) {
       BigInteger negHi = hi == null || hi.signum() >= 0 ? minusOne : hi;
       if (lo == null || lo.compareTo(negHi) <= 0) {
-        parts.add(JsonSchema.seq(JsonSchema.lit("-"), nonNegative(negHi.negate(), lo == null ? null : lo.negate())));
+        parts.add(seq(lit("-"), nonNegative(negHi.negate(), lo == null ? null : lo.negate())));
       }
     }
     if (hi == null || hi.signum() >= 0) {
@@ -32,7 +37,7 @@ final class IntegerRange {
         parts.add(nonNegative(a, hi));
       }
     }
-    return JsonSchema.alt(parts);
+    return alt(parts);
   }
 
   /** Non-negative integers in {@code [a, b]}, {@code b} null for no upper bound. */
@@ -44,7 +49,7 @@ final class IntegerRange {
       BigInteger low = len == la ? a : BigInteger.TEN.pow(len - 1);
       if (b == null && len > la) {
         // Every number with more digits than a: a non-zero digit, then len-1 or more digits.
-        parts.add(JsonSchema.seq(new Re.Chars(new int[] {'1', '9'}), JsonSchema.rep(DIGIT, la, -1)));
+        parts.add(seq(new Re.Chars(new int[] {'1', '9'}), rep(DIGIT, la, -1)));
         break;
       }
       BigInteger high = len == lb ? b : BigInteger.TEN.pow(len).subtract(BigInteger.ONE);
@@ -54,7 +59,7 @@ final class IntegerRange {
         continue;
       }
     }
-    return JsonSchema.alt(parts);
+    return alt(parts);
   }
 
   /** Digit strings of equal length from {@code x} to {@code y} (x <= y), leading zeros allowed inside. */
@@ -68,17 +73,17 @@ final class IntegerRange {
     String xr = x.substring(1);
     String yr = y.substring(1);
     if (x0 == y0) {
-      return JsonSchema.seq(JsonSchema.lit(String.valueOf(x0)), sameLength(xr, yr));
+      return seq(lit(String.valueOf(x0)), sameLength(xr, yr));
     }
     if (xr.chars().allMatch(c -> c == '0') && yr.chars().allMatch(c -> c == '9')) {
-      return JsonSchema.seq(new Re.Chars(new int[] {x0, y0}), JsonSchema.rep(DIGIT, n - 1, n - 1));
+      return seq(new Re.Chars(new int[] {x0, y0}), rep(DIGIT, n - 1, n - 1));
     }
     List<Re> parts = new ArrayList<>();
-    parts.add(JsonSchema.seq(JsonSchema.lit(String.valueOf(x0)), sameLength(xr, "9".repeat(n - 1))));
+    parts.add(seq(lit(String.valueOf(x0)), sameLength(xr, "9".repeat(n - 1))));
     if (x0 + 1 <= y0 - 1) {
-      parts.add(JsonSchema.seq(new Re.Chars(new int[] {x0 + 1, y0 - 1}), JsonSchema.rep(DIGIT, n - 1, n - 1)));
+      parts.add(seq(new Re.Chars(new int[] {x0 + 1, y0 - 1}), rep(DIGIT, n - 1, n - 1)));
     }
-    parts.add(JsonSchema.seq(JsonSchema.lit(String.valueOf(y0)), sameLength("0".repeat(n - 1), yr)));
-    return JsonSchema.alt(parts);
+    parts.add(seq(lit(String.valueOf(y0)), sameLength("0".repeat(n - 1), yr)));
+    return alt(parts);
   }
 }

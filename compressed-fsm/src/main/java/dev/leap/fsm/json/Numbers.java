@@ -1,10 +1,11 @@
 package dev.leap.fsm.json;
 
-import static dev.leap.fsm.json.JsonSchema.alt;
-import static dev.leap.fsm.json.JsonSchema.lit;
-import static dev.leap.fsm.json.JsonSchema.opt;
-import static dev.leap.fsm.json.JsonSchema.rep;
-import static dev.leap.fsm.json.JsonSchema.seq;
+import static dev.leap.fsm.internal.Trees.NOTHING;
+import static dev.leap.fsm.internal.Trees.alt;
+import static dev.leap.fsm.internal.Trees.lit;
+import static dev.leap.fsm.internal.Trees.opt;
+import static dev.leap.fsm.internal.Trees.rep;
+import static dev.leap.fsm.internal.Trees.seq;
 
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.internal.Automata;
@@ -47,7 +48,7 @@ final class Numbers {
   /** Non-negative plain decimals {@code I(.F)?} between {@code l >= 0} and {@code u} (null: unbounded). */
   static Re magnitudes(BigDecimal l, boolean lEx, BigDecimal u, boolean uEx, int maxStates) {
     if (u != null && (u.compareTo(l) < 0 || (u.compareTo(l) == 0 && (lEx || uEx)))) {
-      return JsonSchema.NEVER;
+      return NOTHING;
     }
     BigInteger li = l.setScale(0, RoundingMode.FLOOR).toBigIntegerExact();
     String lf = fractionDigits(l);
@@ -58,7 +59,7 @@ final class Numbers {
         Dfa above = Automata.compile(fraction(lf, true, lEx), "number range", maxStates);
         Dfa below = Automata.compile(fraction(uf, false, uEx), "number range", maxStates);
         Dfa both = above == null || below == null ? null : Automata.intersect(above, below, maxStates, "number range");
-        return both == null ? JsonSchema.NEVER : seq(IntegerRange.of(li, li), new Re.Automaton(both));
+        return both == null ? NOTHING : seq(IntegerRange.of(li, li), new Re.Automaton(both));
       }
       List<Re> parts = new ArrayList<>();
       parts.add(seq(IntegerRange.of(li, li), fraction(lf, true, lEx)));
@@ -78,8 +79,8 @@ final class Numbers {
     if (f.signum() == 0) {
       return "";
     }
-    String s = f.toPlainString();
-    return s.substring(s.indexOf('.') + 1);
+    String plain = f.toPlainString();
+    return plain.substring(plain.indexOf('.') + 1);
   }
 
   /**
@@ -105,7 +106,7 @@ final class Numbers {
       if (ge) {
         return strict ? seq(anyDigits, new Re.Chars(new int[] {'1', '9'}), anyDigits) : rep(DIGIT, first ? 1 : 0, -1);
       }
-      return strict ? JsonSchema.NEVER : rep(lit("0"), first ? 1 : 0, -1);
+      return strict ? NOTHING : rep(lit("0"), first ? 1 : 0, -1);
     }
     int d = g.charAt(k);
     List<Re> opts = new ArrayList<>();
@@ -143,10 +144,10 @@ final class Numbers {
     int states = 2 + n;
     int[] table = new int[states * 12];
     java.util.Arrays.fill(table, Dfa.DEAD);
-    for (int s = 0; s < states; s++) {
+    for (int state = 0; state < states; state++) {
       for (int d = 0; d <= 9; d++) {
-        int r = s < 2 ? d % n : (int) ((10L * (s - 2) + d) % n);
-        table[s * 12 + 1 + d] = 2 + r;
+        int r = state < 2 ? d % n : (int) ((10L * (state - 2) + d) % n);
+        table[state * 12 + 1 + d] = 2 + r;
       }
     }
     table[11] = 1;

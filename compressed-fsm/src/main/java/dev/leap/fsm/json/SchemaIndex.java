@@ -41,37 +41,38 @@ final class SchemaIndex {
     walk(root, DEFAULT_BASE);
   }
 
-  private void walk(JsonNode s, URI base) {
-    if (!s.isObject()) {
-      if (s.isArray()) {
-        for (JsonNode x : s) {
+  private void walk(JsonNode schema, URI base) {
+    if (!schema.isObject()) {
+      if (schema.isArray()) {
+        for (JsonNode x : schema) {
           walk(x, base);
         }
       }
       return;
     }
-    JsonNode id = s.path("$id").isTextual() ? s.get("$id") : draft4 && s.path("id").isTextual() ? s.get("id") : null;
+    JsonNode id = schema.path("$id").isTextual() ? schema.get("$id")
+        : draft4 && schema.path("id").isTextual() ? schema.get("id") : null;
     if (id != null) {
       String text = id.asText();
       URI u = resolve(base, text);
       if (u != null) {
         if (text.startsWith("#")) {
-          anchors.put(withoutFragment(base) + "#" + text.substring(1), s); // draft 6/7 plain-name fragment
+          anchors.put(withoutFragment(base) + "#" + text.substring(1), schema); // draft 6/7 plain-name fragment
         } else {
           base = URI.create(withoutFragment(u));
-          resources.putIfAbsent(base.toString(), s);
+          resources.putIfAbsent(base.toString(), schema);
         }
       }
     }
-    if (s == root) {
-      resources.putIfAbsent(withoutFragment(base), s);
-      resources.putIfAbsent(DEFAULT_BASE.toString(), s);
+    if (schema == root) {
+      resources.putIfAbsent(withoutFragment(base), schema);
+      resources.putIfAbsent(DEFAULT_BASE.toString(), schema);
     }
-    if (s.path("$anchor").isTextual()) {
-      anchors.put(withoutFragment(base) + "#" + s.get("$anchor").asText(), s);
+    if (schema.path("$anchor").isTextual()) {
+      anchors.put(withoutFragment(base) + "#" + schema.get("$anchor").asText(), schema);
     }
-    baseOf.put(s, base);
-    for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
+    baseOf.put(schema, base);
+    for (Iterator<Map.Entry<String, JsonNode>> it = schema.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       if (!DATA.contains(e.getKey())) {
         walk(e.getValue(), base);
