@@ -15,9 +15,10 @@ import java.nio.file.StandardCopyOption;
  * trained itself ({@code ./leap train}, module {@code train}) on data it generates — character sheets
  * for the 50 names of SGLang's character benchmark and extraction of facts from fictional city
  * articles — shipped in this jar as a Hugging Face directory ({@code config.json},
- * {@code generation_config.json}, {@code model.safetensors} in float16) with the GPT-2
- * {@code tokenizer.json}. On first use it is copied to {@code $LEAP_CACHE/demo-v3} (default
- * {@code ~/.cache/leap/demo-v3}) and loaded from there through the same loader as any model.
+ * {@code generation_config.json}, {@code model.safetensors} in float16, and a
+ * {@code tokenizer_config.json} whose chat template joins the messages' contents with newlines, as
+ * the model was trained on bare prompts) with the GPT-2 {@code tokenizer.json}. On first use it is
+ * copied to {@code $LEAP_CACHE/demo-v4} (default {@code ~/.cache/leap/demo-v4}) and loaded from there through the same loader as any model.
  *
  * <p>Shape: vocabulary 50,257 (GPT-2), hidden 256, intermediate 768, 4 layers, 8 heads, 4 KV heads,
  * head dim 32, tied embeddings, context 4,096. It knows the character sheets and how to copy a
@@ -27,9 +28,9 @@ public final class DemoModel {
   private DemoModel() {}
 
   /** Bump when the shipped weights change, so old caches are not reused. */
-  static final String VERSION = "demo-v3";
+  static final String VERSION = "demo-v4";
   private static final String RESOURCES = "/dev/leap/runtime/demo/";
-  private static final String[] FILES = {"config.json", "generation_config.json", "model.safetensors"};
+  private static final String[] FILES = {"config.json", "generation_config.json", "model.safetensors", "tokenizer_config.json"};
 
   /** The demo model's directory, written on first use. */
   public static Path ensure() {
@@ -40,7 +41,8 @@ public final class DemoModel {
 
   /** Copies the demo model into {@code dir} unless it is already complete there. */
   public static synchronized Path ensure(Path dir) {
-    if (Files.exists(dir.resolve("model.safetensors")) && Files.exists(dir.resolve("tokenizer.json"))) {
+    if (Files.exists(dir.resolve("model.safetensors")) && Files.exists(dir.resolve("tokenizer.json"))
+        && Files.exists(dir.resolve("tokenizer_config.json"))) {
       return dir;
     }
     try {

@@ -116,8 +116,16 @@ public final class LeapRuntime implements AutoCloseable {
    * stage may block on this runtime), and the way to cancel it ({@link GenerationHandle#cancel()}).
    */
   public GenerationHandle submit(GenerationRequest request) {
+    return submit(request, null);
+  }
+
+  /**
+   * As {@link #submit(GenerationRequest)}, with the output delivered to {@code listener} as it
+   * grows (streaming; see {@link OutputListener} for what it may do). A null listener streams nothing.
+   */
+  public GenerationHandle submit(GenerationRequest request, OutputListener listener) {
     GenerationHandle handle = new GenerationHandle();
-    handle.bind(scheduler.submit(Objects.requireNonNull(request, "request"), handle));
+    handle.bind(scheduler.submit(Objects.requireNonNull(request, "request"), handle, listener));
     return handle;
   }
 
@@ -151,6 +159,11 @@ public final class LeapRuntime implements AutoCloseable {
   /** KV slots free right now (with the prefix cache off and no request running, equals {@link #kvCapacity()}). */
   public int freeKvSlots() {
     return scheduler.freeSlots();
+  }
+
+  /** The model's context length in tokens (prompt and output together): {@code max_position_embeddings}. */
+  public int contextLength() {
+    return model.config().maxPositionEmbeddings();
   }
 
   /** KV slots held by the prefix cache. */

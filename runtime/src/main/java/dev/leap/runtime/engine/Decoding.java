@@ -1,5 +1,6 @@
 package dev.leap.runtime.engine;
 
+import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.SamplingParams;
@@ -40,6 +41,7 @@ final class Decoding {
     }
     s.tokens.add(token);
     s.output.add(token);
+    s.outputBytes += byteLength(token);
     if (s.stops != null) {
       s.stops.append(results.tokenBytes(token));
     }
@@ -94,7 +96,7 @@ final class Decoding {
   private FinishReason jump(Sequence s) {
     ConstraintState c = s.constraint;
     byte[] j = c.forcedBytes();
-    if (j.length == 0 || codePoints(j) <= 1) {
+    if (j.length == 0 || Utf8.codePoints(j) <= 1) {
       return null;
     }
     int outLen = s.output.size();
@@ -120,6 +122,7 @@ final class Decoding {
     if (s.stops != null) {
       s.stops.truncate(s.stops.length() - (int) droppedBytes);
     }
+    s.outputBytes -= droppedBytes;
     s.tokensRetracted += outLen - keep;
     s.tokens.size(dropFrom);
     s.output.size(keep);
@@ -129,6 +132,7 @@ final class Decoding {
       s.tokens.add(append[i]);
       s.output.add(append[i]);
       appendedBytes += byteLength(append[i]);
+      s.outputBytes += byteLength(append[i]);
       if (s.stops != null) {
         s.stops.append(results.tokenBytes(append[i]));
       }
@@ -149,16 +153,6 @@ final class Decoding {
 
   private void checkState(Sequence s) {
     s.constraint.check(results.outputBytes(s));
-  }
-
-  private static int codePoints(byte[] utf8) {
-    int n = 0;
-    for (byte b : utf8) {
-      if ((b & 0xC0) != 0x80) {
-        n++;
-      }
-    }
-    return n;
   }
 
   private int byteLength(int token) {

@@ -1,5 +1,6 @@
 package dev.leap.runtime.engine;
 
+import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.Generation;
@@ -45,7 +46,7 @@ final class Results {
     if (stopAt >= 0) {
       bytes = Arrays.copyOf(bytes, stopAt);
     }
-    bytes = Arrays.copyOf(bytes, completeUtf8Length(bytes));
+    bytes = Arrays.copyOf(bytes, Utf8.completeLength(bytes));
     boolean complete = s.constraint == null || s.constraint.matches(bytes);
     return new Generation(new String(bytes, StandardCharsets.UTF_8), s.output.toIntArray(), reason, complete, stats(s),
         null);
@@ -66,20 +67,5 @@ final class Results {
     return new GenerationStats(
         s.forwardPasses, s.tokensSampled, s.tokensJumped, s.bytesJumped, s.jumps,
         s.prompt == null ? 0 : s.prompt.length, s.cachedPromptTokens, ttft, (now - s.submitNanos) / 1e6);
-  }
-
-  /** The length of {@code b} without an incomplete UTF-8 sequence at its end (output cut by maxTokens). */
-  static int completeUtf8Length(byte[] b) {
-    int n = b.length;
-    int i = n - 1;
-    while (i >= 0 && (b[i] & 0xC0) == 0x80 && n - i < 4) {
-      i--;
-    }
-    if (i < 0) {
-      return n;
-    }
-    int lead = b[i] & 0xFF;
-    int need = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    return n - i < need ? i : n;
   }
 }

@@ -8,6 +8,7 @@ import dev.leap.runtime.Constraint;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
+import dev.leap.runtime.OutputListener;
 import dev.leap.runtime.model.LlamaModel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -101,6 +102,7 @@ public final class Scheduler implements AutoCloseable {
   private final Admission admission;
   private final Results results;
   private final Decoding decoding;
+  private final Streaming streaming;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread thread;
@@ -122,6 +124,7 @@ public final class Scheduler implements AutoCloseable {
     this.maxPositions = model.config().maxPositionEmbeddings();
     this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
     this.results = new Results(tokenizer);
+    this.streaming = new Streaming(results);
     this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
         options.jumpForward(), options.checkInvariants());
     this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity());
@@ -147,7 +150,12 @@ public final class Scheduler implements AutoCloseable {
    *     and {@code result} completes with finish reason {@link FinishReason#CANCELLED}
    */
   public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result) {
-    Sequence s = new Sequence(request, result, System.nanoTime());
+    return submit(request, result, null);
+  }
+
+  /** As {@link #submit(GenerationRequest, CompletableFuture)}, streaming the output to {@code listener} (may be null). */
+  public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result, OutputListener listener) {
+    Sequence s = new Sequence(request, result, System.nanoTime(), listener);
     Runnable canceller = () -> cancel(s);
     String problem;
     if (closed) {
@@ -454,6 +462,8 @@ public final class Scheduler implements AutoCloseable {
       if (done != null) {
         finish(s, done);
         ended.add(s);
+      } else if (s.listener != null) {
+        streaming.deliver(s);
       }
     }
     running.removeAll(ended);

@@ -56,7 +56,20 @@ final class Sequence {
   int cachedPromptTokens;
   long firstTokenNanos;
 
+  /** Where the output goes as it grows; null when the request is not streamed. */
+  final dev.leap.runtime.OutputListener listener;
+  /** Output bytes delivered to {@link #listener} so far. */
+  long streamedBytes;
+  /** Bytes of the output tokens (kept up to date by {@link Decoding}). */
+  long outputBytes;
+
   Sequence(GenerationRequest request, CompletableFuture<Generation> future, long submitNanos) {
+    this(request, future, submitNanos, null);
+  }
+
+  Sequence(GenerationRequest request, CompletableFuture<Generation> future, long submitNanos,
+      dev.leap.runtime.OutputListener listener) {
+    this.listener = listener;
     this.request = request;
     this.future = future;
     this.submitNanos = submitNanos;

@@ -66,6 +66,15 @@ final class StopMatcher {
     }
   }
 
+  /** The longest stop string, in bytes. */
+  int longest() {
+    int m = 0;
+    for (byte[] s : stops) {
+      m = Math.max(m, s.length);
+    }
+    return m;
+  }
+
   /** The byte index where the first stop string starts in the output, or -1. */
   int firstMatch() {
     return found;

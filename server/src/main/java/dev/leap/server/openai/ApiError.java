@@ -48,6 +48,11 @@ public final class ApiError extends RuntimeException {
     return new ApiError(503, "server_error", null, "overloaded", message);
   }
 
+  /** 500: a failure of the server itself (never a user's mistake). */
+  public static ApiError internal(String message) {
+    return new ApiError(500, "server_error", null, "internal_error", message);
+  }
+
   public int status() {
     return status;
   }

@@ -1,0 +1,75 @@
+package dev.leap.server;
+
+import dev.leap.runtime.LeapRuntime;
+import dev.leap.runtime.cli.CliError;
+import dev.leap.runtime.cli.GenerateCommand;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code leap serve}: the OpenAI-compatible server on a model directory or the demo model. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+    description = "Serve the OpenAI API (/v1/completions, /v1/chat/completions, /v1/models, /health) with Leap's constraints.")
+public final class ServeCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo", description = "Model directory or 'demo'. Default: ${DEFAULT-VALUE}.")
+  String model;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind. Default: ${DEFAULT-VALUE}.")
+  String host;
+
+  @Option(names = "--port", defaultValue = "8000", description = "Port (0: a free one). Default: ${DEFAULT-VALUE}.")
+  int port;
+
+  @Option(names = "--api-key", description = "Require 'Authorization: Bearer KEY' (default: no key). Also LEAP_API_KEY.")
+  String apiKey;
+
+  @Option(names = "--served-model-name", description = "The model's name in the API. Default: the directory's name.")
+  String servedName;
+
+  @Option(names = "--device", defaultValue = "cpu", description = "cpu, gpu or gpuN. Default: ${DEFAULT-VALUE}.")
+  String device;
+
+  @Option(names = "--kv-capacity", defaultValue = "32768", description = "KV cache slots (tokens). Default: ${DEFAULT-VALUE}.")
+  int kvCapacity;
+
+  @Option(names = "--max-batch", defaultValue = "64", description = "Sequences per forward pass. Default: ${DEFAULT-VALUE}.")
+  int maxBatch;
+
+  @Option(names = "--max-in-flight", defaultValue = "512", description = "Requests at once before 503. Default: ${DEFAULT-VALUE}.")
+  int maxInFlight;
+
+  @Option(names = "--max-body-bytes", defaultValue = "8388608", description = "Largest request body (413 above). Default: ${DEFAULT-VALUE}.")
+  long maxBody;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
+    if (port < 0 || port > 65535) {
+      throw new CliError("--port must be within 0..65535, got " + port);
+    }
+    String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
+    Path dir = GenerateCommand.resolveModel(model, err);
+    LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optKvCapacity(kvCapacity)
+        .optMaxBatch(maxBatch).build();
+    String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
+    LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000);
+    LeapServer server = new LeapServer(runtime, o).start();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        server.close();
+      } catch (Exception e) {
+        // stopping anyway
+      }
+    }, "leap-serve-stop"));
+    err.printf("leap serve: %s on http://%s:%d/v1 (%s)%n", dir, host, server.port(), key == null ? "no API key" : "API key required");
+    err.flush();
+    server.join();
+    return 0;
+  }
+}

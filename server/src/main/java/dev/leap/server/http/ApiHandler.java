@@ -1,0 +1,236 @@
+package dev.leap.server.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.runtime.Generation;
+import dev.leap.runtime.GenerationHandle;
+import dev.leap.server.openai.ApiError;
+import dev.leap.server.openai.Completions;
+import dev.leap.server.openai.Json;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The OpenAI-compatible routes on Jetty's core API: {@code POST /v1/completions},
+ * {@code POST /v1/chat/completions}, {@code GET /v1/models}, {@code GET /health}. Requests are
+ * handled asynchronously: the handler submits to the runtime and returns; the response is written
+ * when the runtime's future completes (on the runtime's callback threads, never the scheduler), so
+ * no server thread waits on a generation. A connection that fails (the client went away) cancels
+ * its requests, whose KV slots the runtime frees at its next step.
+ *
+ * <p>Limits: bodies above {@code maxBodyBytes} are a 413, more than {@code maxInFlight} requests
+ * at once a 503, a wrong or missing key (when one is set) a 401; every error has OpenAI's shape.
+ */
+public final class ApiHandler extends Handler.Abstract {
+  private final Completions completions;
+  private final String apiKey;
+  private final long maxBodyBytes;
+  private final int maxInFlight;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile boolean failed;
+
+  public ApiHandler(Completions completions, String apiKey, long maxBodyBytes, int maxInFlight) {
+    this.completions = completions;
+    this.apiKey = apiKey;
+    this.maxBodyBytes = maxBodyBytes;
+    this.maxInFlight = maxInFlight;
+  }
+
+  /** Requests accepted and not yet answered. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    try {
+      route(request, response, callback);
+    } catch (ApiError e) {
+      send(response, callback, e.status(), e.body());
+    } catch (RuntimeException e) {
+      send(response, callback, 500, ApiError.internal("internal error: " + e).body());
+    }
+    return true;
+  }
+
+  private void route(Request request, Response response, Callback callback) {
+    String path = Request.getPathInContext(request);
+    String method = request.getMethod();
+    switch (path) {
+      case "/health" -> {
+        requireMethod(method, "GET", path);
+        if (failed) {
+          send(response, callback, 503, ApiError.unavailable("the engine has failed").body());
+        } else {
+          Content.Sink.write(response, true, "", callback);
+        }
+        return;
+      }
+      case "/v1/models" -> {
+        requireMethod(method, "GET", path);
+        authorize(request);
+        send(response, callback, 200, models());
+        return;
+      }
+      case "/v1/completions", "/v1/chat/completions" -> {
+        requireMethod(method, "POST", path);
+        authorize(request);
+        complete(request, response, callback, path.equals("/v1/chat/completions"));
+        return;
+      }
+      default -> throw ApiError.notFound(null, "not_found", "no route " + method + " " + path
+          + " (routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health)");
+    }
+  }
+
+  private static void requireMethod(String method, String expected, String path) {
+    if (!method.equals(expected)) {
+      throw ApiError.notFound(null, "not_found", "no route " + method + " " + path + " (use " + expected + ")");
+    }
+  }
+
+  private void authorize(Request request) {
+    if (apiKey == null) {
+      return;
+    }
+    String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    if (auth == null || !auth.equals("Bearer " + apiKey)) {
+      throw ApiError.unauthorized(auth == null ? "missing API key: send the header 'Authorization: Bearer <key>'"
+          : "incorrect API key provided");
+    }
+  }
+
+  private ObjectNode models() {
+    ObjectNode root = Json.MAPPER.createObjectNode();
+    root.put("object", "list");
+    ObjectNode m = root.putArray("data").addObject();
+    m.put("id", completions.modelName());
+    m.put("object", "model");
+    m.put("created", 0);
+    m.put("owned_by", "leap");
+    m.put("max_model_len", completions.contextLength());
+    return root;
+  }
+
+  private void complete(Request request, Response response, Callback callback, boolean chat) {
+    JsonNode body = readBody(request);
+    Completions.Prepared prepared = completions.prepare(body, chat);
+    if (inFlight.incrementAndGet() > maxInFlight) {
+      inFlight.decrementAndGet();
+      throw ApiError.unavailable("the server is at its limit of " + maxInFlight + " requests in flight; retry later");
+    }
+    if (prepared.options().stream()) {
+      stream(request, response, callback, prepared);
+      return;
+    }
+    List<GenerationHandle> handles;
+    try {
+      handles = completions.submit(prepared);
+    } catch (RuntimeException e) {
+      inFlight.decrementAndGet();
+      throw e;
+    }
+    request.addFailureListener(failure -> handles.forEach(GenerationHandle::cancel));
+    Completions.all(handles).whenComplete((results, error) -> {
+      inFlight.decrementAndGet();
+      if (error != null) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        send(response, callback, 503, ApiError.unavailable("the request did not complete: " + cause.getMessage()).body());
+        return;
+      }
+      try {
+        send(response, callback, 200, completions.response(prepared, results));
+      } catch (ApiError e) {
+        send(response, callback, e.status(), e.body());
+      }
+    });
+  }
+
+  private void stream(Request request, Response response, Callback callback, Completions.Prepared prepared) {
+    StreamedCompletion sc = new StreamedCompletion(prepared, completions.modelName(),
+        onFailure -> new SseWriter(response, callback, onFailure));
+    List<GenerationHandle> handles;
+    try {
+      handles = completions.submit(prepared, sc::listener);
+    } catch (RuntimeException e) {
+      inFlight.decrementAndGet();
+      throw e;
+    }
+    handles.forEach(sc::add);
+    request.addFailureListener(failure -> handles.forEach(GenerationHandle::cancel));
+    Completions.all(handles).whenComplete((results, error) -> {
+      inFlight.decrementAndGet();
+      ApiError problem = null;
+      if (error != null) {
+        problem = ApiError.unavailable("the request did not complete: " + error.getMessage());
+      } else {
+        try {
+          Completions.checkErrors(prepared, results);
+        } catch (ApiError e) {
+          problem = e;
+        }
+      }
+      if (problem != null) {
+        if (sc.started()) {
+          sc.error(problem);
+        } else {
+          send(response, callback, problem.status(), problem.body());
+        }
+        return;
+      }
+      for (int i = 0; i < results.size(); i++) {
+        sc.finished(i, results.get(i));
+      }
+      sc.end(results);
+    });
+  }
+
+  private JsonNode readBody(Request request) {
+    long declared = request.getLength();
+    if (declared > maxBodyBytes) {
+      throw ApiError.tooLarge("the request body has " + declared + " bytes; the limit is " + maxBodyBytes);
+    }
+    byte[] bytes;
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
+    } catch (IOException e) {
+      throw ApiError.badRequest(null, "could not read the request body: " + e.getMessage());
+    }
+    if (bytes.length > maxBodyBytes) {
+      throw ApiError.tooLarge("the request body is over the limit of " + maxBodyBytes + " bytes");
+    }
+    try {
+      JsonNode n = Json.MAPPER.readTree(bytes);
+      if (n == null || !n.isObject()) {
+        throw ApiError.badRequest(null, "the request body must be a JSON object");
+      }
+      return n;
+    } catch (JsonProcessingException e) {
+      throw ApiError.badRequest(null, "the request body is not valid JSON: " + e.getOriginalMessage() + " (line "
+          + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
+    } catch (IOException e) {
+      throw ApiError.badRequest(null, "could not read the request body: " + e.getMessage());
+    }
+  }
+
+  private static void send(Response response, Callback callback, int status, JsonNode body) {
+    response.setStatus(status);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    Content.Sink.write(response, true, body.toString(), callback);
+  }
+
+  /** Marks the engine as failed: {@code /health} answers 503 from now on. */
+  public void markFailed() {
+    failed = true;
+  }
+}

@@ -1,0 +1,215 @@
+package dev.leap.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.JsonSchemaLocalValidation;
+import com.openai.core.JsonValue;
+import com.openai.errors.BadRequestException;
+import com.openai.errors.NotFoundException;
+import com.openai.errors.UnauthorizedException;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.core.http.StreamResponse;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionStreamOptions;
+import com.openai.models.chat.completions.StructuredChatCompletion;
+import com.openai.models.completions.Completion;
+import com.openai.models.completions.CompletionCreateParams;
+import dev.leap.runtime.DemoModel;
+import dev.leap.runtime.LeapRuntime;
+import dev.leap.server.openai.Json;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The server on a free loopback port, driven by the official OpenAI Java client (openai-java from
+ * Maven Central) and by plain HTTP, on the trained demo model: structured output parsed into a
+ * record, a completion constrained by a regex through vLLM's field, streamed chat and completions
+ * reassembled (with the usage chunk), each kind of error as the client's typed exception, and a
+ * client that goes away mid-stream cancelling its request.
+ */
+class OpenAiClientTest {
+  static final String KEY = "test-key";
+  static LeapRuntime runtime;
+  static LeapServer server;
+  static OpenAIClient client;
+  static String base;
+
+  /** A character sheet's house, as the demo model learned them. */
+  enum House { Gryffindor, Slytherin, Ravenclaw, Hufflepuff }
+
+  /** The structured output of the test: parsed by the client from the server's JSON. */
+  record Wizard(String name, House house) {}
+
+  @BeforeAll
+  static void start() throws Exception {
+    runtime = LeapRuntime.builder().setModelDir(DemoModel.ensure()).optKvCapacity(8192).build();
+    server = new LeapServer(runtime, LeapServer.Options.defaults().withPort(0).withApiKey(KEY)).start();
+    base = "http://127.0.0.1:" + server.port() + "/v1";
+    client = OpenAIOkHttpClient.builder().baseUrl(base).apiKey(KEY).maxRetries(0).build();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    server.close();
+  }
+
+  @Test
+  void structuredOutputParsedIntoARecord() {
+    String prompt = "Hermione Granger is a character in Harry Potter. Please fill in the following information about this character.\n";
+    StructuredChatCompletion<Wizard> c = client.chat().completions().create(ChatCompletionCreateParams.builder()
+        .model(server.modelName()).addUserMessage(prompt).maxCompletionTokens(64).temperature(0.0)
+        .responseFormat(Wizard.class, JsonSchemaLocalValidation.YES).build());
+    Wizard w = c.choices().get(0).message().content().orElseThrow();
+    assertTrue(w.name() != null && w.house() != null, "parsed " + w);
+    assertEquals("stop", c.choices().get(0).finishReason().asString());
+  }
+
+  @Test
+  void regexThroughStructuredOutputsWithUsageAndLeapStats() {
+    Completion c = client.completions().create(CompletionCreateParams.builder()
+        .model(server.modelName()).prompt("Phone: ").maxTokens(20).temperature(0.0)
+        .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("regex", "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")))
+        .build());
+    String text = c.choices().get(0).text();
+    assertTrue(Pattern.matches("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}", text), text);
+    assertTrue(c.usage().orElseThrow().completionTokens() > 0);
+    JsonValue leap = c._additionalProperties().get("leap");
+    assertTrue(leap != null && leap.toString().contains("forward_passes"), "Leap's statistics: " + leap);
+  }
+
+  @Test
+  void streamedChatReassemblesToTheUnstreamedTextWithUsage() {
+    String prompt = "Harry Potter is a character in Harry Potter. Please fill in the following information about this character.\n";
+    ChatCompletionCreateParams.Builder b = ChatCompletionCreateParams.builder().model(server.modelName())
+        .addUserMessage(prompt).maxCompletionTokens(80).temperature(0.0)
+        .putAdditionalBodyProperty("regex", JsonValue.from("\\{\n    \"name\": \"[\\w\\d\\s]{1,16}\",\n    \"house\": \"(Gryffindor|Slytherin|Ravenclaw|Hufflepuff)\"\n\\}"));
+    String whole = client.chat().completions().create(b.build()).choices().get(0).message().content().orElseThrow();
+    StringBuilder streamed = new StringBuilder();
+    List<String> roles = new ArrayList<>();
+    List<Long> usage = new ArrayList<>();
+    int[] chunks = {0};
+    try (StreamResponse<ChatCompletionChunk> r = client.chat().completions().createStreaming(
+        b.streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build()).build())) {
+      r.stream().forEach(c -> {
+        chunks[0]++;
+        for (ChatCompletionChunk.Choice ch : c.choices()) {
+          ch.delta().role().ifPresent(role -> roles.add(role.asString()));
+          ch.delta().content().ifPresent(streamed::append);
+        }
+        c.usage().ifPresent(u -> usage.add(u.completionTokens()));
+      });
+    }
+    assertEquals(whole, streamed.toString(), "the streamed deltas reassemble to the unstreamed text");
+    assertTrue(whole.contains("\"house\""), whole);
+    assertEquals(List.of("assistant"), roles, "one role, in the first delta");
+    assertEquals(1, usage.size(), "one usage chunk");
+    assertTrue(usage.get(0) > 0);
+    assertTrue(chunks[0] >= 4, "role, text deltas, finish, usage: " + chunks[0] + " chunks");
+  }
+
+  @Test
+  void streamedCompletionOverTheLegacyEndpoint() {
+    CompletionCreateParams p = CompletionCreateParams.builder().model(server.modelName()).prompt("Phone: ").maxTokens(20)
+        .temperature(0.0).putAdditionalBodyProperty("regex", JsonValue.from("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")).build();
+    String whole = client.completions().create(p).choices().get(0).text();
+    StringBuilder streamed = new StringBuilder();
+    List<String> reasons = new ArrayList<>();
+    try (StreamResponse<Completion> r = client.completions().createStreaming(p)) {
+      r.stream().forEach(c -> c.choices().forEach(ch -> {
+        streamed.append(ch.text());
+        ch._finishReason().asKnown().ifPresent(f -> reasons.add(f.asString()));
+      }));
+    }
+    assertEquals(whole, streamed.toString());
+    assertEquals(List.of("stop"), reasons);
+  }
+
+  @Test
+  void errorsAreTheClientsTypedExceptions() {
+    BadRequestException bad = assertThrows(BadRequestException.class, () -> client.completions().create(
+        CompletionCreateParams.builder().model(server.modelName()).prompt("x")
+            .putAdditionalBodyProperty("guided_json", JsonValue.from(Map.of("type", "object"))).build()));
+    assertTrue(bad.getMessage().contains("structured_outputs.json"), bad.getMessage());
+    BadRequestException schema = assertThrows(BadRequestException.class, () -> client.completions().create(
+        CompletionCreateParams.builder().model(server.modelName()).prompt("x")
+            .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("json", Map.of("type", "string",
+                "pattern", "(?<=a)b")))).build()));
+    assertTrue(schema.getMessage().contains("pattern") || schema.getMessage().contains("(?<="), schema.getMessage());
+    assertThrows(NotFoundException.class, () -> client.completions().create(
+        CompletionCreateParams.builder().model("no-such-model").prompt("x").build()));
+    OpenAIClient wrongKey = OpenAIOkHttpClient.builder().baseUrl(base).apiKey("wrong").maxRetries(0).build();
+    assertThrows(UnauthorizedException.class, () -> wrongKey.completions().create(
+        CompletionCreateParams.builder().model(server.modelName()).prompt("x").build()));
+  }
+
+  private static HttpResponse<String> post(String path, String body) throws Exception {
+    HttpRequest r = HttpRequest.newBuilder(URI.create(base.replace("/v1", "") + path))
+        .header("Authorization", "Bearer " + KEY).POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    return HttpClient.newHttpClient().send(r, HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void plainHttpMistakesAre4xxInOpenAisShape() throws Exception {
+    HttpResponse<String> malformed = post("/v1/completions", "{\"prompt\": ");
+    assertEquals(400, malformed.statusCode());
+    JsonNode e = Json.MAPPER.readTree(malformed.body());
+    assertEquals("invalid_request_error", e.at("/error/type").asText());
+    assertTrue(e.at("/error/message").asText().contains("not valid JSON"));
+    assertEquals(413, post("/v1/completions", "{\"prompt\": \"" + "a".repeat(9 << 20) + "\"}").statusCode());
+    assertEquals(404, post("/v2/nothing", "{}").statusCode());
+    HttpResponse<String> tooLong = post("/v1/completions", "{\"prompt\": \"" + "word ".repeat(5000) + "\", \"max_tokens\": 4}");
+    assertEquals(400, tooLong.statusCode(), tooLong.body());
+    assertEquals("max_tokens", Json.MAPPER.readTree(post("/v1/completions", "{\"prompt\": \"x\", \"max_tokens\": -1}").body())
+        .at("/error/param").asText());
+    HttpResponse<String> models = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/models"))
+        .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(4096, Json.MAPPER.readTree(models.body()).at("/data/0/max_model_len").asInt());
+  }
+
+  @Test
+  void aClientThatGoesAwayMidStreamCancelsItsRequest() throws Exception {
+    long before = runtime.forwardPasses();
+    String body = "{\"prompt\": \"Letters: \", \"max_tokens\": 2000, \"temperature\": 0, \"stream\": true, "
+        + "\"regex\": \"([a-z]+ )+END\"}";
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    try (Socket s = new Socket("127.0.0.1", server.port())) {
+      OutputStream out = s.getOutputStream();
+      out.write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + KEY
+          + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(bytes);
+      out.flush();
+      byte[] head = s.getInputStream().readNBytes(200);
+      assertTrue(new String(head, StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200"), "the stream began");
+      assertTrue(runtime.forwardPasses() > before, "the request is running before the client goes away");
+    }
+    // The next writes fail, which cancels the request: it ends at the runtime's next step, forward
+    // passes stop growing and no slot stays with a running request.
+    long t0 = System.nanoTime();
+    while (server.inFlight() > 0 && System.nanoTime() - t0 < 30e9) {
+      Thread.sleep(50);
+    }
+    assertEquals(0, server.inFlight(), "the request ended");
+    long after = runtime.forwardPasses();
+    Thread.sleep(300);
+    assertEquals(after, runtime.forwardPasses(), "no forward pass for it any more");
+    assertTrue(after - before < 1500, "cancelled long before its 2,000 tokens: " + (after - before) + " passes");
+    assertEquals(runtime.kvCapacity(), runtime.freeKvSlots() + runtime.cachedKvSlots(), "no slot held by a running request");
+  }
+}
