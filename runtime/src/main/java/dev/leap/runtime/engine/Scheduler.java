@@ -22,6 +22,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,12 +87,9 @@ public final class Scheduler implements AutoCloseable {
   }
 
   private final LlamaModel model;
-  private final Tokenizer tokenizer;
   private final Options options;
   private final KvLedger ledger;
   private final NDManager manager;
-  private final int logitsVocab;
-  private final int maxPositions;
 
   private final ConcurrentLinkedQueue<Sequence> incoming = new ConcurrentLinkedQueue<>();
   private final List<Sequence> compiling = new ArrayList<>();
@@ -105,7 +103,7 @@ public final class Scheduler implements AutoCloseable {
   private final Condition wake = lock.newCondition();
   private final Thread thread;
   private final ExecutorService callbacks;
-  private final Object gate = new Object();
+  private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
   private volatile boolean closed;
   private volatile boolean cancelsPending;
 
@@ -114,12 +112,11 @@ public final class Scheduler implements AutoCloseable {
 
   public Scheduler(LlamaModel model, Tokenizer tokenizer, Options options) {
     this.model = model;
-    this.tokenizer = tokenizer;
     this.options = options;
     this.ledger = new KvLedger(options.kvCapacity(), options.prefixCache());
     this.manager = model.manager().newSubManager();
-    this.logitsVocab = model.config().vocabSize();
-    this.maxPositions = model.config().maxPositionEmbeddings();
+    int logitsVocab = model.config().vocabSize();
+    int maxPositions = model.config().maxPositionEmbeddings();
     this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
     this.results = new Results(tokenizer);
     this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
@@ -150,30 +147,29 @@ public final class Scheduler implements AutoCloseable {
     Sequence s = new Sequence(request, result, System.nanoTime());
     Runnable canceller = () -> cancel(s);
     String problem;
-    if (closed) {
-      problem = "the runtime is closed";
-    } else {
-      try {
+    // The whole submission holds the gate's read side; close() takes its write side to set `closed`.
+    // So a request is either queued before the loop's final drain (and failed there) or refused here,
+    // never lost; the compiler is shut down only after `closed` is set, so handing it a compilation
+    // cannot be rejected; and no submission is still encoding its prompt when close() returns and
+    // the runtime closes the tokenizer.
+    gate.readLock().lock();
+    try {
+      if (closed) {
+        problem = "the runtime is closed";
+      } else {
         problem = admission.prepare(s);
-      } catch (RuntimeException e) {
-        LOG.error("could not prepare a request", e);
-        problem = "the request could not be prepared: " + e;
-      }
-    }
-    if (problem == null) {
-      // Under the gate: close() sets `closed` under it too, so a request is either queued before the
-      // loop's final drain (and failed there) or refused here, never lost; and the compiler is shut
-      // down only after `closed` is set, so handing it a compilation cannot be rejected.
-      synchronized (gate) {
-        if (closed) {
-          problem = "the runtime is closed";
-        } else {
+        if (problem == null) {
           if (s.request.constraint().kind() != Constraint.Kind.NONE) {
             s.compiled = constraints.get(request.constraint());
           }
           incoming.add(s);
         }
       }
+    } catch (RuntimeException e) {
+      LOG.error("could not prepare a request", e);
+      problem = "the request could not be prepared: " + e;
+    } finally {
+      gate.readLock().unlock();
     }
     if (problem != null) {
       result.complete(Results.error(s, problem));
@@ -531,11 +527,14 @@ public final class Scheduler implements AutoCloseable {
 
   @Override
   public void close() {
-    synchronized (gate) {
+    gate.writeLock().lock(); // waits for submissions in progress
+    try {
       if (closed) {
         return;
       }
       closed = true;
+    } finally {
+      gate.writeLock().unlock();
     }
     signal();
     try {
