@@ -525,23 +525,31 @@ public final class Scheduler implements AutoCloseable {
     running.clear();
   }
 
-  @Override
-  public void close() {
-    gate.writeLock().lock(); // waits for submissions in progress
-    try {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    } finally {
-      gate.writeLock().unlock();
-    }
-    signal();
+  private void joinLoop() {
     try {
       thread.join(60_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Ends the loop, failing what it had not finished; idempotent (a second call only waits for the loop). */
+  @Override
+  public void close() {
+    boolean first;
+    gate.writeLock().lock(); // waits for submissions in progress
+    try {
+      first = !closed;
+      closed = true;
+    } finally {
+      gate.writeLock().unlock();
+    }
+    if (!first) {
+      joinLoop();
+      return;
+    }
+    signal();
+    joinLoop();
     constraints.close();
     manager.close();
     callbacks.shutdown(); // the results failAll delivered still run; later ones complete on their caller
