@@ -36,7 +36,8 @@ public final class GenerationHandle extends CompletableFuture<Generation> {
    * Asks the runtime to end this request at its next step; the handle then completes with finish
    * reason {@link FinishReason#CANCELLED} and the output so far (or empty, if it had not run yet).
    *
-   * @return false if the request had already completed, else true
+   * @return false if the request had already completed; true otherwise (a request that ends on its
+   *     own before the scheduler sees the cancel still completes with its normal result)
    */
   public boolean cancel() {
     if (isDone()) {

@@ -185,8 +185,15 @@ public final class LeapRuntime implements AutoCloseable {
     return scheduler.totalForwardPasses();
   }
 
+  private boolean closed;
+
+  /** Idempotent; a second call (from any thread) returns once the first has released everything. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     scheduler.close();
     model.close();
     if (tokenizer instanceof AutoCloseable c) {

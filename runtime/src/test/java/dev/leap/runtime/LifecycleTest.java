@@ -180,6 +180,21 @@ class LifecycleTest {
     }
   }
 
+  @Test
+  void closeTwiceFromTwoThreadsIsSafe() throws Exception {
+    Path dir = TestModels.dir("llama", TestModels.llama());
+    LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).build();
+    GenerationHandle h = rt.submit(longRequest("Closed under me:"));
+    awaitPasses(rt, 3);
+    Thread other = new Thread(rt::close);
+    other.start();
+    rt.close();
+    other.join();
+    Generation g = h.get(10, TimeUnit.SECONDS);
+    assertTrue(g.isError() && g.error().contains("closed"), g.toString());
+    rt.close();
+  }
+
   private static String round(int thread, int i) {
     return thread + "x" + i;
   }

@@ -23,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,12 +88,9 @@ public final class Scheduler implements AutoCloseable {
   }
 
   private final LlamaModel model;
-  private final Tokenizer tokenizer;
   private final Options options;
   private final KvLedger ledger;
   private final NDManager manager;
-  private final int logitsVocab;
-  private final int maxPositions;
 
   private final ConcurrentLinkedQueue<Sequence> incoming = new ConcurrentLinkedQueue<>();
   private final List<Sequence> compiling = new ArrayList<>();
@@ -107,7 +105,7 @@ public final class Scheduler implements AutoCloseable {
   private final Condition wake = lock.newCondition();
   private final Thread thread;
   private final ExecutorService callbacks;
-  private final Object gate = new Object();
+  private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
   private volatile boolean closed;
   private volatile boolean cancelsPending;
 
@@ -116,12 +114,11 @@ public final class Scheduler implements AutoCloseable {
 
   public Scheduler(LlamaModel model, Tokenizer tokenizer, Options options) {
     this.model = model;
-    this.tokenizer = tokenizer;
     this.options = options;
     this.ledger = new KvLedger(options.kvCapacity(), options.prefixCache());
     this.manager = model.manager().newSubManager();
-    this.logitsVocab = model.config().vocabSize();
-    this.maxPositions = model.config().maxPositionEmbeddings();
+    int logitsVocab = model.config().vocabSize();
+    int maxPositions = model.config().maxPositionEmbeddings();
     this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
     this.results = new Results(tokenizer);
     this.streaming = new Streaming(results);
@@ -158,30 +155,29 @@ public final class Scheduler implements AutoCloseable {
     Sequence s = new Sequence(request, result, System.nanoTime(), listener);
     Runnable canceller = () -> cancel(s);
     String problem;
-    if (closed) {
-      problem = "the runtime is closed";
-    } else {
-      try {
+    // The whole submission holds the gate's read side; close() takes its write side to set `closed`.
+    // So a request is either queued before the loop's final drain (and failed there) or refused here,
+    // never lost; the compiler is shut down only after `closed` is set, so handing it a compilation
+    // cannot be rejected; and no submission is still encoding its prompt when close() returns and
+    // the runtime closes the tokenizer.
+    gate.readLock().lock();
+    try {
+      if (closed) {
+        problem = "the runtime is closed";
+      } else {
         problem = admission.prepare(s);
-      } catch (RuntimeException e) {
-        LOG.error("could not prepare a request", e);
-        problem = "the request could not be prepared: " + e;
-      }
-    }
-    if (problem == null) {
-      // Under the gate: close() sets `closed` under it too, so a request is either queued before the
-      // loop's final drain (and failed there) or refused here, never lost; and the compiler is shut
-      // down only after `closed` is set, so handing it a compilation cannot be rejected.
-      synchronized (gate) {
-        if (closed) {
-          problem = "the runtime is closed";
-        } else {
+        if (problem == null) {
           if (s.request.constraint().kind() != Constraint.Kind.NONE) {
             s.compiled = constraints.get(request.constraint());
           }
           incoming.add(s);
         }
       }
+    } catch (RuntimeException e) {
+      LOG.error("could not prepare a request", e);
+      problem = "the request could not be prepared: " + e;
+    } finally {
+      gate.readLock().unlock();
     }
     if (problem != null) {
       result.complete(Results.error(s, problem));
@@ -539,20 +535,31 @@ public final class Scheduler implements AutoCloseable {
     running.clear();
   }
 
-  @Override
-  public void close() {
-    synchronized (gate) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    signal();
+  private void joinLoop() {
     try {
       thread.join(60_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Ends the loop, failing what it had not finished; idempotent (a second call only waits for the loop). */
+  @Override
+  public void close() {
+    boolean first;
+    gate.writeLock().lock(); // waits for submissions in progress
+    try {
+      first = !closed;
+      closed = true;
+    } finally {
+      gate.writeLock().unlock();
+    }
+    if (!first) {
+      joinLoop();
+      return;
+    }
+    signal();
+    joinLoop();
     constraints.close();
     manager.close();
     callbacks.shutdown(); // the results failAll delivered still run; later ones complete on their caller

@@ -14,15 +14,17 @@ import java.util.List;
  * ruled out yet, so a whole generation costs O(output bytes x longest stop string) instead of the
  * O(output^2) of searching the whole output after every token. {@link #truncate} keeps what still
  * holds: starts whose compared bytes all lie below the cut stay ruled out.
+ *
+ * <p>Public for the benchmarks ({@code StopMatcherBench}); one per request, scheduler thread only.
  */
-final class StopMatcher {
+public final class StopMatcher {
   private final byte[][] stops;
   private final int[] next;
   private byte[] bytes = new byte[64];
   private int length;
   private int found = -1;
 
-  StopMatcher(List<String> stops) {
+  public StopMatcher(List<String> stops) {
     this.stops = new byte[stops.size()][];
     for (int i = 0; i < this.stops.length; i++) {
       this.stops[i] = stops.get(i).getBytes(StandardCharsets.UTF_8);
@@ -31,7 +33,7 @@ final class StopMatcher {
   }
 
   /** Appends {@code b} to the output and looks for stop strings that end in it. */
-  void append(byte[] b) {
+  public void append(byte[] b) {
     if (length + b.length > bytes.length) {
       bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + b.length));
     }
@@ -51,7 +53,7 @@ final class StopMatcher {
   }
 
   /** Cuts the output to its first {@code n} bytes (a jump retracted the tokens after them). */
-  void truncate(int n) {
+  public void truncate(int n) {
     if (n > length || n < 0) {
       throw new IllegalArgumentException("cannot cut " + length + " output bytes to " + n);
     }
@@ -76,12 +78,12 @@ final class StopMatcher {
   }
 
   /** The byte index where the first stop string starts in the output, or -1. */
-  int firstMatch() {
+  public int firstMatch() {
     return found;
   }
 
   /** Output bytes so far. */
-  int length() {
+  public int length() {
     return length;
   }
 
