@@ -65,6 +65,10 @@ public final class Completions {
     }
     Constraint constraint = StructuredOutput.parse(body);
     GenerationOptions options = GenerationOptions.parse(body, chat, chat ? contextLength : 16, contextLength);
+    if (Boolean.FALSE.equals(options.jumpForward())) {
+      throw ApiError.badRequest("jump_forward", "'jump_forward': false per request is not supported yet; this server "
+          + "runs every request with jump-forward (its greedy output equals token-by-token decoding's)");
+    }
     if (chat) {
       return new Prepared(true, chatPrompt(body), null, constraint, options);
     }
