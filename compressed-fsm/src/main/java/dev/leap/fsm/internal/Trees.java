@@ -10,10 +10,10 @@ import java.util.Set;
  * Builders of {@link Re} trees, as the JSON Schema converter writes them, and a size estimate.
  *
  * <p>Invariants the callers rely on: {@link #NOTHING} is one shared instance (the converters test
- * for it by identity), {@link #alt} drops options that match nothing and returns {@link #NOTHING}
- * when none is left; {@link #seq} flattens nested {@link Re.Concat}s and drops {@link Re.Empty}
- * (so a node meant to be shared must be wrapped in a new {@link Re.Concat} by hand, never passed
- * through {@link #seq}, which would copy its items).
+ * for it by identity), {@link #alt} drops options that are an empty character set (as {@link
+ * #NOTHING} is) and returns {@link #NOTHING} when none is left; {@link #seq} flattens nested
+ * {@link Re.Concat}s and drops {@link Re.Empty} (so a node meant to be shared must be wrapped in a
+ * new {@link Re.Concat} by hand, never passed through {@link #seq}, which would copy its items).
  */
 public final class Trees {
   private Trees() {}
@@ -47,7 +47,7 @@ public final class Trees {
     return list.isEmpty() ? Re.EMPTY : list.size() == 1 ? list.get(0) : new Re.Concat(list);
   }
 
-  /** The union of {@code options} that match something; {@link #NOTHING} if none does. */
+  /** The union of {@code options}, empty character sets left out; {@link #NOTHING} if none is left. */
   public static Re alt(List<Re> options) {
     List<Re> live = new ArrayList<>();
     for (Re r : options) {

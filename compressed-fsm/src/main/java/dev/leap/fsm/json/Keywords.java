@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * The keyword tables: which keywords are annotations (they assert nothing), which Leap converts,
  * which it cannot express as a regular language; a keyword in none of them is unknown and, like an
- * annotation, asserts nothing. Also the two JSON helpers every converter uses.
+ * annotation, asserts nothing. Also small helpers on schema JSON that the converters share
+ * (membership in a JSON array, JSON pointer tokens).
  */
 final class Keywords {
   private Keywords() {}
