@@ -65,8 +65,11 @@ class TrainerTest {
     new Trainer(o, new PrintWriter(new StringWriter())).run();
     Map<String, float[]> a = Checkpoint.read(straight.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
     Map<String, float[]> b = Checkpoint.read(split.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
+    // Equal up to float noise: even on one thread, BLAS kernels may round differently from run to
+    // run (seen: 2.6e-6 apart after 20 steps under a loaded machine), while resuming at the wrong
+    // step or with lost optimizer state moves weights by about the learning rate (1e-2 here).
     for (String name : a.keySet()) {
-      assertArrayEquals(a.get(name), b.get(name), 1e-6f, name);
+      assertArrayEquals(a.get(name), b.get(name), 1e-4f, name);
     }
     assertEquals(Files.readAllLines(straight.resolve("train-log.jsonl")).size(),
         Files.readAllLines(split.resolve("train-log.jsonl")).size());
