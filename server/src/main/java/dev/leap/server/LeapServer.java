@@ -61,7 +61,7 @@ public final class LeapServer implements AutoCloseable {
     connector.setPort(o.port());
     connector.setIdleTimeout(o.idleTimeoutMs());
     server.addConnector(connector);
-    this.handler = new ApiHandler(completions, o.apiKey(), o.maxBodyBytes(), o.maxInFlight());
+    this.handler = new ApiHandler(completions, runtime, o.apiKey(), o.maxBodyBytes(), o.maxInFlight());
     server.setHandler(handler);
     server.setStopTimeout(o.stopTimeoutMs());
   }

@@ -159,6 +159,24 @@ class OpenAiClientTest {
         CompletionCreateParams.builder().model(server.modelName()).prompt("x").build()));
   }
 
+  @Test
+  void metricsInPrometheusTextWithVllmNames() throws Exception {
+    client.completions().create(CompletionCreateParams.builder().model(server.modelName()).prompt("Phone: ").maxTokens(20)
+        .temperature(0.0).putAdditionalBodyProperty("regex", JsonValue.from("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")).build());
+    String m = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.replace("/v1", "") + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    for (String name : List.of("vllm:time_to_first_token_seconds_bucket", "vllm:time_per_output_token_seconds_count",
+        "vllm:e2e_request_latency_seconds_sum", "vllm:prompt_tokens_total", "vllm:generation_tokens_total",
+        "vllm:num_requests_running", "vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries_total",
+        "vllm:prefix_cache_hits_total", "leap:tokens_jumped_total", "leap:bytes_jumped_total", "leap:forward_passes_total")) {
+      assertTrue(m.contains(name), name + " in\n" + m);
+    }
+    java.util.regex.Matcher jumped = Pattern.compile("leap:tokens_jumped_total\\{[^}]*\\} (\\d+)").matcher(m);
+    assertTrue(jumped.find() && Long.parseLong(jumped.group(1)) > 0, "the phone number's forced ') ' and '-' were jumped");
+    java.util.regex.Matcher e2e = Pattern.compile("vllm:e2e_request_latency_seconds_count\\{[^}]*\\} (\\d+)").matcher(m);
+    assertTrue(e2e.find() && Long.parseLong(e2e.group(1)) >= 1);
+  }
+
   private static HttpResponse<String> post(String path, String body) throws Exception {
     HttpRequest r = HttpRequest.newBuilder(URI.create(base.replace("/v1", "") + path))
         .header("Authorization", "Bearer " + KEY).POST(HttpRequest.BodyPublishers.ofString(body)).build();

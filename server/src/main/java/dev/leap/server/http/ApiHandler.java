@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationHandle;
+import dev.leap.runtime.LeapRuntime;
 import dev.leap.server.openai.ApiError;
 import dev.leap.server.openai.Completions;
 import dev.leap.server.openai.Json;
@@ -22,7 +23,8 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The OpenAI-compatible routes on Jetty's core API: {@code POST /v1/completions},
- * {@code POST /v1/chat/completions}, {@code GET /v1/models}, {@code GET /health}. Requests are
+ * {@code POST /v1/chat/completions}, {@code GET /v1/models}, {@code GET /health}, {@code GET /metrics}
+ * ({@link Metrics}, without the API key, as vLLM serves it). Requests are
  * handled asynchronously: the handler submits to the runtime and returns; the response is written
  * when the runtime's future completes (on the runtime's callback threads, never the scheduler), so
  * no server thread waits on a generation. A connection that fails (the client went away) cancels
@@ -38,9 +40,11 @@ public final class ApiHandler extends Handler.Abstract {
   private final int maxInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean failed;
+  private final Metrics metrics;
 
-  public ApiHandler(Completions completions, String apiKey, long maxBodyBytes, int maxInFlight) {
+  public ApiHandler(Completions completions, LeapRuntime runtime, String apiKey, long maxBodyBytes, int maxInFlight) {
     this.completions = completions;
+    this.metrics = new Metrics(completions.modelName(), runtime, inFlight::get);
     this.apiKey = apiKey;
     this.maxBodyBytes = maxBodyBytes;
     this.maxInFlight = maxInFlight;
@@ -76,6 +80,13 @@ public final class ApiHandler extends Handler.Abstract {
         }
         return;
       }
+      case "/metrics" -> {
+        requireMethod(method, "GET", path);
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+        Content.Sink.write(response, true, metrics.text(), callback);
+        return;
+      }
       case "/v1/models" -> {
         requireMethod(method, "GET", path);
         authorize(request);
@@ -89,7 +100,7 @@ public final class ApiHandler extends Handler.Abstract {
         return;
       }
       default -> throw ApiError.notFound(null, "not_found", "no route " + method + " " + path
-          + " (routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health)");
+          + " (routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics)");
     }
   }
 
@@ -148,6 +159,7 @@ public final class ApiHandler extends Handler.Abstract {
         send(response, callback, 503, ApiError.unavailable("the request did not complete: " + cause.getMessage()).body());
         return;
       }
+      results.forEach(metrics::record);
       try {
         send(response, callback, 200, completions.response(prepared, results));
       } catch (ApiError e) {
@@ -170,6 +182,9 @@ public final class ApiHandler extends Handler.Abstract {
     request.addFailureListener(failure -> handles.forEach(GenerationHandle::cancel));
     Completions.all(handles).whenComplete((results, error) -> {
       inFlight.decrementAndGet();
+      if (results != null) {
+        results.forEach(metrics::record);
+      }
       ApiError problem = null;
       if (error != null) {
         problem = ApiError.unavailable("the request did not complete: " + error.getMessage());
