@@ -2,6 +2,7 @@ package dev.leap.bench;
 
 import dev.leap.bench.e2e.BenchCommand;
 import dev.leap.bench.e2e.DemoCommand;
+import dev.leap.bench.serve.ServeBenchCommand;
 import dev.leap.runtime.cli.LeapCli;
 import dev.leap.server.ServeCommand;
 import dev.leap.train.TrainCommand;
@@ -14,7 +15,9 @@ public final class LeapMain {
   public static void main(String[] args) {
     CommandLine cli = LeapCli.commandLine();
     cli.addSubcommand("demo", new CommandLine(new DemoCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
-    cli.addSubcommand("bench", new CommandLine(new BenchCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
+    cli.addSubcommand("bench", new CommandLine(new BenchCommand())
+        .addSubcommand("serve", new CommandLine(new ServeBenchCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()))
+        .setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
     cli.addSubcommand("serve", new CommandLine(new ServeCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
     cli.addSubcommand("train", new CommandLine(new TrainCommand()).setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
     System.exit(cli.execute(args));

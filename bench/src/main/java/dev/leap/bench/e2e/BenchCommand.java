@@ -60,7 +60,8 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "characters|longdoc", description = "Which benchmark.")
+  @Parameters(index = "0", arity = "0..1", paramLabel = "characters|longdoc",
+      description = "Which benchmark (the server's load benchmark is the subcommand serve).")
   String which;
 
   @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo",
@@ -104,8 +105,9 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!which.equals("characters") && !which.equals("longdoc")) {
-      throw new CliError("unknown benchmark '" + which + "': use characters or longdoc");
+    if (which == null || !which.equals("characters") && !which.equals("longdoc")) {
+      throw new CliError((which == null ? "name a benchmark" : "unknown benchmark '" + which + "'")
+          + ": use characters, longdoc or serve");
     }
     if (parallel < 1) {
       throw new CliError("--parallel must be at least 1, got " + parallel);
