@@ -208,7 +208,12 @@ public final class TrainableLlama implements AutoCloseable {
 
   /** Logits {@code [rows.length, vocab]} for the given rows of {@link #hidden}'s output. */
   public NDArray logits(NDManager scope, NDArray hidden, long[] rows) {
-    NDArray sel = hidden.get(new NDIndex("{}", scope.create(rows)));
+    // Rows gathered with torch's embedding op, as the token embeddings are: its backward adds into
+    // a zeroed gradient. Advanced indexing (get("{}")) left gradient rows uninitialized now and then
+    // for the embedding table, and resumed runs here went astray on a loaded machine.
+    NDArray idx = scope.create(rows);
+    NDArray sel = idx.getNDArrayInternal().embedding(idx, hidden, SparseFormat.DENSE).singletonOrThrow();
+    sel.attach(scope);
     return rmsNorm(sel, params.get("final_norm")).matMul(wT(scope, "embed"));
   }
 
