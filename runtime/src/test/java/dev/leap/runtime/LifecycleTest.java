@@ -27,9 +27,13 @@ class LifecycleTest {
   /** Long enough that a request left running would take thousands of milliseconds. */
   static final int LONG = 1500;
 
+  /**
+   * Unconstrained, so that nothing but maxTokens (or a cancel) ends it: greedy on the test model's
+   * random weights never picks EOS in these prompts' first {@value #LONG} tokens (a constraint would
+   * end it at its own length).
+   */
   static GenerationRequest longRequest(String prompt) {
-    return GenerationRequest.of(prompt, Constraint.regex("[a-z]{1,1000}[a-z]{0,1000}"),
-        SamplingParams.builder().maxTokens(LONG).build());
+    return GenerationRequest.of(prompt, Constraint.none(), SamplingParams.builder().maxTokens(LONG).build());
   }
 
   static void awaitPasses(LeapRuntime rt, long atLeast) throws InterruptedException {
@@ -83,7 +87,7 @@ class LifecycleTest {
       assertEquals("cancelled", g.finishReason().jsonName());
       assertFalse(g.isError());
       assertTrue(g.tokenIds().length > 0 && g.tokenIds().length < LONG / 2, g.toString());
-      assertTrue(g.text().matches("[a-z]*"), g.text());
+      assertFalse(g.text().isEmpty(), "the text so far is kept: " + g);
       assertFalse(running.cancel(), "a second cancel of a finished request reports nothing to do");
       assertNotEquals(FinishReason.CANCELLED, other.get(10, TimeUnit.SECONDS).finishReason(),
           "cancelling one request ended another");

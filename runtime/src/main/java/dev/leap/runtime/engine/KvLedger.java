@@ -94,7 +94,8 @@ final class KvLedger {
    * Drops the K/V of positions {@code from..kvLen} of {@code s} (a jump retracted those tokens, or the
    * last token must run again for its logits). Its own slots there are freed; cached ones stay the
    * cache's (still pinned by the request's lock), and since running such a position again takes a
-   * new slot, the reservation grows by one for each.
+   * new slot, the reservation grows by one for each (only the last prompt position is ever run
+   * again, when a jump retracted the whole output; see the body for why that always fits).
    */
   void truncate(Sequence s, int from) {
     if (s.kvLen <= from) {
@@ -106,11 +107,14 @@ final class KvLedger {
     }
     if (s.treeOwned > from) {
       int extra = s.treeOwned - from;
-      if (allocator.freeCount() - reserved < extra) {
-        throw new IllegalStateException("no KV slot left to recompute " + extra + " cached position(s)");
+      if (allocator.freeCount() - reserved >= extra) {
+        reserved += extra;
+        s.reservation += extra;
+      } else if (extra > 1) {
+        throw new IllegalStateException("no KV slot left to recompute " + extra + " cached positions");
       }
-      reserved += extra;
-      s.reservation += extra;
+      // else: one position, and the reservation already has a slot to spare: it counts maxTokens
+      // output slots, but the last output token is never fed (the request ends when it is sampled).
       s.treeOwned = from;
     }
     s.slots.size(from);

@@ -399,7 +399,7 @@ public final class Scheduler implements AutoCloseable {
       batch.add(s);
       newSlots.add(slots);
       inputs.add(new LlamaModel.SequenceInput(
-          slice(s.tokens, s.kvLen, feed[i]), s.kvLen, slice(s.slots, 0, s.kvLen), slots, false));
+          slice(s.tokens, s.kvLen, feed[i]), s.kvLen, s.slots.elements(), slots, false)); // read, not copied
     }
     int b = batch.size();
     int[] chosen;

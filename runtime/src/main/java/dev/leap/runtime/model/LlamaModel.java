@@ -36,7 +36,16 @@ public final class LlamaModel implements AutoCloseable {
   /** Sequences with more new tokens than this get their own attention call (no padding of others). */
   static final int SHORT_EXTEND = 64;
 
-  /** One sequence's share of a batched forward pass. */
+  /**
+   * One sequence's share of a batched forward pass.
+   *
+   * @param tokens the new tokens, at positions {@code startPosition...}
+   * @param startPosition how many tokens the sequence already has K/V for
+   * @param contextSlots their slots: the first {@code startPosition} entries are read (the array may
+   *     be longer, so a caller can pass a growing list's backing array without copying it)
+   * @param newSlots the slots the new tokens' K/V go to
+   * @param allLogits logits for every new token, not only the last
+   */
   public record SequenceInput(int[] tokens, int startPosition, int[] contextSlots, int[] newSlots, boolean allLogits) {
     public SequenceInput {
       if (tokens.length == 0) {
@@ -45,8 +54,8 @@ public final class LlamaModel implements AutoCloseable {
       if (newSlots.length != tokens.length) {
         throw new IllegalArgumentException(tokens.length + " new tokens but " + newSlots.length + " new slots");
       }
-      if (contextSlots.length != startPosition) {
-        throw new IllegalArgumentException("start position " + startPosition + " but " + contextSlots.length
+      if (contextSlots.length < startPosition) {
+        throw new IllegalArgumentException("start position " + startPosition + " but only " + contextSlots.length
             + " context slots");
       }
     }
