@@ -1,4 +1,4 @@
-package dev.leap.runtime.cli;
+package dev.leap.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.fsm.RegexSyntaxException;
@@ -7,8 +7,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code leap} command line: one picocli command per verb. {@code bench} is added by the bench
- * module's {@code LeapMain}, which is what the {@code ./leap} script runs.
+ * The {@code leap} command line with this module's verbs; {@link LeapMain}, which the {@code ./leap}
+ * script runs, adds {@code demo}, {@code bench}, {@code train} and {@code serve}.
  *
  * <p>Errors a user can fix (a bad regex, a missing file, a bad value) are printed as one line on
  * stderr — or, for a command run with {@code --json}, as one {@code {"error": "..."}} object on

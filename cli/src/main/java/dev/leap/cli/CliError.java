@@ -1,4 +1,4 @@
-package dev.leap.runtime.cli;
+package dev.leap.cli;
 
 /** A user-facing command-line error: printed as one line (or one JSON object with --json), exit code 1. */
 public final class CliError extends RuntimeException {
