@@ -3,6 +3,7 @@ package dev.leap.runtime;
 import dev.leap.retokenize.HfTokenizer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -37,6 +38,26 @@ public final class DemoModel {
     String cache = System.getenv("LEAP_CACHE");
     Path root = cache != null ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache", "leap");
     return ensure(root.resolve(VERSION));
+  }
+
+  /**
+   * The model directory that a {@code --model} value names: {@code demo} is this model (written on
+   * first use, with a one-line notice on {@code notices}), anything else a Hugging Face directory
+   * that must exist. Shared by every command that takes {@code --model}.
+   *
+   * @throws IllegalArgumentException when the directory does not exist
+   */
+  public static Path resolve(String model, PrintWriter notices) {
+    if ("demo".equals(model)) {
+      notices.println("leap: using the embedded demo model (trained by Leap on its own synthetic data: character sheets and city facts)");
+      notices.flush();
+      return ensure();
+    }
+    Path dir = Path.of(model);
+    if (!Files.isDirectory(dir)) {
+      throw new IllegalArgumentException("model directory not found: " + dir);
+    }
+    return dir;
   }
 
   /** Copies the demo model into {@code dir} unless it is already complete there. */

@@ -1,8 +1,7 @@
 package dev.leap.server;
 
+import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.LeapRuntime;
-import dev.leap.runtime.cli.CliError;
-import dev.leap.runtime.cli.GenerateCommand;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -51,10 +50,10 @@ public final class ServeCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
     if (port < 0 || port > 65535) {
-      throw new CliError("--port must be within 0..65535, got " + port);
+      throw new IllegalArgumentException("--port must be within 0..65535, got " + port);
     }
     String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
-    Path dir = GenerateCommand.resolveModel(model, err);
+    Path dir = DemoModel.resolve(model, err);
     LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optKvCapacity(kvCapacity)
         .optMaxBatch(maxBatch).build();
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;

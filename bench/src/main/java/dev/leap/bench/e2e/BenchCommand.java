@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
 import dev.leap.runtime.Constraint;
+import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
 import dev.leap.runtime.LeapRuntime;
 import dev.leap.runtime.SamplingParams;
-import dev.leap.runtime.cli.CliError;
 import dev.leap.train.data.Character;
 import dev.leap.train.data.City;
 import dev.leap.train.data.CityDocument;
@@ -55,7 +55,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON) or 'longdoc' (extraction over long held-out documents).")
+    subcommands = dev.leap.bench.serve.ServeBenchCommand.class,
+    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) or 'serve' (load on the HTTP server).")
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -106,36 +107,36 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (which == null || !which.equals("characters") && !which.equals("longdoc")) {
-      throw new CliError((which == null ? "name a benchmark" : "unknown benchmark '" + which + "'")
+      throw new IllegalArgumentException((which == null ? "name a benchmark" : "unknown benchmark '" + which + "'")
           + ": use characters, longdoc or serve");
     }
     if (parallel < 1) {
-      throw new CliError("--parallel must be at least 1, got " + parallel);
+      throw new IllegalArgumentException("--parallel must be at least 1, got " + parallel);
     }
     if (repeats < 1) {
-      throw new CliError("--repeats must be at least 1, got " + repeats);
+      throw new IllegalArgumentException("--repeats must be at least 1, got " + repeats);
     }
     if (requests != null && requests < 1) {
-      throw new CliError("--requests must be at least 1, got " + requests);
+      throw new IllegalArgumentException("--requests must be at least 1, got " + requests);
     }
     if (maxTokens < 1) {
-      throw new CliError("--max-tokens must be at least 1, got " + maxTokens);
+      throw new IllegalArgumentException("--max-tokens must be at least 1, got " + maxTokens);
     }
     if (!(temperature >= 0)) {
-      throw new CliError("--temperature must be >= 0, got " + temperature);
+      throw new IllegalArgumentException("--temperature must be >= 0, got " + temperature);
     }
     if (docs < 1) {
-      throw new CliError("--docs must be at least 1, got " + docs);
+      throw new IllegalArgumentException("--docs must be at least 1, got " + docs);
     }
     String[] range = docTokens.split("-");
     try {
       docTokensMin = Integer.parseInt(range[0].strip());
       docTokensMax = Integer.parseInt(range[range.length - 1].strip());
     } catch (NumberFormatException e) {
-      throw new CliError("--doc-tokens must be MIN-MAX in tokens, got '" + docTokens + "'");
+      throw new IllegalArgumentException("--doc-tokens must be MIN-MAX in tokens, got '" + docTokens + "'");
     }
     if (docTokensMin < 100 || docTokensMax < docTokensMin || docTokensMax > 3800) {
-      throw new CliError("--doc-tokens must lie within 100-3800 with MIN <= MAX, got '" + docTokens + "'");
+      throw new IllegalArgumentException("--doc-tokens must lie within 100-3800 with MIN <= MAX, got '" + docTokens + "'");
     }
     PrintWriter err = spec.commandLine().getErr();
     Path dir = modelDir(model, err);
@@ -145,7 +146,7 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   static Path modelDir(String model, PrintWriter err) {
-    return dev.leap.runtime.cli.GenerateCommand.resolveModel(model, err);
+    return DemoModel.resolve(model, err);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -230,7 +231,7 @@ public final class BenchCommand implements Callable<Integer> {
   private static void failIfErrors(ModeResult m) {
     for (Generation g : m.batch1) {
       if (g.isError()) {
-        throw new CliError("a request failed in mode " + m.name + ": " + g.error());
+        throw new IllegalStateException("a request failed in mode " + m.name + ": " + g.error());
       }
     }
   }

@@ -5,8 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
 import dev.leap.runtime.LeapRuntime;
-import dev.leap.runtime.cli.CliError;
-import dev.leap.runtime.cli.GenerateCommand;
+import dev.leap.runtime.DemoModel;
 import dev.leap.server.LeapServer;
 import dev.leap.train.data.City;
 import dev.leap.train.data.CityDocument;
@@ -89,14 +88,14 @@ public final class ServeBenchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter o = spec.commandLine().getOut();
     if (requests < 1 || rates.length == 0 || Arrays.stream(rates).anyMatch(r -> !(r > 0))) {
-      throw new CliError("--requests must be >= 1 and --rates positive numbers");
+      throw new IllegalArgumentException("--requests must be >= 1 and --rates positive numbers");
     }
     List<LeapServer> started = new ArrayList<>();
     try {
       String jump = urlJump;
       String plain = urlPlain;
       if (jump == null || plain == null) {
-        Path dir = GenerateCommand.resolveModel(model, spec.commandLine().getErr());
+        Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
         o.println("serve bench: starting two servers on " + dir + " (jump-forward on / off)");
         o.flush();
         if (jump == null) {
@@ -177,7 +176,7 @@ public final class ServeBenchCommand implements Callable<Integer> {
         }
       }
     } else {
-      throw new CliError("--workload must be characters or longdoc, got '" + workload + "'");
+      throw new IllegalArgumentException("--workload must be characters or longdoc, got '" + workload + "'");
     }
     return jobs;
   }

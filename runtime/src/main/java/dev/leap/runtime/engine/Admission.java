@@ -3,6 +3,7 @@ package dev.leap.runtime.engine;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Constraint;
 import dev.leap.runtime.GenerationRequest;
+import dev.leap.runtime.internal.Errors;
 import java.util.List;
 
 /**
@@ -32,7 +33,7 @@ final class Admission {
     try {
       s.prompt = promptIds(s.request);
     } catch (IllegalArgumentException e) {
-      return e.getMessage();
+      return Errors.oneLine(e, "bad prompt");
     }
     int n = s.prompt.length;
     if (n >= maxPositions) {

@@ -1,10 +1,9 @@
 package dev.leap.runtime.engine;
 
 import ai.djl.ndarray.NDManager;
-import dev.leap.fsm.ConstraintException;
-import dev.leap.fsm.RegexSyntaxException;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Constraint;
+import dev.leap.runtime.internal.Errors;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -76,14 +75,7 @@ final class ConstraintCache implements AutoCloseable {
 
   /** The one-line error text for a compilation that failed with {@code e}. */
   static String errorMessage(Throwable e) {
-    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    if (cause instanceof RegexSyntaxException r) {
-      return r.oneLine();
-    }
-    if (cause instanceof ConstraintException || cause instanceof IllegalArgumentException) {
-      return String.valueOf(cause.getMessage()).replace('\n', ' ');
-    }
-    return "constraint compilation failed: " + cause;
+    return Errors.oneLine(e, "constraint compilation failed");
   }
 
   /** Stops the compiler (queued compilations never complete) and releases every cached constraint's masks. */

@@ -1,4 +1,4 @@
-package dev.leap.runtime.cli;
+package dev.leap.cli;
 
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.json.JsonSchema;

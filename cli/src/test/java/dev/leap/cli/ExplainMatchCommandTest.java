@@ -1,4 +1,4 @@
-package dev.leap.runtime.cli;
+package dev.leap.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package dev.leap.runtime.cli;
+package dev.leap.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

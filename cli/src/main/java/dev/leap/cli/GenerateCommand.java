@@ -1,4 +1,4 @@
-package dev.leap.runtime.cli;
+package dev.leap.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -11,7 +11,6 @@ import dev.leap.runtime.GenerationStats;
 import dev.leap.runtime.LeapRuntime;
 import dev.leap.runtime.SamplingParams;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -103,7 +102,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    Path dir = resolveModel(model, spec.commandLine().getErr());
+    Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
     Constraint c = Constraint.none();
     if (constraint != null && constraint.regex != null) {
       c = Constraint.regex(constraint.regex);
@@ -140,20 +139,6 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
     }
     out.flush();
     return 0;
-  }
-
-  /** The model directory for {@code --model}: {@code demo} is created on first use. */
-  public static Path resolveModel(String model, PrintWriter err) {
-    if ("demo".equals(model)) {
-      err.println("leap: using the embedded demo model (trained by Leap on its own synthetic data: character sheets and city facts)");
-      err.flush();
-      return DemoModel.ensure();
-    }
-    Path dir = Path.of(model);
-    if (!Files.isDirectory(dir)) {
-      throw new CliError("model directory not found: " + dir);
-    }
-    return dir;
   }
 
   /** The JSON form of a result, with the field names documented in the README. */

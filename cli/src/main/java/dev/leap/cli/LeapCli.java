@@ -1,14 +1,14 @@
-package dev.leap.runtime.cli;
+package dev.leap.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.leap.fsm.RegexSyntaxException;
+import dev.leap.runtime.internal.Errors;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code leap} command line: one picocli command per verb. {@code bench} is added by the bench
- * module's {@code LeapMain}, which is what the {@code ./leap} script runs.
+ * The {@code leap} command line with this module's verbs; {@link LeapMain}, which the {@code ./leap}
+ * script runs, adds {@code demo}, {@code bench}, {@code train} and {@code serve}.
  *
  * <p>Errors a user can fix (a bad regex, a missing file, a bad value) are printed as one line on
  * stderr — or, for a command run with {@code --json}, as one {@code {"error": "..."}} object on
@@ -55,19 +55,10 @@ public final class LeapCli implements Runnable {
     return 1;
   }
 
-  /** A one-line description of a failure. */
+  /** A one-line description of a failure: {@link Errors#oneLine}, the text a {@code Generation}'s error carries. */
   public static String message(Throwable ex) {
-    if (ex instanceof RegexSyntaxException r) {
-      return r.oneLine();
-    }
-    String m;
-    if (ex instanceof IllegalArgumentException || ex instanceof CliError || ex instanceof IllegalStateException
-        || ex instanceof java.io.UncheckedIOException) {
-      m = ex.getMessage();
-    } else {
-      m = "internal error: " + ex + " (set LEAP_DEBUG=1 for the stack trace)";
-    }
-    return m == null ? ex.getClass().getSimpleName() : m.replace('\n', ' ');
+    String m = Errors.oneLine(ex, "internal error");
+    return Errors.isUserError(ex) ? m : m + " (set LEAP_DEBUG=1 for the stack trace)";
   }
 
   public static void main(String[] args) {
