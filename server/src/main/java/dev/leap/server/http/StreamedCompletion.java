@@ -58,10 +58,6 @@ final class StreamedCompletion {
     handles.add(h);
   }
 
-  List<GenerationHandle> handles() {
-    return handles;
-  }
-
   /** Sample {@code index} ended with {@code g}: the rest of its text, then its finish reason. */
   synchronized void finished(int index, Generation g) {
     String all = g.text();

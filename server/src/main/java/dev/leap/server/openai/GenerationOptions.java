@@ -30,7 +30,9 @@ public record GenerationOptions(SamplingParams sampling, int n, boolean stream, 
       throw ApiError.badRequest("top_p", "'top_p' must be greater than 0");
     }
     long topK = Fields.integer(body, "top_k", "top_k", -1, -1, Integer.MAX_VALUE);
-    long seed = Fields.integer(body, "seed", "seed", 0, Long.MIN_VALUE, Long.MAX_VALUE);
+    // Without a seed every request samples differently (as OpenAI's API does); with one, reproducibly.
+    long seed = Fields.present(body, "seed") ? Fields.integer(body, "seed", "seed", 0, Long.MIN_VALUE, Long.MAX_VALUE)
+        : java.util.concurrent.ThreadLocalRandom.current().nextLong();
     long maxTokens = Fields.integer(body, "max_tokens", "max_tokens", defaultMaxTokens, 1, maxTokensLimit);
     if (chat && Fields.present(body, "max_completion_tokens")) {
       maxTokens = Fields.integer(body, "max_completion_tokens", "max_completion_tokens", defaultMaxTokens, 1, maxTokensLimit);

@@ -2,6 +2,7 @@ package dev.leap.server.openai;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,6 +87,8 @@ class RequestFieldsTest {
     assertEquals(1.0, d.sampling().temperature(), "OpenAI's default temperature");
     assertEquals(List.of("x"), d.sampling().stop());
     assertNull(d.jumpForward());
+    assertNotEquals(d.sampling().seed(), GenerationOptions.parse(body("{'stop': 'x'}"), false, 16, 1000).sampling().seed(),
+        "without a seed, requests sample independently");
     assertEquals(50, GenerationOptions.parse(body("{'max_tokens': 50, 'max_completion_tokens': 40}"), false, 16, 1000)
         .sampling().maxTokens(), "completions read max_tokens only");
   }
