@@ -1,9 +1,6 @@
 package dev.leap.fsm;
 
-import dev.leap.fsm.internal.Determinizer;
-import dev.leap.fsm.internal.Minimizer;
-import dev.leap.fsm.internal.Nfa;
-import dev.leap.fsm.internal.Re;
+import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.RegexParser;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -60,19 +57,7 @@ public final class CompressedFsm {
    * @throws EmptyLanguageException the regex matches nothing
    */
   public static CompressedFsm compile(String regex, int maxDfaStates) {
-    Re re = RegexParser.parse(regex);
-    return fromTree(re, regex, maxDfaStates);
-  }
-
-  /** Compiles a syntax tree (used by the JSON Schema compiler); {@code source} names it in errors. */
-  public static CompressedFsm fromTree(Re re, String source, int maxDfaStates) {
-    Nfa nfa = Nfa.build(re, source);
-    Determinizer.RawDfa raw = Determinizer.determinize(nfa, maxDfaStates, source);
-    Dfa dfa = Minimizer.minimize(raw);
-    if (dfa == null) {
-      throw new EmptyLanguageException(source);
-    }
-    return new CompressedFsm(source, dfa);
+    return Automata.compress(RegexParser.parse(regex), regex, maxDfaStates);
   }
 
   /** Wraps an existing minimal, trimmed DFA (tests, or automata built elsewhere). */

@@ -1,8 +1,8 @@
 package dev.leap.runtime;
 
 import dev.leap.retokenize.HfTokenizer;
-import dev.leap.runtime.model.HfModelWriter;
-import dev.leap.runtime.model.ModelConfig;
+import dev.leap.runtime.internal.model.HfModelWriter;
+import dev.leap.runtime.internal.model.ModelConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package dev.leap.train;
 
-import dev.leap.runtime.model.HfModelWriter;
-import dev.leap.runtime.model.ModelConfig;
+import dev.leap.runtime.internal.model.HfModelWriter;
+import dev.leap.runtime.internal.model.ModelConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

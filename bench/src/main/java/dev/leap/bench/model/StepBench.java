@@ -10,7 +10,7 @@ import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.TokenIndex;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.DemoModel;
-import dev.leap.runtime.model.LlamaModel;
+import dev.leap.runtime.internal.model.LlamaModel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

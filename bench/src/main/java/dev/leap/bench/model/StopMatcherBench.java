@@ -1,6 +1,6 @@
 package dev.leap.bench.model;
 
-import dev.leap.runtime.engine.StopMatcher;
+import dev.leap.runtime.internal.engine.StopMatcher;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

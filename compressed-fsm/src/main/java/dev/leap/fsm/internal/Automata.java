@@ -1,7 +1,9 @@
 package dev.leap.fsm.internal;
 
 import dev.leap.fsm.AutomatonTooLargeException;
+import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.EmptyLanguageException;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 
@@ -21,6 +23,21 @@ public final class Automata {
       return a.dfa(); // minimal and trimmed already
     }
     return Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
+  }
+
+  /**
+   * The compressed FSM of {@code re} (a regex's tree, or the JSON Schema compiler's); {@code source}
+   * names it in errors. Kept here, not on {@link CompressedFsm}, so no public signature of the API
+   * takes an internal tree.
+   *
+   * @throws EmptyLanguageException the tree matches nothing
+   */
+  public static CompressedFsm compress(Re re, String source, int maxStates) {
+    Dfa dfa = Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
+    if (dfa == null) {
+      throw new EmptyLanguageException(source);
+    }
+    return CompressedFsm.of(dfa, source);
   }
 
   /** {@code L(a) ∩ L(b)}, or {@code null} if empty. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
+import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.Re;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,8 +55,8 @@ public final class JsonSchema {
   /** Nesting depth of values allowed where the schema allows any JSON value. */
   public static final int ANY_DEPTH = Converter.ANY_DEPTH;
 
-  /** The conversion result: the regex tree and what lenient mode ignored. */
-  public record Result(Re tree, List<String> ignored) {}
+  /** The conversion result: the regex tree and what lenient mode ignored (package-private: {@link Re} is internal). */
+  record Result(Re tree, List<String> ignored) {}
 
   /**
    * A compiled schema.
@@ -87,7 +88,7 @@ public final class JsonSchema {
     Converter c = new Converter(root, options, true, true);
     try {
       Re tree = c.convert();
-      return new Compiled(CompressedFsm.fromTree(tree, "JSON Schema", options.maxDfaStates()), List.copyOf(c.ignored),
+      return new Compiled(Automata.compress(tree, "JSON Schema", options.maxDfaStates()), List.copyOf(c.ignored),
           List.copyOf(c.narrowed));
     } catch (AutomatonTooLargeException e) {
       if (!c.extraMembers.besideProperties()) {
@@ -96,7 +97,7 @@ public final class JsonSchema {
       Converter narrow = new Converter(root, options, true, false);
       CompressedFsm fsm;
       try {
-        fsm = CompressedFsm.fromTree(narrow.convert(), "JSON Schema", options.maxDfaStates());
+        fsm = Automata.compress(narrow.convert(), "JSON Schema", options.maxDfaStates());
       } catch (AutomatonTooLargeException again) {
         throw e;
       }
@@ -117,8 +118,8 @@ public final class JsonSchema {
     return ReText.print(convert(schemaJson, options, false).tree(), options.maxRegexLength());
   }
 
-  /** The regex tree for {@code schemaJson}; large parts are embedded as minimal automata. */
-  public static Result convert(String schemaJson, JsonSchemaOptions options) {
+  /** The regex tree for {@code schemaJson}; large parts are embedded as minimal automata (tests). */
+  static Result convert(String schemaJson, JsonSchemaOptions options) {
     return convert(schemaJson, options, true);
   }
 

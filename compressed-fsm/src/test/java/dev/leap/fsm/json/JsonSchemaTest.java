@@ -9,6 +9,7 @@ import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.EmptyLanguageException;
+import dev.leap.fsm.internal.Automata;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ class JsonSchemaTest {
       Long lo = rnd.nextInt(5) == 0 ? null : (long) rnd.nextInt(-3000, 3000);
       Long hi = rnd.nextInt(5) == 0 ? null : (lo == null ? rnd.nextInt(-3000, 3000) : lo + rnd.nextInt(0, 4000));
       String schema = "{\"type\":\"integer\"" + (lo == null ? "" : ",\"minimum\":" + lo) + (hi == null ? "" : ",\"maximum\":" + hi) + "}";
-      Dfa dfa = CompressedFsm.fromTree(IntegerRange.of(lo == null ? null : BigInteger.valueOf(lo),
+      Dfa dfa = Automata.compress(IntegerRange.of(lo == null ? null : BigInteger.valueOf(lo),
           hi == null ? null : BigInteger.valueOf(hi)), schema, 100_000).dfa();
       long from = (lo == null ? (hi == null ? 0 : hi) : lo) - 120;
       long to = (hi == null ? (lo == null ? 0 : lo) : hi) + 120;

@@ -1,0 +1,27 @@
+package dev.leap.bench;
+
+import dev.leap.fsm.PublicSurface;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+class PublicSurfaceTest {
+
+  @Test
+  void publicTypesAreTheListedOnes() {
+    PublicSurface.check(BenchData.class, List.of(
+        "dev.leap.bench.BenchData",
+        "dev.leap.bench.e2e.BenchCommand",
+        "dev.leap.bench.e2e.DemoCommand",
+        "dev.leap.bench.fsm.CompileBench",
+        "dev.leap.bench.fsm.DecodeStepBench",
+        "dev.leap.bench.fsm.TokenIndexBench",
+        "dev.leap.bench.jsonschema.SchemaCoverage",
+        "dev.leap.bench.model.PrefillGapBench",
+        "dev.leap.bench.model.StepBench",
+        "dev.leap.bench.model.StopMatcherBench",
+        "dev.leap.bench.radix.RadixCacheBench",
+        "dev.leap.bench.retokenize.JumpRetokenizeBench",
+        "dev.leap.bench.serve.ServeBenchCommand"));
+  }
+}

@@ -1,0 +1,52 @@
+package dev.leap.fsm;
+
+import dev.leap.fsm.PublicSurface;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+class PublicSurfaceTest {
+
+  @Test
+  void publicTypesAreTheListedOnes() {
+    PublicSurface.check(CompressedFsm.class, List.of(
+        "dev.leap.fsm.AutomatonTooLargeException",
+        "dev.leap.fsm.CompressedFsm",
+        "dev.leap.fsm.ConstraintException",
+        "dev.leap.fsm.Dfa",
+        "dev.leap.fsm.Dfa$RangeConsumer",
+        "dev.leap.fsm.EmptyLanguageException",
+        "dev.leap.fsm.Excerpt",
+        "dev.leap.fsm.Excerpt$Window",
+        "dev.leap.fsm.FsmCursor",
+        "dev.leap.fsm.RegexSyntaxException",
+        "dev.leap.fsm.SortedVocabulary",
+        "dev.leap.fsm.TokenIndex",
+        "dev.leap.fsm.TokenizerJsonVocabulary",
+        "dev.leap.fsm.TokenizerJsonVocabulary$Scheme",
+        "dev.leap.fsm.Utf8",
+        "dev.leap.fsm.Vocabulary",
+        // Not API: public to Java only for dev.leap.fsm.json (and the benchmarks).
+        "dev.leap.fsm.internal.Automata",
+        "dev.leap.fsm.internal.CharRanges",
+        "dev.leap.fsm.internal.Determinizer",
+        "dev.leap.fsm.internal.Determinizer$RawDfa",
+        "dev.leap.fsm.internal.Minimizer",
+        "dev.leap.fsm.internal.Nfa",
+        "dev.leap.fsm.internal.Re",
+        "dev.leap.fsm.internal.Re$Alt",
+        "dev.leap.fsm.internal.Re$Automaton",
+        "dev.leap.fsm.internal.Re$Chars",
+        "dev.leap.fsm.internal.Re$Concat",
+        "dev.leap.fsm.internal.Re$Empty",
+        "dev.leap.fsm.internal.Re$Repeat",
+        "dev.leap.fsm.internal.RegexParser",
+        "dev.leap.fsm.internal.Trees",
+        "dev.leap.fsm.internal.Utf8Ranges",
+        "dev.leap.fsm.json.JsonSchema",
+        "dev.leap.fsm.json.JsonSchema$Compiled",
+        "dev.leap.fsm.json.JsonSchemaException",
+        "dev.leap.fsm.json.JsonSchemaOptions",
+        "dev.leap.fsm.json.KeyOrder"));
+  }
+}

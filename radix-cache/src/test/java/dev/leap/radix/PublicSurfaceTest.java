@@ -1,0 +1,20 @@
+package dev.leap.radix;
+
+import dev.leap.fsm.PublicSurface;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+class PublicSurfaceTest {
+
+  @Test
+  void publicTypesAreTheListedOnes() {
+    PublicSurface.check(RadixCache.class, List.of(
+        "dev.leap.radix.EvictionPolicy",
+        "dev.leap.radix.RadixCache",
+        "dev.leap.radix.RadixCache$Match",
+        "dev.leap.radix.RadixCache$Node",
+        "dev.leap.radix.RadixCache$Stats",
+        "dev.leap.radix.SlotAllocator"));
+  }
+}

@@ -1,0 +1,19 @@
+package dev.leap.retokenize;
+
+import dev.leap.fsm.PublicSurface;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+class PublicSurfaceTest {
+
+  @Test
+  void publicTypesAreTheListedOnes() {
+    PublicSurface.check(Tokenizer.class, List.of(
+        "dev.leap.retokenize.HfTokenizer",
+        "dev.leap.retokenize.JumpPlan",
+        "dev.leap.retokenize.JumpRetokenizer",
+        "dev.leap.retokenize.Tokenizer",
+        "dev.leap.retokenize.Utf8StreamDecoder"));
+  }
+}

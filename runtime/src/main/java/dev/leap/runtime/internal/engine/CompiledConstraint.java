@@ -1,0 +1,108 @@
+package dev.leap.runtime.internal.engine;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import dev.leap.fsm.CompressedFsm;
+import dev.leap.fsm.Dfa;
+import dev.leap.fsm.TokenIndex;
+import dev.leap.fsm.json.JsonSchema;
+import dev.leap.fsm.json.JsonSchemaOptions;
+import dev.leap.retokenize.JumpRetokenizer;
+import dev.leap.retokenize.Tokenizer;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A constraint compiled against one tokenizer: the compressed FSM, its token index, the jump
+ * retokenizer, and the per-state masks on the model's device (made on first use, released when the
+ * constraint leaves the runtime's cache, made again if a request still uses it). Compiled off the
+ * step loop; the mask cache is touched only by the scheduler thread.
+ */
+final class CompiledConstraint implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CompiledConstraint.class);
+  final String key;
+  final CompressedFsm fsm;
+  final TokenIndex index;
+  final JumpRetokenizer retokenizer;
+  final double compileMs;
+  private final int logitsVocab;
+  private final NDManager parent;
+  private NDManager maskManager;
+  private final Int2ObjectOpenHashMap<NDArray> masks = new Int2ObjectOpenHashMap<>();
+
+  CompiledConstraint(
+      String key, CompressedFsm fsm, TokenIndex index, JumpRetokenizer retokenizer, double compileMs,
+      int logitsVocab, NDManager parent) {
+    this.key = key;
+    this.fsm = fsm;
+    this.index = index;
+    this.retokenizer = retokenizer;
+    this.compileMs = compileMs;
+    this.logitsVocab = logitsVocab;
+    this.parent = parent;
+  }
+
+  static CompiledConstraint compile(
+      String key, dev.leap.runtime.Constraint c, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
+    long t0 = System.nanoTime();
+    CompressedFsm fsm;
+    if (c.kind() == dev.leap.runtime.Constraint.Kind.JSON_SCHEMA) {
+      JsonSchema.Compiled compiled = JsonSchema.compileDetailed(
+          c.schema(), JsonSchemaOptions.defaults().withIndent(c.indent()).withLenient(c.lenient()));
+      compiled.ignored().forEach(note -> LOG.warn("JSON Schema constraint: ignored (lenient): {}", note));
+      compiled.narrowed().forEach(note -> LOG.warn("JSON Schema constraint: narrowed: {}", note));
+      fsm = compiled.fsm();
+    } else {
+      fsm = CompressedFsm.compile(c.regex());
+    }
+    TokenIndex index = TokenIndex.of(fsm.dfa(), tokenizer);
+    JumpRetokenizer retok = new JumpRetokenizer(tokenizer, fsm.dfa(), healing);
+    double ms = (System.nanoTime() - t0) / 1e6;
+    return new CompiledConstraint(key, fsm, index, retok, ms, logitsVocab, parent);
+  }
+
+  Dfa dfa() {
+    return fsm.dfa();
+  }
+
+  /**
+   * The boolean row {@code [logitsVocab]} of the tokens <em>not</em> allowed in {@code state}, on the
+   * device (the sampler fills those logits with -inf in place). Ids past the tokenizer's vocabulary
+   * (a model's padded rows) are never allowed.
+   */
+  NDArray mask(int state) {
+    NDArray m = masks.get(state);
+    if (m == null) {
+      long[] words = index.allowed(state);
+      boolean[] disallowed = new boolean[logitsVocab];
+      java.util.Arrays.fill(disallowed, true);
+      for (int w = 0; w < words.length; w++) {
+        long bits = words[w];
+        while (bits != 0) {
+          int id = (w << 6) + Long.numberOfTrailingZeros(bits);
+          if (id < logitsVocab) {
+            disallowed[id] = false;
+          }
+          bits &= bits - 1;
+        }
+      }
+      if (maskManager == null) {
+        maskManager = parent.newSubManager();
+      }
+      m = maskManager.create(disallowed);
+      masks.put(state, m);
+    }
+    return m;
+  }
+
+  /** Releases the device masks; they are made again if the constraint is used after this. */
+  @Override
+  public void close() {
+    if (maskManager != null) {
+      maskManager.close();
+      maskManager = null;
+    }
+    masks.clear();
+  }
+}

@@ -1,0 +1,60 @@
+package dev.leap.runtime.internal.engine;
+
+import ai.djl.ndarray.NDArray;
+import dev.leap.retokenize.JumpPlan;
+
+/**
+ * One request's position in its constraint: the contract through which the scheduler drives every
+ * constraint, without looking inside. A regex or JSON Schema DFA is one implementation ({@link
+ * DfaState}); a grammar with a stack is meant to be the next.
+ *
+ * <p>The state follows the request's output tokens: {@link #accept} advances by one sampled token,
+ * {@link #rollback} undoes the last ones, {@link #jump} replaces a tail of the output by the tokens
+ * of a jump. Invariant (checked by {@link #check} in tests): the state equals the one reached by
+ * walking the bytes of all output tokens from the start.
+ */
+interface ConstraintState {
+
+  /** How many token ids are allowed from here (0: no way forward but to stop, if {@link #canStop}). */
+  int allowedCount();
+
+  /**
+   * The boolean row {@code [vocab]} of tokens <em>not</em> allowed from here, on the model's device
+   * (shared between requests in the same state; do not close it).
+   */
+  NDArray disallowedMask();
+
+  /** Whether the output may end here (EOS is allowed). */
+  boolean canStop();
+
+  /** Whether the output must end here: it may stop and no token can continue it. */
+  boolean mustStop();
+
+  /** Advances by {@code token}, which must be allowed. */
+  void accept(int token);
+
+  /** Undoes the last {@code n} accepted (or jumped) tokens. */
+  void rollback(int n);
+
+  /** The bytes forced from here (the jump string; empty when more than one way goes on). */
+  byte[] forcedBytes();
+
+  /**
+   * A jump over {@link #forcedBytes()} given the {@code outLen} output tokens so far: which to keep,
+   * which to append (re-tokenized with the forced bytes, boundary-healed), or null when it does not pay.
+   * Leaves this state unchanged.
+   */
+  JumpPlan planJump(int[] output, int outLen);
+
+  /** Applies the first {@code appended} tokens of {@code plan}: rolls back to {@code plan.keep()} and accepts them. */
+  void jump(JumpPlan plan, int appended);
+
+  /** Whether {@code text} (a finished output) fully matches the constraint. */
+  boolean matches(byte[] text);
+
+  /** Throws if the state is not the one reached by walking {@code outputBytes} from the start (tests). */
+  void check(byte[] outputBytes);
+
+  /** The state for error messages. */
+  String describe();
+}

@@ -1,0 +1,170 @@
+package dev.leap.runtime.internal.engine;
+
+import dev.leap.fsm.Utf8;
+import dev.leap.retokenize.JumpPlan;
+import dev.leap.runtime.FinishReason;
+import dev.leap.runtime.SamplingParams;
+import java.util.Arrays;
+
+/**
+ * What happens to one sequence when its output grows: a sampled token is accepted by the constraint
+ * and the stop-string matcher; then the end checks (EOS in an accepting state, a stop string, the
+ * constraint's end, maxTokens, the context); then, where the constraint forces text, a jump: the
+ * forced bytes are re-tokenized with the last output tokens ({@link ConstraintState#planJump}),
+ * retracted tokens lose their K/V ({@link KvLedger#truncate}) and the new ones become the sequence's
+ * next input, prefilled in the same batch as everyone's next token.
+ *
+ * <p>Scheduler thread only.
+ */
+final class Decoding {
+  private final KvLedger ledger;
+  private final Results results;
+  private final int[] eos;
+  private final int maxPositions;
+  private final boolean jumpForward;
+  private final boolean checkInvariants;
+
+  Decoding(KvLedger ledger, Results results, int[] eos, int maxPositions, boolean jumpForward, boolean checkInvariants) {
+    this.ledger = ledger;
+    this.results = results;
+    this.eos = eos;
+    this.maxPositions = maxPositions;
+    this.jumpForward = jumpForward;
+    this.checkInvariants = checkInvariants;
+  }
+
+  /** Handles one sampled token; returns the finish reason if the sequence is done, else null. */
+  FinishReason onToken(Sequence s, int token) {
+    ConstraintState c = s.constraint;
+    if (isEos(token) && (c == null || c.canStop())) {
+      return FinishReason.STOP;
+    }
+    s.tokens.add(token);
+    s.output.add(token);
+    s.outputBytes += byteLength(token);
+    if (s.stops != null) {
+      s.stops.append(results.tokenBytes(token));
+    }
+    s.tokensSampled++;
+    if (s.firstTokenNanos == 0) {
+      s.firstTokenNanos = System.nanoTime();
+    }
+    if (c != null) {
+      c.accept(token);
+    }
+    FinishReason r = afterAppend(s);
+    if (r != null) {
+      return r;
+    }
+    if (c != null && jumpForward) {
+      r = jump(s);
+      if (r != null) {
+        return r;
+      }
+    }
+    if (s.tokens.size() == s.kvLen) {
+      // Everything has K/V but the last logits were dropped by a jump: recompute the last token.
+      ledger.truncate(s, s.kvLen - 1);
+    }
+    return null;
+  }
+
+  /** The checks after output grew: stop strings, the constraint's end, maxTokens, the context. */
+  private FinishReason afterAppend(Sequence s) {
+    SamplingParams p = s.request.params();
+    if (s.stops != null && s.stops.firstMatch() >= 0) {
+      return FinishReason.STOP;
+    }
+    if (s.constraint != null && s.constraint.mustStop()) {
+      return FinishReason.STOP;
+    }
+    if (s.output.size() >= p.maxTokens() || s.tokens.size() >= maxPositions) {
+      return FinishReason.LENGTH;
+    }
+    return null;
+  }
+
+  /**
+   * At admission: a forced start (a JSON object's opening and first key, say) is jumped before any
+   * token is sampled, so its tokens are prefilled with the prompt. Returns the finish reason if that
+   * ends the request (the whole output was forced, or cut by maxTokens), else null.
+   */
+  FinishReason start(Sequence s) {
+    return s.constraint != null && jumpForward ? jump(s) : null;
+  }
+
+  private FinishReason jump(Sequence s) {
+    ConstraintState c = s.constraint;
+    byte[] j = c.forcedBytes();
+    if (j.length == 0 || Utf8.codePoints(j) <= 1) {
+      return null;
+    }
+    int outLen = s.output.size();
+    JumpPlan plan = c.planJump(s.output.elements(), outLen);
+    if (plan == null) {
+      return null;
+    }
+    int keep = plan.keep();
+    int[] append = plan.append();
+    int maxOut = s.request.params().maxTokens();
+    boolean truncated = false;
+    if (keep + append.length > maxOut) {
+      append = Arrays.copyOf(append, Math.max(0, maxOut - keep));
+      truncated = true;
+    }
+    // Drop output tokens [keep, outLen) and their K/V (the request owns output slots).
+    long droppedBytes = 0;
+    for (int i = keep; i < outLen; i++) {
+      droppedBytes += byteLength(s.output.getInt(i));
+    }
+    int dropFrom = s.prompt.length + keep;
+    ledger.truncate(s, dropFrom);
+    if (s.stops != null) {
+      s.stops.truncate(s.stops.length() - (int) droppedBytes);
+    }
+    s.outputBytes -= droppedBytes;
+    s.tokensRetracted += outLen - keep;
+    s.tokens.size(dropFrom);
+    s.output.size(keep);
+    c.jump(plan, append.length); // the DFA states after the appended tokens come from the plan
+    long appendedBytes = 0;
+    for (int i = 0; i < append.length; i++) {
+      s.tokens.add(append[i]);
+      s.output.add(append[i]);
+      appendedBytes += byteLength(append[i]);
+      s.outputBytes += byteLength(append[i]);
+      if (s.stops != null) {
+        s.stops.append(results.tokenBytes(append[i]));
+      }
+    }
+    // Output bytes the jump added: what it appended less what it retracted (a cut by maxTokens or
+    // bytes held back by healing are not counted).
+    s.tokensJumped += append.length;
+    s.bytesJumped += Math.max(0, appendedBytes - droppedBytes);
+    s.jumps++;
+    if (checkInvariants) {
+      checkState(s);
+    }
+    if (truncated) {
+      return FinishReason.LENGTH;
+    }
+    return afterAppend(s);
+  }
+
+  private void checkState(Sequence s) {
+    s.constraint.check(results.outputBytes(s));
+  }
+
+  private int byteLength(int token) {
+    return results.tokenBytes(token).length;
+  }
+
+  private boolean isEos(int token) {
+    for (int e : eos) {
+      if (e == token) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

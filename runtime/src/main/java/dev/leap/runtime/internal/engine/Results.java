@@ -1,0 +1,71 @@
+package dev.leap.runtime.internal.engine;
+
+import dev.leap.fsm.Utf8;
+import dev.leap.retokenize.Tokenizer;
+import dev.leap.runtime.FinishReason;
+import dev.leap.runtime.Generation;
+import dev.leap.runtime.GenerationStats;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A request's {@link Generation} from its sequence: the text is the output's bytes cut before the
+ * first stop string and before an incomplete UTF-8 character at the end (a cut by maxTokens), and
+ * {@code complete} says whether that text fully matches the constraint.
+ */
+final class Results {
+  private static final byte[] NO_BYTES = new byte[0];
+
+  private final Tokenizer tokenizer;
+
+  Results(Tokenizer tokenizer) {
+    this.tokenizer = tokenizer;
+  }
+
+  /** A token's bytes; none for a special token or without a tokenizer. */
+  byte[] tokenBytes(int token) {
+    byte[] b = tokenizer == null ? null : tokenizer.tokenBytes(token);
+    return b == null ? NO_BYTES : b;
+  }
+
+  /** The bytes of all output tokens. */
+  byte[] outputBytes(Sequence s) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < s.output.size(); i++) {
+      byte[] tb = tokenBytes(s.output.getInt(i));
+      out.write(tb, 0, tb.length);
+    }
+    return out.toByteArray();
+  }
+
+  /** The result of a request that ran (and ended for {@code reason}). */
+  Generation finished(Sequence s, FinishReason reason) {
+    byte[] bytes = outputBytes(s);
+    int stopAt = s.stops == null ? -1 : s.stops.firstMatch();
+    if (stopAt >= 0) {
+      bytes = Arrays.copyOf(bytes, stopAt);
+    }
+    bytes = Arrays.copyOf(bytes, Utf8.completeLength(bytes));
+    boolean complete = s.constraint == null || s.constraint.matches(bytes);
+    return new Generation(new String(bytes, StandardCharsets.UTF_8), s.output.toIntArray(), reason, complete, stats(s),
+        null);
+  }
+
+  /** The result of a request cancelled before it ran: no output. */
+  static Generation cancelledBeforeRunning(Sequence s) {
+    return new Generation("", new int[0], FinishReason.CANCELLED, false, stats(s), null);
+  }
+
+  static Generation error(Sequence s, String message) {
+    return Generation.error(message, stats(s));
+  }
+
+  static GenerationStats stats(Sequence s) {
+    long now = System.nanoTime();
+    double ttft = s.firstTokenNanos == 0 ? 0 : (s.firstTokenNanos - s.submitNanos) / 1e6;
+    return new GenerationStats(
+        s.forwardPasses, s.tokensSampled, s.tokensJumped, s.bytesJumped, s.jumps,
+        s.prompt == null ? 0 : s.prompt.length, s.cachedPromptTokens, ttft, (now - s.submitNanos) / 1e6);
+  }
+}

@@ -1,0 +1,567 @@
+package dev.leap.runtime.internal.engine;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import dev.leap.radix.RadixCache;
+import dev.leap.retokenize.Tokenizer;
+import dev.leap.runtime.Constraint;
+import dev.leap.runtime.FinishReason;
+import dev.leap.runtime.Generation;
+import dev.leap.runtime.GenerationRequest;
+import dev.leap.runtime.OutputListener;
+import dev.leap.runtime.internal.model.LlamaModel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Continuous batching with constrained sampling and jump-forward: the loop, on one scheduler thread.
+ *
+ * <p>Each iteration: <b>drain</b> the submitted requests (their constraints compile off the loop,
+ * {@link ConstraintCache}); end the cancelled ones; <b>admit</b> waiting requests while the batch
+ * has room and their KV slots can be reserved ({@link KvLedger}; a forced start is jumped at once);
+ * <b>step</b>: one forward pass over every running sequence — a chunk of a prompt, a single decode
+ * token, or a multi-token extension after a jump — and one token sampled per sequence whose input is
+ * complete, under its {@link ConstraintState}'s mask; {@link Decoding} then accepts it, checks the
+ * ends and jumps where the constraint forces text; <b>finish</b> the ended ones ({@link Results},
+ * their K/V into the radix cache). Submission checks are {@link Admission}'s.
+ *
+ * <p>Chunked prefill (as vLLM and SGLang do it): a sequence with more than a few pending tokens (a
+ * prompt, a long jump extension) is fed at most {@link Options#prefillChunk()} of them per step, and
+ * those sequences share that budget; each chunk attends to the K/V the earlier chunks left in the
+ * pool, and only its last chunk's logits are sampled. A step's memory is then bounded by the chunk
+ * and linear in the context, and the others' decode steps go on between chunks.
+ *
+ * <p>Lifecycle: every accepted request completes exactly once (a result, an error result, or a
+ * cancelled result) on the callback executor ({@code leap-callback-N} daemon threads, never this
+ * thread); a cancelled request ends at the next iteration; {@link #close()} fails every request it
+ * accepted and has not finished, and refuses later ones with an error result.
+ *
+ * <p>KV slots: a request reserves, at admission, the slots it could ever hold (its uncached prompt
+ * plus {@code maxTokens}); allocation inside a step therefore never fails, and a request that does
+ * not fit waits in the queue (the radix cache is asked to evict first). Slot ownership: every slot
+ * is free, owned by the radix cache, or owned by exactly one running request ({@link
+ * KvLedger#verify}, after every step with {@link Options#checkInvariants()}).
+ */
+public final class Scheduler implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+
+  /** Sequences with at most this many pending tokens are fed whole, outside the prefill budget. */
+  private static final int SHORT_PENDING = 64;
+
+  /** Default {@link Options#prefillChunk()}: tokens of long prefills per step. */
+  public static final int DEFAULT_PREFILL_CHUNK = 512;
+
+  /**
+   * Scheduler options.
+   *
+   * @param prefillChunk tokens of long prefills (prompts, long jump extensions) fed per step, shared
+   *     by the sequences that have them; bounds a step's memory (linear in the context, not quadratic)
+   */
+  public record Options(
+      int kvCapacity, int maxBatch, boolean jumpForward, boolean prefixCache, boolean healing,
+      boolean checkInvariants, int constraintCacheSize, int prefillChunk) {
+    public Options {
+      if (prefillChunk < 1) {
+        throw new IllegalArgumentException("prefill chunk must be >= 1 token, got " + prefillChunk);
+      }
+      if (kvCapacity < 1) {
+        throw new IllegalArgumentException("KV capacity must be >= 1 slot, got " + kvCapacity);
+      }
+      if (maxBatch < 1) {
+        throw new IllegalArgumentException("max batch must be >= 1, got " + maxBatch);
+      }
+    }
+  }
+
+  private final LlamaModel model;
+  private final Options options;
+  private final KvLedger ledger;
+  private final NDManager manager;
+
+  private final ConcurrentLinkedQueue<Sequence> incoming = new ConcurrentLinkedQueue<>();
+  private final List<Sequence> compiling = new ArrayList<>();
+  private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+  private final List<Sequence> running = new ArrayList<>();
+  private final ConstraintCache constraints;
+  private final Admission admission;
+  private final Results results;
+  private final Decoding decoding;
+  private final Streaming streaming;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wake = lock.newCondition();
+  private final Thread thread;
+  private final ExecutorService callbacks;
+  private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+  private volatile boolean closed;
+  private volatile boolean cancelsPending;
+
+  // totals, for benchmarks and tests
+  private long totalForwardPasses;
+
+  public Scheduler(LlamaModel model, Tokenizer tokenizer, Options options) {
+    this.model = model;
+    this.options = options;
+    this.ledger = new KvLedger(options.kvCapacity(), options.prefixCache());
+    this.manager = model.manager().newSubManager();
+    int logitsVocab = model.config().vocabSize();
+    int maxPositions = model.config().maxPositionEmbeddings();
+    this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
+    this.results = new Results(tokenizer);
+    this.streaming = new Streaming(results);
+    this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
+        options.jumpForward(), options.checkInvariants());
+    this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity());
+    AtomicInteger callbackThreads = new AtomicInteger();
+    // A cached pool: a callback that blocks (even on this runtime) holds only its own thread.
+    this.callbacks = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "leap-callback-" + callbackThreads.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.thread = new Thread(this::loop, "leap-scheduler");
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  /**
+   * Queues a request whose result will complete {@code result}: exactly once, with a result, an
+   * error result or a cancelled result, on the callback executor (never on the scheduler thread),
+   * except that an error found here (the runtime is closed, a bad prompt, ...) completes it on the
+   * calling thread before this returns. Never throws for a bad request or a closed scheduler.
+   *
+   * @return what cancels the request: it ends at the scheduler's next iteration, its KV slots return
+   *     and {@code result} completes with finish reason {@link FinishReason#CANCELLED}
+   */
+  public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result) {
+    return submit(request, result, null);
+  }
+
+  /** As {@link #submit(GenerationRequest, CompletableFuture)}, streaming the output to {@code listener} (may be null). */
+  public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result, OutputListener listener) {
+    Sequence s = new Sequence(request, result, System.nanoTime(), listener);
+    Runnable canceller = () -> cancel(s);
+    String problem;
+    // The whole submission holds the gate's read side; close() takes its write side to set `closed`.
+    // So a request is either queued before the loop's final drain (and failed there) or refused here,
+    // never lost; the compiler is shut down only after `closed` is set, so handing it a compilation
+    // cannot be rejected; and no submission is still encoding its prompt when close() returns and
+    // the runtime closes the tokenizer.
+    gate.readLock().lock();
+    try {
+      if (closed) {
+        problem = "the runtime is closed";
+      } else {
+        problem = admission.prepare(s);
+        if (problem == null) {
+          if (s.request.constraint().kind() != Constraint.Kind.NONE) {
+            s.compiled = constraints.get(request.constraint());
+          }
+          incoming.add(s);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.error("could not prepare a request", e);
+      problem = "the request could not be prepared: " + e;
+    } finally {
+      gate.readLock().unlock();
+    }
+    if (problem != null) {
+      result.complete(Results.error(s, problem));
+      return canceller;
+    }
+    signal();
+    return canceller;
+  }
+
+  private void cancel(Sequence s) {
+    s.cancelled = true;
+    cancelsPending = true;
+    signal();
+  }
+
+  /** Completes a request's future on the callback executor (on this thread if that is shut down). */
+  private void deliver(Sequence s, Generation g) {
+    try {
+      callbacks.execute(() -> s.future.complete(g));
+    } catch (RejectedExecutionException e) {
+      s.future.complete(g);
+    }
+  }
+
+  /** Slots free in the allocator (for leak checks: equals the capacity when idle with no cache). */
+  public int freeSlots() {
+    return ledger.freeSlots();
+  }
+
+  /** Slots held by the radix cache. */
+  public int cachedSlots() {
+    return ledger.cachedSlots();
+  }
+
+  public int kvCapacity() {
+    return ledger.capacity();
+  }
+
+  /** NDArrays alive in the scheduler's native memory scope (masks of cached constraints; for leak checks). */
+  public int liveNativeArrays() {
+    return manager.getManagedArrays().size();
+  }
+
+  public long totalForwardPasses() {
+    return totalForwardPasses;
+  }
+
+  private void signal() {
+    lock.lock();
+    try {
+      wake.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The loop (scheduler thread only below this line)
+
+  private void loop() {
+    while (!closed) {
+      try {
+        drainIncoming();
+        promoteCompiled();
+        if (cancelsPending) {
+          endCancelled();
+        }
+        admit();
+        if (running.isEmpty()) {
+          lock.lock();
+          try {
+            if (incoming.isEmpty() && !closed && !cancelsPending && !anyCompiled()) {
+              wake.await(compiling.isEmpty() ? 1000 : 2, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+          } finally {
+            lock.unlock();
+          }
+          continue;
+        }
+        step();
+        if (options.checkInvariants()) {
+          ledger.verify(running);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (Throwable t) {
+        LOG.error("scheduler step failed; failing the running requests", t);
+        for (Sequence s : new ArrayList<>(running)) {
+          abort(s, "internal error in the scheduler step: " + t);
+        }
+        running.clear();
+      }
+    }
+    failAll("the runtime is closed");
+  }
+
+  /** Ends every cancelled request: running ones keep their output so far, queued ones have none. */
+  private void endCancelled() {
+    cancelsPending = false;
+    for (List<Sequence> queue : List.of(new ArrayList<>(compiling), new ArrayList<>(waiting))) {
+      for (Sequence s : queue) {
+        if (s.cancelled) {
+          compiling.remove(s);
+          waiting.remove(s);
+          deliver(s, Results.cancelledBeforeRunning(s));
+        }
+      }
+    }
+    for (Iterator<Sequence> it = running.iterator(); it.hasNext(); ) {
+      Sequence s = it.next();
+      if (s.cancelled) {
+        it.remove();
+        finish(s, FinishReason.CANCELLED);
+      }
+    }
+  }
+
+  private boolean anyCompiled() {
+    for (Sequence s : compiling) {
+      if (s.compiled.isDone()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void drainIncoming() {
+    Sequence s;
+    while ((s = incoming.poll()) != null) {
+      if (s.compiled == null) {
+        waiting.add(s);
+      } else {
+        compiling.add(s);
+      }
+    }
+  }
+
+  private void promoteCompiled() {
+    for (Iterator<Sequence> it = compiling.iterator(); it.hasNext(); ) {
+      Sequence s = it.next();
+      if (!s.compiled.isDone()) {
+        continue;
+      }
+      it.remove();
+      try {
+        s.constraint = new DfaState(s.compiled.join());
+        waiting.add(s);
+      } catch (RuntimeException e) {
+        deliver(s, Results.error(s, ConstraintCache.errorMessage(e)));
+      }
+    }
+  }
+
+  private void admit() {
+    List<int[]> admittedPrompts = new ArrayList<>();
+    while (!waiting.isEmpty() && running.size() < options.maxBatch()) {
+      Sequence s = waiting.peekFirst();
+      int n = s.prompt.length;
+      RadixCache.Match m = ledger.matchAndLock(s.prompt, n - 1); // the last prompt token runs for its logits
+      if (options.prefixCache() && Admission.deferForSharedPrefix(s, m.length(), admittedPrompts)) {
+        ledger.unlock(m);
+        break;
+      }
+      if (!ledger.admit(s, m, (n - m.length()) + admission.maxOutput(s))) {
+        ledger.unlock(m);
+        break; // first come, first served: wait until slots come back
+      }
+      waiting.pollFirst();
+      s.cachedPromptTokens = m.length();
+      s.tokens.addElements(0, s.prompt);
+      admittedPrompts.add(s.prompt);
+      FinishReason r = decoding.start(s); // a forced start is jumped now and prefilled with the prompt
+      if (r != null) {
+        finish(s, r); // the whole output was forced (or cut by maxTokens): no forward pass at all
+        continue;
+      }
+      running.add(s);
+    }
+  }
+
+  /**
+   * How many of each running sequence's pending tokens (those without K/V yet) this step feeds:
+   * a sequence with few pending tokens (a decode, a short jump extension) gets them all; longer ones
+   * (a prompt, a long jump) share a budget of {@code prefillChunk} tokens per step, first admitted
+   * first. So a step's activations and attention scores are bounded whatever the prompt length, and a
+   * long prefill runs interleaved with everyone else's decode steps instead of freezing them.
+   */
+  private int[] plan() {
+    int b = running.size();
+    int[] feed = new int[b];
+    int chunk = options.prefillChunk();
+    int whole = Math.min(chunk, SHORT_PENDING);
+    int budget = chunk;
+    for (int i = 0; i < b; i++) {
+      Sequence s = running.get(i);
+      int pending = s.tokens.size() - s.kvLen;
+      if (pending <= whole) {
+        feed[i] = pending;
+      } else {
+        feed[i] = Math.min(pending, budget);
+        budget -= feed[i];
+      }
+    }
+    return feed;
+  }
+
+  private void step() {
+    int[] feed = plan();
+    List<Sequence> batch = new ArrayList<>(running.size());
+    List<LlamaModel.SequenceInput> inputs = new ArrayList<>(running.size());
+    List<int[]> newSlots = new ArrayList<>(running.size());
+    for (int i = 0; i < feed.length; i++) {
+      if (feed[i] == 0) {
+        continue; // a long prefill waiting for the budget: it keeps its place
+      }
+      Sequence s = running.get(i);
+      int[] slots = ledger.allocate(s, feed[i]);
+      batch.add(s);
+      newSlots.add(slots);
+      inputs.add(new LlamaModel.SequenceInput(
+          slice(s.tokens, s.kvLen, feed[i]), s.kvLen, s.slots.elements(), slots, false)); // read, not copied
+    }
+    int b = batch.size();
+    int[] chosen;
+    boolean[] partial = new boolean[b];
+    try (NDManager stepManager = manager.newSubManager()) {
+      NDArray logits;
+      try {
+        logits = model.forward(stepManager, inputs);
+      } catch (RuntimeException e) {
+        for (int i = 0; i < b; i++) {
+          ledger.release(batch.get(i), newSlots.get(i));
+        }
+        throw e;
+      }
+      totalForwardPasses++;
+      Sampler.Row[] rows = new Sampler.Row[b];
+      for (int i = 0; i < b; i++) {
+        Sequence s = batch.get(i);
+        s.slots.addElements(s.slots.size(), newSlots.get(i));
+        s.kvLen += newSlots.get(i).length;
+        s.forwardPasses++;
+        if (s.kvLen < s.tokens.size()) {
+          partial[i] = true; // a chunk of a longer prefill: its logits are not the next token's
+          continue;
+        }
+        NDArray mask = null;
+        if (s.constraint != null) {
+          if (s.constraint.allowedCount() == 0) {
+            rows[i] = null;
+            continue;
+          }
+          mask = s.constraint.disallowedMask();
+        }
+        rows[i] = new Sampler.Row(mask, s.request.params(), s.rng);
+      }
+      chosen = sampleRows(stepManager, logits, rows);
+    }
+    for (int i = 0; i < b; i++) {
+      Sequence s = batch.get(i);
+      if (s.treeOwned < s.prompt.length && s.kvLen >= s.prompt.length) {
+        ledger.share(s, s.prompt.length); // others may reuse the prompt's K/V from now on
+      }
+    }
+    List<Sequence> ended = new ArrayList<>();
+    for (int i = 0; i < b; i++) {
+      Sequence s = batch.get(i);
+      if (partial[i]) {
+        continue;
+      }
+      if (chosen[i] < 0) {
+        abort(s, "no token of the vocabulary can continue the constraint from " + s.constraint.describe());
+        ended.add(s);
+        continue;
+      }
+      FinishReason done = decoding.onToken(s, chosen[i]);
+      if (done != null) {
+        finish(s, done);
+        ended.add(s);
+      } else if (s.listener != null) {
+        streaming.deliver(s);
+      }
+    }
+    running.removeAll(ended);
+    constraints.closeRetired();
+  }
+
+  private int[] sampleRows(NDManager stepManager, NDArray logits, Sampler.Row[] rows) {
+    int b = rows.length;
+    int valid = 0;
+    for (Sampler.Row r : rows) {
+      valid += r == null ? 0 : 1;
+    }
+    int[] out = new int[b];
+    if (valid == b) {
+      return Sampler.sample(stepManager, logits, rows);
+    }
+    Arrays.fill(out, -1);
+    if (valid == 0) {
+      return out;
+    }
+    long[] keep = new long[valid];
+    Sampler.Row[] kept = new Sampler.Row[valid];
+    for (int i = 0, j = 0; i < b; i++) {
+      if (rows[i] != null) {
+        keep[j] = i;
+        kept[j++] = rows[i];
+      }
+    }
+    int[] got = Sampler.sample(stepManager, logits.get(stepManager.create(keep)), kept);
+    for (int i = 0, j = 0; i < b; i++) {
+      if (rows[i] != null) {
+        out[i] = got[j++];
+      }
+    }
+    return out;
+  }
+
+  private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
+    return java.util.Arrays.copyOfRange(list.elements(), from, from + length);
+  }
+
+  private void finish(Sequence s, FinishReason reason) {
+    Generation g = results.finished(s, reason);
+    ledger.releaseAll(s);
+    deliver(s, g);
+  }
+
+  private void abort(Sequence s, String message) {
+    try {
+      ledger.releaseAll(s);
+    } catch (RuntimeException e) {
+      LOG.error("could not release the KV slots of a failed request", e);
+    }
+    deliver(s, Results.error(s, message));
+  }
+
+  private void failAll(String message) {
+    Sequence s;
+    while ((s = incoming.poll()) != null) {
+      deliver(s, Results.error(s, message));
+    }
+    for (Sequence q : compiling) {
+      deliver(q, Results.error(q, message));
+    }
+    compiling.clear();
+    for (Sequence q : waiting) {
+      deliver(q, Results.error(q, message));
+    }
+    waiting.clear();
+    for (Sequence q : running) {
+      abort(q, message);
+    }
+    running.clear();
+  }
+
+  private void joinLoop() {
+    try {
+      thread.join(60_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Ends the loop, failing what it had not finished; idempotent (a second call only waits for the loop). */
+  @Override
+  public void close() {
+    boolean first;
+    gate.writeLock().lock(); // waits for submissions in progress
+    try {
+      first = !closed;
+      closed = true;
+    } finally {
+      gate.writeLock().unlock();
+    }
+    if (!first) {
+      joinLoop();
+      return;
+    }
+    signal();
+    joinLoop();
+    constraints.close();
+    manager.close();
+    callbacks.shutdown(); // the results failAll delivered still run; later ones complete on their caller
+  }
+}

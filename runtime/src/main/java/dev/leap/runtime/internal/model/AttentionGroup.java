@@ -1,0 +1,127 @@
+package dev.leap.runtime.internal.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Sequences whose attention runs in one padded batch, with the host-built index arrays and mask
+ * that batch needs (built once per forward pass, shared by every layer).
+ *
+ * <p>Grouping: single-token decodes together; extensions of up to {@link LlamaModel#SHORT_EXTEND}
+ * tokens together; longer ones each alone, so that one long prefill does not pad a whole batch.
+ *
+ * @param sequences sequences in the group
+ * @param maxNew most new tokens of a sequence in the group (T)
+ * @param maxContext longest context in the group, new tokens included (C)
+ * @param rows {@code [B*T]} row of each padded (sequence, new token) in the flattened batch, or the
+ *     zero row {@code n} for padding
+ * @param contextSlots {@code [B*C]} KV slot of each (sequence, position), padding reads slot 0
+ * @param mask {@code [B, 1, 1, T, C]} additive mask: 0 where a new token may attend, -inf elsewhere
+ * @param validRows indices of the non-padding rows of {@code [B*T]}, or null when there is no padding
+ */
+record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, NDArray contextSlots, NDArray mask,
+    NDArray validRows) {
+
+  /** The groups, and the permutation from group order back to batch order (null if none is needed). */
+  record Plan(List<AttentionGroup> groups, NDArray order) {}
+
+  boolean isDense() {
+    return validRows == null;
+  }
+
+  static Plan plan(List<LlamaModel.SequenceInput> batch, int[] offset, int n, NDManager step) {
+    List<List<Integer>> buckets = new ArrayList<>();
+    List<Integer> decodes = new ArrayList<>();
+    List<Integer> shorts = new ArrayList<>();
+    for (int i = 0; i < batch.size(); i++) {
+      int len = batch.get(i).tokens().length;
+      if (len == 1) {
+        decodes.add(i);
+      } else if (len <= LlamaModel.SHORT_EXTEND) {
+        shorts.add(i);
+      } else {
+        buckets.add(List.of(i));
+      }
+    }
+    if (!shorts.isEmpty()) {
+      buckets.add(0, shorts);
+    }
+    if (!decodes.isEmpty()) {
+      buckets.add(0, decodes);
+    }
+    List<AttentionGroup> groups = new ArrayList<>(buckets.size());
+    long[] order = new long[n];
+    int emitted = 0;
+    boolean identity = true;
+    for (List<Integer> members : buckets) {
+      groups.add(build(batch, offset, n, members, step));
+      for (int i : members) {
+        int len = batch.get(i).tokens().length;
+        for (int t = 0; t < len; t++) {
+          // Row offset[i] + t of the batch is row `emitted` of the concatenated group outputs.
+          order[offset[i] + t] = emitted;
+          identity &= offset[i] + t == emitted;
+          emitted++;
+        }
+      }
+    }
+    return new Plan(groups, identity ? null : step.create(order));
+  }
+
+  private static AttentionGroup build(List<LlamaModel.SequenceInput> batch, int[] offset, int n, List<Integer> members,
+      NDManager step) {
+    int bs = members.size();
+    int t = 0;
+    int c = 0;
+    for (int i : members) {
+      LlamaModel.SequenceInput s = batch.get(i);
+      t = Math.max(t, s.tokens().length);
+      c = Math.max(c, s.startPosition() + s.tokens().length);
+    }
+    long[] rows = new long[bs * t];
+    long[] ctx = new long[bs * c];
+    float[] mask = new float[bs * t * c];
+    java.util.Arrays.fill(mask, Float.NEGATIVE_INFINITY);
+    List<Long> valid = new ArrayList<>();
+    boolean dense = true;
+    for (int j = 0; j < bs; j++) {
+      LlamaModel.SequenceInput s = batch.get(members.get(j));
+      int len = s.tokens().length;
+      int start = s.startPosition();
+      for (int p = 0; p < start; p++) {
+        ctx[j * c + p] = s.contextSlots()[p];
+      }
+      for (int p = 0; p < len; p++) {
+        ctx[j * c + start + p] = s.newSlots()[p];
+      }
+      for (int r = 0; r < t; r++) {
+        int base = (j * t + r) * c;
+        if (r < len) {
+          rows[j * t + r] = offset[members.get(j)] + r;
+          valid.add((long) (j * t + r));
+          int visible = start + r + 1;
+          for (int p = 0; p < visible; p++) {
+            mask[base + p] = 0;
+          }
+        } else {
+          rows[j * t + r] = n;
+          mask[base] = 0; // padding attends to something, to keep softmax finite; its output is dropped
+          dense = false;
+        }
+      }
+    }
+    NDArray validRows = null;
+    if (!dense) {
+      long[] v = new long[valid.size()];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = valid.get(i);
+      }
+      validRows = step.create(v);
+    }
+    return new AttentionGroup(bs, t, c, step.create(rows), step.create(ctx),
+        step.create(mask, new Shape(bs, 1, 1, t, c)), validRows);
+  }
+}

@@ -1,0 +1,353 @@
+package dev.leap.runtime.internal.model;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Activation;
+import java.nio.FloatBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A Llama-family decoder (Llama 2/3, Mistral, Qwen2/2.5, Qwen3, SmolLM) on DJL's engine, on one
+ * device: RMSNorm, RoPE (default or {@code llama3} scaling), grouped-query attention over a
+ * slot-indexed {@link KvPool}, SwiGLU, tied or untied embeddings.
+ *
+ * <p>One {@link #forward} runs a batch of sequences of different lengths: decode steps of one token
+ * beside multi-token extensions (a prompt, or the tokens of a jump). Per-token work (projections,
+ * MLP, norms) runs on the flattened new tokens without padding; attention groups the sequences by
+ * how many new tokens they have (single-token decodes together, short extensions together, long
+ * prefills alone), gathers each sequence's K/V from the pool by slot id, and masks causally.
+ * q/k/v and gate/up weights are fused at load time; the final norm and the vocabulary projection
+ * run only for the rows whose logits are asked for.
+ *
+ * <p>Memory: weights and the pool live in the model's manager; everything a forward pass makes is
+ * attached to the manager the caller passes (close it after reading the logits). Not thread-safe:
+ * one thread runs forward passes.
+ */
+public final class LlamaModel implements AutoCloseable {
+  /** Sequences with more new tokens than this get their own attention call (no padding of others). */
+  static final int SHORT_EXTEND = 64;
+
+  /**
+   * One sequence's share of a batched forward pass.
+   *
+   * @param tokens the new tokens, at positions {@code startPosition...}
+   * @param startPosition how many tokens the sequence already has K/V for
+   * @param contextSlots their slots: the first {@code startPosition} entries are read (the array may
+   *     be longer, so a caller can pass a growing list's backing array without copying it)
+   * @param newSlots the slots the new tokens' K/V go to
+   * @param allLogits logits for every new token, not only the last
+   */
+  public record SequenceInput(int[] tokens, int startPosition, int[] contextSlots, int[] newSlots, boolean allLogits) {
+    public SequenceInput {
+      if (tokens.length == 0) {
+        throw new IllegalArgumentException("a sequence needs at least one new token");
+      }
+      if (newSlots.length != tokens.length) {
+        throw new IllegalArgumentException(tokens.length + " new tokens but " + newSlots.length + " new slots");
+      }
+      if (contextSlots.length < startPosition) {
+        throw new IllegalArgumentException("start position " + startPosition + " but only " + contextSlots.length
+            + " context slots");
+      }
+    }
+  }
+
+  private final ModelConfig config;
+  private final Device device;
+  private final NDManager manager;
+  private final KvPool pool;
+  private final NDArray embed;
+  private final NDArray lmHeadT;
+  private final NDArray finalNorm;
+  private final Layer[] layers;
+  private final NDArray ropeCos;
+  private final NDArray ropeSin;
+
+  private static final class Layer {
+    NDArray inputNorm;
+    NDArray postNorm;
+    NDArray qkvT;
+    NDArray qkvBias;
+    NDArray oT;
+    NDArray oBias;
+    NDArray qNorm;
+    NDArray kNorm;
+    NDArray gateUpT;
+    NDArray downT;
+  }
+
+  private LlamaModel(ModelConfig config, Device device, NDManager manager, SafeTensors st, int kvCapacity) {
+    this.config = config;
+    this.device = device;
+    this.manager = manager;
+    int h = config.hiddenSize();
+    int hd = config.headDim();
+    this.embed = tensor(st, "model.embed_tokens.weight", config.vocabSize(), h);
+    NDArray head = config.tieWordEmbeddings() || !st.has("lm_head.weight")
+        ? embed : tensor(st, "lm_head.weight", config.vocabSize(), h);
+    if (!config.tieWordEmbeddings() && !st.has("lm_head.weight")) {
+      throw new IllegalArgumentException("tensor lm_head.weight is missing and tie_word_embeddings is false");
+    }
+    this.lmHeadT = head.transpose();
+    this.finalNorm = tensor(st, "model.norm.weight", h);
+    this.layers = new Layer[config.numLayers()];
+    int qDim = config.numHeads() * hd;
+    int kvDim = config.numKvHeads() * hd;
+    for (int i = 0; i < layers.length; i++) {
+      String p = "model.layers." + i + ".";
+      Layer l = new Layer();
+      l.inputNorm = tensor(st, p + "input_layernorm.weight", h);
+      l.postNorm = tensor(st, p + "post_attention_layernorm.weight", h);
+      NDArray q = tensor(st, p + "self_attn.q_proj.weight", qDim, h);
+      NDArray k = tensor(st, p + "self_attn.k_proj.weight", kvDim, h);
+      NDArray v = tensor(st, p + "self_attn.v_proj.weight", kvDim, h);
+      l.qkvT = fuse(q, k, v);
+      if (config.qkvBias()) {
+        NDArray qb = tensor(st, p + "self_attn.q_proj.bias", qDim);
+        NDArray kb = tensor(st, p + "self_attn.k_proj.bias", kvDim);
+        NDArray vb = tensor(st, p + "self_attn.v_proj.bias", kvDim);
+        l.qkvBias = NDArrays.concat(new NDList(qb, kb, vb));
+      }
+      l.oT = tensor(st, p + "self_attn.o_proj.weight", h, qDim).transpose();
+      if (config.oBias() && st.has(p + "self_attn.o_proj.bias")) {
+        l.oBias = tensor(st, p + "self_attn.o_proj.bias", h);
+      }
+      if (config.qkNorm()) {
+        l.qNorm = tensor(st, p + "self_attn.q_norm.weight", hd);
+        l.kNorm = tensor(st, p + "self_attn.k_norm.weight", hd);
+      }
+      NDArray gate = tensor(st, p + "mlp.gate_proj.weight", config.intermediateSize(), h);
+      NDArray up = tensor(st, p + "mlp.up_proj.weight", config.intermediateSize(), h);
+      l.gateUpT = fuse(gate, up);
+      l.downT = tensor(st, p + "mlp.down_proj.weight", h, config.intermediateSize()).transpose();
+      layers[i] = l;
+    }
+    float[][] rope = Rope.table(config, config.maxPositionEmbeddings());
+    this.ropeCos = manager.create(rope[0], new Shape(config.maxPositionEmbeddings(), hd));
+    this.ropeSin = manager.create(rope[1], new Shape(config.maxPositionEmbeddings(), hd));
+    this.pool = new KvPool(manager, config.numLayers(), kvCapacity, config.numKvHeads(), hd);
+  }
+
+  /**
+   * Loads a Hugging Face model directory onto {@code device} with a KV pool of {@code kvCapacity}
+   * slots.
+   */
+  public static LlamaModel load(Path dir, Device device, int kvCapacity) {
+    if (kvCapacity < 1) {
+      throw new IllegalArgumentException("KV capacity must be >= 1 slot, got " + kvCapacity);
+    }
+    ModelConfig config = ModelConfig.load(dir);
+    NDManager manager = NDManager.newBaseManager(device);
+    try (SafeTensors st = SafeTensors.open(dir)) {
+      return new LlamaModel(config, device, manager, st, kvCapacity);
+    } catch (RuntimeException e) {
+      manager.close();
+      throw e;
+    }
+  }
+
+  private NDArray tensor(SafeTensors st, String name, long... shape) {
+    long[] actual = st.shape(name);
+    if (!Arrays.equals(actual, shape)) {
+      throw new IllegalArgumentException("tensor " + name + " has shape " + Arrays.toString(actual)
+          + ", the config implies " + Arrays.toString(shape));
+    }
+    FloatBuffer data = st.floats(name);
+    return manager.create(data, new Shape(shape), DataType.FLOAT32);
+  }
+
+  /** Concatenates [out_i, in] weights along out, transposed to [in, sum out]. */
+  private static NDArray fuse(NDArray... weights) {
+    return NDArrays.concat(new NDList(weights), 0).transpose();
+  }
+
+  public ModelConfig config() {
+    return config;
+  }
+
+  public Device device() {
+    return device;
+  }
+
+  public KvPool pool() {
+    return pool;
+  }
+
+  /** The manager that owns weights and the pool (a parent for long-lived arrays such as masks). */
+  public NDManager manager() {
+    return manager;
+  }
+
+  /**
+   * Runs the new tokens of every sequence through the model, writes their K/V into the pool at
+   * their new slots, and returns the logits {@code [rows, vocab]} (float32, on the device, attached
+   * to {@code step}) for the last new token of each sequence, or for all its new tokens when
+   * {@code allLogits}, in batch order.
+   */
+  public NDArray forward(NDManager step, List<SequenceInput> batch) {
+    int b = batch.size();
+    int n = 0;
+    for (SequenceInput s : batch) {
+      n += s.tokens().length;
+      if (s.startPosition() + s.tokens().length > config.maxPositionEmbeddings()) {
+        throw new IllegalArgumentException("position " + (s.startPosition() + s.tokens().length - 1)
+            + " is beyond the model's context (max_position_embeddings " + config.maxPositionEmbeddings() + ")");
+      }
+    }
+    long[] ids = new long[n];
+    long[] positions = new long[n];
+    long[] slots = new long[n];
+    int[] offset = new int[b];
+    int r = 0;
+    for (int i = 0; i < b; i++) {
+      SequenceInput s = batch.get(i);
+      offset[i] = r;
+      for (int t = 0; t < s.tokens().length; t++) {
+        int id = s.tokens()[t];
+        if (id < 0 || id >= config.vocabSize()) {
+          throw new IllegalArgumentException("token id " + id + " is outside the vocabulary 0.." + (config.vocabSize() - 1));
+        }
+        ids[r] = id;
+        positions[r] = s.startPosition() + t;
+        slots[r] = s.newSlots()[t];
+        r++;
+      }
+    }
+    int hd = config.headDim();
+    NDArray idsArr = step.create(ids);
+    NDArray posArr = step.create(positions);
+    NDArray slotArr = step.create(slots);
+    NDArray x = own(step, embed.get(new NDIndex("{}", idsArr)));
+    NDArray cos = own(step, ropeCos.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
+    NDArray sin = own(step, ropeSin.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
+    AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
+    for (int li = 0; li < layers.length; li++) {
+      // Each layer's temporaries (attention scores above all: [heads, new, context] floats) live in
+      // their own scope, closed when the layer is done: a pass holds one layer's, not every layer's.
+      try (NDManager layerScope = step.newSubManager()) {
+        x.attach(layerScope); // the layer's input goes with its scope; ops on it allocate there
+        x = layer(layerScope, li, x, cos, sin, slotArr, groups, n);
+        x.attach(step);
+      }
+    }
+    // Logits only for the rows asked for.
+    int rows = 0;
+    for (SequenceInput s : batch) {
+      rows += s.allLogits() ? s.tokens().length : 1;
+    }
+    NDArray sel = x;
+    if (rows != n) {
+      long[] pick = new long[rows];
+      int p = 0;
+      for (int i = 0; i < b; i++) {
+        SequenceInput s = batch.get(i);
+        if (s.allLogits()) {
+          for (int t = 0; t < s.tokens().length; t++) {
+            pick[p++] = offset[i] + t;
+          }
+        } else {
+          pick[p++] = offset[i] + s.tokens().length - 1;
+        }
+      }
+      sel = x.get(new NDIndex("{}", step.create(pick)));
+    }
+    return rmsNorm(sel, finalNorm).matMul(lmHeadT);
+  }
+
+  /** One decoder layer on the flattened new tokens {@code x} [n, hidden]; its temporaries go to {@code scope}. */
+  private NDArray layer(NDManager scope, int li, NDArray x, NDArray cos, NDArray sin, NDArray slotArr,
+      AttentionGroup.Plan groups, int n) {
+    int hd = config.headDim();
+    int heads = config.numHeads();
+    int kv = config.numKvHeads();
+    Layer l = layers[li];
+    NDArray hN = rmsNorm(x, l.inputNorm);
+    NDArray qkv = hN.matMul(l.qkvT);
+    if (l.qkvBias != null) {
+      qkv = qkv.add(l.qkvBias);
+    }
+    NDArray q = qkv.get(new NDIndex(":, 0:" + heads * hd)).reshape(n, heads, hd);
+    NDArray k = qkv.get(new NDIndex(":, " + heads * hd + ":" + (heads + kv) * hd)).reshape(n, kv, hd);
+    NDArray v = qkv.get(new NDIndex(":, " + (heads + kv) * hd + ":")).reshape(n, kv, hd);
+    if (l.qNorm != null) {
+      q = rmsNorm(q, l.qNorm);
+      k = rmsNorm(k, l.kNorm);
+    }
+    q = rope(q, cos, sin);
+    k = rope(k, cos, sin);
+    pool.write(li, slotArr, k, v);
+    NDArray attn = attention(scope, li, q, groups, n);
+    NDArray o = attn.matMul(l.oT);
+    if (l.oBias != null) {
+      o = o.add(l.oBias);
+    }
+    x = x.add(o);
+    NDArray h2 = rmsNorm(x, l.postNorm);
+    NDArray gu = h2.matMul(l.gateUpT);
+    int inter = config.intermediateSize();
+    NDArray gate = gu.get(new NDIndex(":, 0:" + inter));
+    NDArray up = gu.get(new NDIndex(":, " + inter + ":"));
+    NDArray act = gate.mul(Activation.sigmoid(gate)).mul(up);
+    return x.add(act.matMul(l.downT));
+  }
+
+  private NDArray attention(NDManager step, int layer, NDArray q, AttentionGroup.Plan plan, int n) {
+    int hd = config.headDim();
+    int heads = config.numHeads();
+    int kv = config.numKvHeads();
+    int g = config.groups();
+    float scale = (float) (1.0 / Math.sqrt(hd));
+    NDArray qFlat = q.reshape(n, heads * hd);
+    NDArray qExt = qFlat.concat(step.zeros(new Shape(1, heads * hd)), 0);
+    List<NDArray> outs = new ArrayList<>(plan.groups().size());
+    for (AttentionGroup grp : plan.groups()) {
+      int bs = grp.sequences();
+      int t = grp.maxNew();
+      int c = grp.maxContext();
+      NDArray qg = qExt.get(new NDIndex("{}", grp.rows()))
+          .reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
+      NDArray kAll = own(step, pool.keys(layer).get(new NDIndex("{}", grp.contextSlots())))
+          .reshape(bs, c, kv, hd).transpose(0, 2, 3, 1);
+      NDArray vAll = own(step, pool.values(layer).get(new NDIndex("{}", grp.contextSlots())))
+          .reshape(bs, c, kv, hd).transpose(0, 2, 1, 3);
+      NDArray scores = qg.matMul(kAll).mul(scale).reshape(bs, kv, g, t, c).add(grp.mask());
+      NDArray probs = scores.softmax(-1).reshape(bs, kv, g * t, c);
+      NDArray out = probs.matMul(vAll).reshape(bs, kv, g, t, hd).transpose(0, 3, 1, 2, 4).reshape(bs * t, heads * hd);
+      outs.add(grp.isDense() ? out : out.get(new NDIndex("{}", grp.validRows())));
+    }
+    NDArray all = outs.size() == 1 ? outs.get(0) : NDArrays.concat(new NDList(outs), 0);
+    return plan.order() == null ? all : all.get(new NDIndex("{}", plan.order()));
+  }
+
+  private NDArray rmsNorm(NDArray x, NDArray weight) {
+    NDArray var = x.square().mean(new int[] {-1}, true);
+    return x.mul(var.add((float) config.rmsNormEps()).pow(-0.5f)).mul(weight);
+  }
+
+  private static NDArray rope(NDArray x, NDArray cos, NDArray sin) {
+    long half = x.getShape().get(2) / 2;
+    NDArray x1 = x.get(new NDIndex(":, :, 0:" + half));
+    NDArray x2 = x.get(new NDIndex(":, :, " + half + ":"));
+    NDArray rotated = x2.neg().concat(x1, 2);
+    return x.mul(cos).add(rotated.mul(sin));
+  }
+
+  private static NDArray own(NDManager step, NDArray a) {
+    a.attach(step);
+    return a;
+  }
+
+  @Override
+  public void close() {
+    manager.close();
+  }
+}

@@ -1,0 +1,43 @@
+package dev.leap.runtime;
+
+import dev.leap.fsm.PublicSurface;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+class PublicSurfaceTest {
+
+  @Test
+  void publicTypesAreTheListedOnes() {
+    PublicSurface.check(LeapRuntime.class, List.of(
+        // The library's API (the README's "Library" section); DemoModel is `--model demo`.
+        "dev.leap.runtime.Constraint",
+        "dev.leap.runtime.Constraint$Kind",
+        "dev.leap.runtime.DemoModel",
+        "dev.leap.runtime.FinishReason",
+        "dev.leap.runtime.Generation",
+        "dev.leap.runtime.GenerationHandle",
+        "dev.leap.runtime.GenerationRequest",
+        "dev.leap.runtime.GenerationStats",
+        "dev.leap.runtime.LeapRuntime",
+        "dev.leap.runtime.LeapRuntime$Builder",
+        "dev.leap.runtime.OutputListener",
+        "dev.leap.runtime.SamplingParams",
+        "dev.leap.runtime.SamplingParams$Builder",
+        // Not API: public to Java only for train, server, bench and cli.
+        "dev.leap.runtime.internal.Errors",
+        "dev.leap.runtime.internal.engine.Scheduler",
+        "dev.leap.runtime.internal.engine.Scheduler$Options",
+        "dev.leap.runtime.internal.engine.StopMatcher",
+        "dev.leap.runtime.internal.model.HfModelWriter",
+        "dev.leap.runtime.internal.model.HfModelWriter$FloatSink",
+        "dev.leap.runtime.internal.model.HfModelWriter$StorageType",
+        "dev.leap.runtime.internal.model.HfModelWriter$TensorValues",
+        "dev.leap.runtime.internal.model.KvPool",
+        "dev.leap.runtime.internal.model.LlamaModel",
+        "dev.leap.runtime.internal.model.LlamaModel$SequenceInput",
+        "dev.leap.runtime.internal.model.ModelConfig",
+        "dev.leap.runtime.internal.model.Rope",
+        "dev.leap.runtime.internal.model.SafeTensors"));
+  }
+}

@@ -1,0 +1,25 @@
+package dev.leap.train;
+
+import dev.leap.fsm.PublicSurface;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+class PublicSurfaceTest {
+
+  @Test
+  void publicTypesAreTheListedOnes() {
+    PublicSurface.check(Trainer.class, List.of(
+        "dev.leap.train.LossChart",
+        "dev.leap.train.TrainCommand",
+        "dev.leap.train.Trainer",
+        "dev.leap.train.Trainer$Options",
+        "dev.leap.train.data.Character",
+        "dev.leap.train.data.City",
+        "dev.leap.train.data.CityDocument",
+        "dev.leap.train.data.Example",
+        "dev.leap.train.data.TrainingMix",
+        "dev.leap.train.model.AdamW",
+        "dev.leap.train.model.TrainableLlama"));
+  }
+}
