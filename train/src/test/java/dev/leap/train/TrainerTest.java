@@ -10,8 +10,6 @@ import dev.leap.runtime.LeapRuntime;
 import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.Example;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A tiny model trained for a few dozen steps on Leap's real training mix (GPT-2 vocabulary,
  * character sheets, short city documents): the loss falls, the log and chart are written, a run
- * stopped and resumed from its checkpoint ends with exactly the weights and the log lines of an
- * uninterrupted run,
+ * stopped and resumed from its checkpoint ends with the weights (to float noise) and the log lines of
+ * an uninterrupted run, each run in its own JVM ({@link TrainerPhase}),
  * and the written model directory loads in the runtime.
  */
 class TrainerTest {
@@ -41,7 +39,8 @@ class TrainerTest {
   void lossFallsAndAResumedRunEqualsAnUninterruptedOne(@TempDir Path tmp) throws Exception {
     int steps = 30;
     Path straight = tmp.resolve("straight");
-    new Trainer(options(straight, steps), new PrintWriter(new StringWriter())).run();
+    // Each run in a fresh JVM (see TrainerPhase): the comparison is of the training code alone.
+    TrainerPhase.fork(straight, steps, steps);
     List<Double> losses = new ArrayList<>();
     ObjectMapper m = new ObjectMapper();
     for (String line : Files.readAllLines(straight.resolve("train-log.jsonl"), StandardCharsets.UTF_8)) {
@@ -56,13 +55,13 @@ class TrainerTest {
     // Stopped at step 10 (a checkpoint), then resumed to the end.
     Path split = tmp.resolve("split");
     Trainer.Options o = options(split, steps);
-    new Trainer(o, new PrintWriter(new StringWriter())).run(10);
+    TrainerPhase.fork(split, steps, 10);
     assertTrue(!Files.exists(o.outDir().resolve("model.safetensors")), "a stopped run writes no model");
     // A process killed after logging step 11 but before its next checkpoint: the resumed run logs
     // step 11 again, once.
     Files.writeString(split.resolve("train-log.jsonl"), "{\"step\":11,\"loss\":1.0}\n", StandardCharsets.UTF_8,
         java.nio.file.StandardOpenOption.APPEND);
-    new Trainer(o, new PrintWriter(new StringWriter())).run();
+    TrainerPhase.fork(split, steps, steps);
     Map<String, float[]> a = Checkpoint.read(straight.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
     Map<String, float[]> b = Checkpoint.read(split.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
     // Equal up to float noise: even on one thread, BLAS kernels may round differently from run to

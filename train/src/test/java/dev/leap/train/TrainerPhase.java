@@ -1,0 +1,41 @@
+package dev.leap.train;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+
+/**
+ * One training run of {@link TrainerTest}'s options in its own JVM: {@code WORK STEPS STOP_AT}.
+ * The resume test runs each phase in a fresh process because runs that followed another run in the
+ * same JVM sometimes ended with slightly different weights (seen 5e-4 .. 2e-2 apart; the first run
+ * of a process never varied): a native-memory effect outside the training code's control that the
+ * comparison must not depend on.
+ */
+public final class TrainerPhase {
+  private TrainerPhase() {}
+
+  public static void main(String[] args) throws Exception {
+    Path work = Path.of(args[0]);
+    int steps = Integer.parseInt(args[1]);
+    int stopAt = Integer.parseInt(args[2]);
+    new Trainer(TrainerTest.options(work, steps), new PrintWriter(new StringWriter())).run(stopAt);
+    System.exit(0);
+  }
+
+  /** Runs a phase in a new JVM with this JVM's class path and PyTorch settings; fails on a non-zero exit. */
+  static void fork(Path work, int steps, int stopAt) throws Exception {
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
+        "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
+        TrainerPhase.class.getName(), work.toString(), String.valueOf(steps), String.valueOf(stopAt));
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(work.resolveSibling(work.getFileName() + "-" + stopAt + ".log").toFile());
+    java.nio.file.Files.createDirectories(work.getParent());
+    Process p = pb.start();
+    int rc = p.waitFor();
+    if (rc != 0) {
+      throw new AssertionError("training phase " + work + " to step " + stopAt + " exited with " + rc + "; see "
+          + work.resolveSibling(work.getFileName() + "-" + stopAt + ".log"));
+    }
+  }
+}
