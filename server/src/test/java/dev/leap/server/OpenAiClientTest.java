@@ -190,7 +190,14 @@ class OpenAiClientTest {
     JsonNode e = Json.MAPPER.readTree(malformed.body());
     assertEquals("invalid_request_error", e.at("/error/type").asText());
     assertTrue(e.at("/error/message").asText().contains("not valid JSON"));
-    assertEquals(413, post("/v1/completions", "{\"prompt\": \"" + "a".repeat(9 << 20) + "\"}").statusCode());
+    // A body over the limit is refused from its Content-Length, before any of it is read.
+    try (Socket s = new Socket("127.0.0.1", server.port())) {
+      s.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + KEY
+          + "\r\nContent-Type: application/json\r\nContent-Length: " + (9 << 20) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      String status = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+      assertEquals("HTTP/1.1 413", status);
+    }
     assertEquals(404, post("/v2/nothing", "{}").statusCode());
     HttpResponse<String> tooLong = post("/v1/completions", "{\"prompt\": \"" + "word ".repeat(5000) + "\", \"max_tokens\": 4}");
     assertEquals(400, tooLong.statusCode(), tooLong.body());
