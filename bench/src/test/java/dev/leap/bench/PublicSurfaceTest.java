@@ -11,6 +11,7 @@ class PublicSurfaceTest {
   void publicTypesAreTheListedOnes() {
     PublicSurface.check(BenchData.class, List.of(
         "dev.leap.bench.BenchData",
+        "dev.leap.bench.Percentile",
         "dev.leap.bench.e2e.BenchCommand",
         "dev.leap.bench.e2e.DemoCommand",
         "dev.leap.bench.fsm.CompileBench",

@@ -48,7 +48,12 @@ public final class Utf8 {
    * that lead byte's index.
    */
   public static int completeLength(byte[] bytes) {
-    int n = bytes.length;
+    return completeLength(bytes, bytes.length);
+  }
+
+  /** {@link #completeLength(byte[])} of the first {@code length} bytes. */
+  public static int completeLength(byte[] bytes, int length) {
+    int n = length;
     int i = n - 1;
     while (i >= 0 && isContinuation(bytes[i]) && n - i < 4) {
       i--;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Percentile;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.EmptyLanguageException;
 import dev.leap.fsm.TokenIndex;
@@ -175,8 +176,8 @@ public final class SchemaCoverage {
         }
       }
       allCompileMs.addAll(s.compileMs);
-      double p50 = percentile(s.compileMs, 0.50);
-      double p99 = percentile(s.compileMs, 0.99);
+      double p50 = Percentile.of(s.compileMs, 0.50);
+      double p99 = Percentile.of(s.compileMs, 0.99);
       int wrong = s.invalidTotal - s.invalidRejected;
       System.out.printf(Locale.ROOT, "| %s | %d | %.2f | %d/%d | %d/%d | %d | %.1f | %.1f | %.1f%% | %.1f%% | %.1f%% | %d/%d |%n",
           name, s.schemas, (double) s.compiled / s.schemas, s.validAccepted, s.validTotal, s.invalidRejected, s.invalidTotal,
@@ -208,10 +209,10 @@ public final class SchemaCoverage {
       s.reasons.forEach(reasons::put);
     }
     System.out.printf(Locale.ROOT, "compile time over all compiled schemas (%d): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms%n",
-        allCompileMs.size(), percentile(allCompileMs, 0.50), percentile(allCompileMs, 0.90), percentile(allCompileMs, 0.99));
-    report.put("compileMsP50", percentile(allCompileMs, 0.50));
-    report.put("compileMsP90", percentile(allCompileMs, 0.90));
-    report.put("compileMsP99", percentile(allCompileMs, 0.99));
+        allCompileMs.size(), Percentile.of(allCompileMs, 0.50), Percentile.of(allCompileMs, 0.90), Percentile.of(allCompileMs, 0.99));
+    report.put("compileMsP50", Percentile.of(allCompileMs, 0.50));
+    report.put("compileMsP90", Percentile.of(allCompileMs, 0.90));
+    report.put("compileMsP99", Percentile.of(allCompileMs, 0.99));
     Path out = Path.of(args.length > 0 ? args[0] : "bench-results/jsonschemabench.json");
     if (out.getParent() != null) {
       Files.createDirectories(out.getParent());
@@ -221,8 +222,4 @@ public final class SchemaCoverage {
   }
 
   /** The {@code q} quantile (nearest rank) of {@code values}, NaN if none. */
-  static double percentile(List<Double> values, double q) {
-    double[] t = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    return t.length == 0 ? Double.NaN : t[Math.min(t.length - 1, Math.max(0, (int) Math.ceil(t.length * q) - 1))];
-  }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Percentile;
 import dev.leap.runtime.LeapRuntime;
 import dev.leap.runtime.DemoModel;
 import dev.leap.server.LeapServer;
@@ -245,29 +246,21 @@ public final class ServeBenchCommand implements Callable<Integer> {
     run.put("requestThroughput", (requests - errors) / wall);
     run.put("outputTokensPerSec", tokens / wall);
     run.put("goodput", good / wall);
-    run.put("ttftMsP50", pct(ttft, 50));
-    run.put("ttftMsP99", pct(ttft, 99));
-    run.put("tpotMsP50", pct(tpot, 50));
-    run.put("tpotMsP99", pct(tpot, 99));
-    run.put("itlMsP50", pct(itl, 50));
-    run.put("itlMsP99", pct(itl, 99));
+    run.put("ttftMsP50", Percentile.of(ttft, 0.50));
+    run.put("ttftMsP99", Percentile.of(ttft, 0.99));
+    run.put("tpotMsP50", Percentile.of(tpot, 0.50));
+    run.put("tpotMsP99", Percentile.of(tpot, 0.99));
+    run.put("itlMsP50", Percentile.of(itl, 0.50));
+    run.put("itlMsP99", Percentile.of(itl, 0.99));
     run.put("tokensPerChunk", chunks == 0 ? 0 : (double) tokens / chunks);
     ArrayNode e = run.putArray("errorSamples");
     errorTexts.forEach(e::add);
     run.put("row", String.format(Locale.ROOT, "| %s | %.2f | %d | %d | %d | %.2f | %.1f | %.2f | %.0f / %.0f | %.1f / %.1f | %.1f / %.1f | %.2f |",
         mode, rate, requests - errors, errors, valid, (requests - errors) / wall, tokens / wall, good / wall,
-        pct(ttft, 50), pct(ttft, 99), pct(tpot, 50), pct(tpot, 99), pct(itl, 50), pct(itl, 99),
+        Percentile.of(ttft, 0.50), Percentile.of(ttft, 0.99), Percentile.of(tpot, 0.50), Percentile.of(tpot, 0.99),
+        Percentile.of(itl, 0.50), Percentile.of(itl, 0.99),
         chunks == 0 ? 0.0 : (double) tokens / chunks));
     return run;
-  }
-
-  static double pct(List<Double> xs, double p) {
-    if (xs.isEmpty()) {
-      return Double.NaN;
-    }
-    double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    int i = (int) Math.ceil(p / 100 * a.length) - 1;
-    return a[Math.max(0, Math.min(a.length - 1, i))];
   }
 
   private void drawChart(List<double[]> jump, List<double[]> plain) throws Exception {

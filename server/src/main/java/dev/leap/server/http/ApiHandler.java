@@ -140,55 +140,28 @@ public final class ApiHandler extends Handler.Abstract {
       inFlight.decrementAndGet();
       throw ApiError.unavailable("the server is at its limit of " + maxInFlight + " requests in flight; retry later");
     }
-    if (prepared.options().stream()) {
-      stream(request, response, callback, prepared);
-      return;
-    }
+    StreamedCompletion streamed = prepared.options().stream()
+        ? new StreamedCompletion(prepared, completions.modelName(), onFailure -> new SseWriter(response, callback, onFailure))
+        : null;
     List<GenerationHandle> handles;
     try {
-      handles = completions.submit(prepared);
+      handles = completions.submit(prepared, streamed == null ? i -> null : streamed::listener);
     } catch (RuntimeException e) {
       inFlight.decrementAndGet();
       throw e;
     }
-    request.addFailureListener(failure -> handles.forEach(GenerationHandle::cancel));
-    Completions.all(handles).whenComplete((results, error) -> {
-      inFlight.decrementAndGet();
-      if (error != null) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        send(response, callback, 503, ApiError.unavailable("the request did not complete: " + cause.getMessage()).body());
-        return;
-      }
-      results.forEach(metrics::record);
-      try {
-        send(response, callback, 200, completions.response(prepared, results));
-      } catch (ApiError e) {
-        send(response, callback, e.status(), e.body());
-      }
-    });
-  }
-
-  private void stream(Request request, Response response, Callback callback, Completions.Prepared prepared) {
-    StreamedCompletion sc = new StreamedCompletion(prepared, completions.modelName(),
-        onFailure -> new SseWriter(response, callback, onFailure));
-    List<GenerationHandle> handles;
-    try {
-      handles = completions.submit(prepared, sc::listener);
-    } catch (RuntimeException e) {
-      inFlight.decrementAndGet();
-      throw e;
+    if (streamed != null) {
+      handles.forEach(streamed::add);
     }
-    handles.forEach(sc::add);
     request.addFailureListener(failure -> handles.forEach(GenerationHandle::cancel));
     Completions.all(handles).whenComplete((results, error) -> {
       inFlight.decrementAndGet();
-      if (results != null) {
-        results.forEach(metrics::record);
-      }
       ApiError problem = null;
       if (error != null) {
-        problem = ApiError.unavailable("the request did not complete: " + error.getMessage());
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        problem = ApiError.unavailable("the request did not complete: " + cause.getMessage());
       } else {
+        results.forEach(metrics::record);
         try {
           Completions.checkErrors(prepared, results);
         } catch (ApiError e) {
@@ -196,17 +169,19 @@ public final class ApiHandler extends Handler.Abstract {
         }
       }
       if (problem != null) {
-        if (sc.started()) {
-          sc.error(problem);
+        if (streamed != null && streamed.started()) {
+          streamed.error(problem);
         } else {
           send(response, callback, problem.status(), problem.body());
         }
-        return;
+      } else if (streamed == null) {
+        send(response, callback, 200, completions.response(prepared, results));
+      } else {
+        for (int i = 0; i < results.size(); i++) {
+          streamed.finished(i, results.get(i));
+        }
+        streamed.end(results);
       }
-      for (int i = 0; i < results.size(); i++) {
-        sc.finished(i, results.get(i));
-      }
-      sc.end(results);
     });
   }
 

@@ -76,7 +76,7 @@ final class StreamedCompletion {
       choice.put("text", "");
       choice.putNull("logprobs");
     }
-    choice.put("finish_reason", g.finishReason() == dev.leap.runtime.FinishReason.LENGTH ? "length" : "stop");
+    choice.put("finish_reason", Completions.finishReason(g.finishReason()));
     out.event(c.toString());
   }
 

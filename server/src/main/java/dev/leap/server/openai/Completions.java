@@ -157,11 +157,6 @@ public final class Completions {
     }
   }
 
-  /** Submits the {@code n} samples of a prepared request. */
-  public List<GenerationHandle> submit(Prepared p) {
-    return submit(p, i -> null);
-  }
-
   /** Submits the {@code n} samples, sample {@code i} streaming to {@code listeners.apply(i)} (may be null). */
   public List<GenerationHandle> submit(Prepared p, java.util.function.IntFunction<OutputListener> listeners) {
     List<GenerationHandle> handles = new ArrayList<>();
@@ -182,13 +177,8 @@ public final class Completions {
         .thenApply(v -> handles.stream().map(CompletableFuture::join).toList());
   }
 
-  /**
-   * The response object for finished samples; the first error result among them is a 400 (the
-   * runtime reports a request's own mistakes, such as a schema it cannot compile or a prompt over
-   * the context, as error results).
-   */
+  /** The response object for finished samples, none of them an error result ({@link #checkErrors} first). */
   public ObjectNode response(Prepared p, List<Generation> results) {
-    checkErrors(p, results);
     ObjectNode root = JsonNodeFactory.instance.objectNode();
     root.put("id", (p.chat() ? "chatcmpl-" : "cmpl-") + UUID.randomUUID().toString().replace("-", ""));
     root.put("object", p.chat() ? "chat.completion" : "text_completion");
@@ -214,7 +204,10 @@ public final class Completions {
     return root;
   }
 
-  /** The first error result among the samples, as a 400 (the runtime reports a request's own mistakes so). */
+  /**
+   * Throws the first error result among the samples as a 400: the runtime reports a request's own
+   * mistakes (a schema it cannot compile, a prompt over the context) as error results.
+   */
   public static void checkErrors(Prepared p, List<Generation> results) {
     for (Generation g : results) {
       if (g.isError()) {
@@ -228,7 +221,7 @@ public final class Completions {
   }
 
   /** OpenAI's finish reasons: {@code stop} or {@code length}. */
-  static String finishReason(FinishReason r) {
+  public static String finishReason(FinishReason r) {
     return r == FinishReason.LENGTH ? "length" : "stop";
   }
 

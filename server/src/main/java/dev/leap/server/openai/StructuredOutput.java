@@ -139,7 +139,7 @@ public final class StructuredOutput {
 
   private static JsonNode parseSchemaString(String text, String path) {
     try {
-      JsonNode n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+      JsonNode n = Json.MAPPER.readTree(text);
       if (n == null || !(n.isObject() || n.isBoolean())) {
         throw ApiError.badRequest(path, "'" + path + "' must hold a JSON Schema (an object)");
       }

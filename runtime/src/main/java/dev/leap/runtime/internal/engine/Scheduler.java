@@ -141,16 +141,12 @@ public final class Scheduler implements AutoCloseable {
    * Queues a request whose result will complete {@code result}: exactly once, with a result, an
    * error result or a cancelled result, on the callback executor (never on the scheduler thread),
    * except that an error found here (the runtime is closed, a bad prompt, ...) completes it on the
-   * calling thread before this returns. Never throws for a bad request or a closed scheduler.
+   * calling thread before this returns. Never throws for a bad request or a closed scheduler. The
+   * output streams to {@code listener} as it grows (null: not streamed).
    *
    * @return what cancels the request: it ends at the scheduler's next iteration, its KV slots return
    *     and {@code result} completes with finish reason {@link FinishReason#CANCELLED}
    */
-  public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result) {
-    return submit(request, result, null);
-  }
-
-  /** As {@link #submit(GenerationRequest, CompletableFuture)}, streaming the output to {@code listener} (may be null). */
   public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result, OutputListener listener) {
     Sequence s = new Sequence(request, result, System.nanoTime(), listener);
     Runnable canceller = () -> cancel(s);

@@ -2,7 +2,6 @@ package dev.leap.runtime.internal.engine;
 
 import dev.leap.fsm.Utf8;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * Delivers a streamed sequence's new output to its {@link dev.leap.runtime.OutputListener} after each
@@ -47,7 +46,7 @@ final class Streaming {
       }
       pos += b.length;
     }
-    int complete = Utf8.completeLength(Arrays.copyOf(buf, filled));
+    int complete = Utf8.completeLength(buf, filled);
     if (complete == 0) {
       return;
     }
