@@ -11,6 +11,7 @@ class PublicSurfaceTest {
   void publicTypesAreTheListedOnes() {
     PublicSurface.check(CompressedFsm.class, List.of(
         "dev.leap.fsm.AutomatonTooLargeException",
+        "dev.leap.fsm.ByteAutomaton",
         "dev.leap.fsm.CompressedFsm",
         "dev.leap.fsm.ConstraintException",
         "dev.leap.fsm.Dfa",
@@ -26,6 +27,11 @@ class PublicSurfaceTest {
         "dev.leap.fsm.TokenizerJsonVocabulary$Scheme",
         "dev.leap.fsm.Utf8",
         "dev.leap.fsm.Vocabulary",
+        "dev.leap.fsm.grammar.CompiledGrammar",
+        "dev.leap.fsm.grammar.Grammar",
+        "dev.leap.fsm.grammar.GrammarLimitException",
+        "dev.leap.fsm.grammar.GrammarMatcher",
+        "dev.leap.fsm.grammar.GrammarSyntaxException",
         // Not API: public to Java only for dev.leap.fsm.json (and the benchmarks).
         "dev.leap.fsm.internal.Automata",
         "dev.leap.fsm.internal.CharRanges",
