@@ -163,6 +163,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
     st.put("cachedPromptTokens", s.cachedPromptTokens());
     st.put("timeToFirstTokenMs", s.timeToFirstTokenMs());
     st.put("totalMs", s.totalMs());
+    st.put("queueMs", s.queueMs());
     return o;
   }
 }

@@ -7,8 +7,11 @@ import java.util.Objects;
  *
  * @param prompt the prompt text, or {@code null} when {@code promptIds} is given
  * @param promptIds the prompt as token ids, or {@code null} when {@code prompt} is given
+ * @param jumpForward whether this request jumps over forced text; {@code null} = the runtime's setting
+ *     ({@code optJumpForward}). Off, every token is sampled (with greedy decoding the output is the same)
  */
-public record GenerationRequest(String prompt, int[] promptIds, Constraint constraint, SamplingParams params) {
+public record GenerationRequest(
+    String prompt, int[] promptIds, Constraint constraint, SamplingParams params, Boolean jumpForward) {
 
   public GenerationRequest {
     if ((prompt == null) == (promptIds == null)) {
@@ -17,6 +20,16 @@ public record GenerationRequest(String prompt, int[] promptIds, Constraint const
     promptIds = promptIds == null ? null : promptIds.clone();
     constraint = constraint == null ? Constraint.none() : constraint;
     params = params == null ? SamplingParams.greedy() : params;
+  }
+
+  /** A request with the runtime's jump-forward setting. */
+  public GenerationRequest(String prompt, int[] promptIds, Constraint constraint, SamplingParams params) {
+    this(prompt, promptIds, constraint, params, null);
+  }
+
+  /** This request with jump-forward turned on or off for it alone. */
+  public GenerationRequest withJumpForward(boolean on) {
+    return new GenerationRequest(prompt, promptIds, constraint, params, on);
   }
 
   public static GenerationRequest of(String prompt, Constraint constraint, SamplingParams params) {

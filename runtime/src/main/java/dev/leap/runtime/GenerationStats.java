@@ -15,6 +15,8 @@ package dev.leap.runtime;
  * @param timeToFirstTokenMs from submission to the first sampled token, the first one that needed the
  *     model (forced text jumped at admission comes earlier, without it); 0 if none was sampled
  * @param totalMs from submission to the end
+ * @param queueMs from submission to admission into the running batch (compiling the constraint and
+ *     waiting for a batch place or KV slots); the whole time if the request never ran
  */
 public record GenerationStats(
     int forwardPasses,
@@ -25,4 +27,5 @@ public record GenerationStats(
     int promptTokens,
     int cachedPromptTokens,
     double timeToFirstTokenMs,
-    double totalMs) {}
+    double totalMs,
+    double queueMs) {}

@@ -185,6 +185,19 @@ public final class LeapRuntime implements AutoCloseable {
     return scheduler.totalForwardPasses();
   }
 
+  /** Requests in the running batch right now (vLLM's {@code num_requests_running}). */
+  public int runningRequests() {
+    return scheduler.runningRequests();
+  }
+
+  /**
+   * Requests submitted but not running yet: their constraint compiling, or waiting for a place in the
+   * batch or for KV slots (vLLM's {@code num_requests_waiting}).
+   */
+  public int waitingRequests() {
+    return scheduler.waitingRequests();
+  }
+
   private boolean closed;
 
   /** Idempotent; a second call (from any thread) returns once the first has released everything. */

@@ -92,6 +92,20 @@ class OpenAiClientTest {
     assertTrue(c.usage().orElseThrow().completionTokens() > 0);
     JsonValue leap = c._additionalProperties().get("leap");
     assertTrue(leap != null && leap.toString().contains("forward_passes"), "Leap's statistics: " + leap);
+    Map<?, ?> on = leap.convert(Map.class);
+    assertTrue(((Number) on.get("tokens_jumped")).intValue() > 0, "the forced ') ' and '-' jump: " + on);
+
+    // Leap's extension field turns jump-forward off for this request alone: every token sampled.
+    Completion plain = client.completions().create(CompletionCreateParams.builder()
+        .model(server.modelName()).prompt("Phone: ").maxTokens(20).temperature(0.0)
+        .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("regex", "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")))
+        .putAdditionalBodyProperty("jump_forward", JsonValue.from(false))
+        .build());
+    Map<?, ?> off = plain._additionalProperties().get("leap").convert(Map.class);
+    assertEquals(0, ((Number) off.get("tokens_jumped")).intValue(), off.toString());
+    assertTrue(Pattern.matches("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}", plain.choices().get(0).text()), plain.toString());
+    assertTrue(((Number) off.get("forward_passes")).intValue() > ((Number) on.get("forward_passes")).intValue(),
+        "token by token takes more forward passes: " + off + " vs " + on);
   }
 
   @Test
@@ -167,7 +181,8 @@ class OpenAiClientTest {
         HttpResponse.BodyHandlers.ofString()).body();
     for (String name : List.of("vllm:time_to_first_token_seconds_bucket", "vllm:time_per_output_token_seconds_count",
         "vllm:e2e_request_latency_seconds_sum", "vllm:prompt_tokens_total", "vllm:generation_tokens_total",
-        "vllm:num_requests_running", "vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries_total",
+        "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:request_queue_time_seconds_count",
+        "leap:http_requests_in_flight", "vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries_total",
         "vllm:prefix_cache_hits_total", "leap:tokens_jumped_total", "leap:bytes_jumped_total", "leap:forward_passes_total")) {
       assertTrue(m.contains(name), name + " in\n" + m);
     }

@@ -13,11 +13,12 @@ import java.util.function.IntSupplier;
  * the quantity ({@code vllm:time_to_first_token_seconds}, {@code vllm:time_per_output_token_seconds}
  * = (end-to-end − TTFT) / (output tokens − 1), {@code vllm:e2e_request_latency_seconds},
  * {@code vllm:prompt_tokens_total}, {@code vllm:generation_tokens_total},
- * {@code vllm:request_success_total} by finish reason, {@code vllm:num_requests_running},
- * {@code vllm:kv_cache_usage_perc}, {@code vllm:prefix_cache_queries_total} and
- * {@code vllm:prefix_cache_hits_total} in tokens) and Leap's own ({@code leap:tokens_jumped_total},
- * {@code leap:bytes_jumped_total}, {@code leap:forward_passes_total}). Queue time and waiting
- * requests are not exported: the runtime does not report them yet. Thread-safe, lock-free.
+ * {@code vllm:request_success_total} by finish reason, {@code vllm:request_queue_time_seconds} (from
+ * arrival to the running batch), {@code vllm:num_requests_running} and {@code vllm:num_requests_waiting}
+ * (samples: a request with {@code n > 1} counts n times), {@code vllm:kv_cache_usage_perc},
+ * {@code vllm:prefix_cache_queries_total} and {@code vllm:prefix_cache_hits_total} in tokens) and Leap's
+ * own ({@code leap:tokens_jumped_total}, {@code leap:bytes_jumped_total},
+ * {@code leap:forward_passes_total}, {@code leap:http_requests_in_flight}). Thread-safe, lock-free.
  */
 final class Metrics {
   private static final double[] TTFT_BUCKETS = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0,
@@ -29,10 +30,11 @@ final class Metrics {
 
   private final String model;
   private final LeapRuntime runtime;
-  private final IntSupplier running;
+  private final IntSupplier inFlight;
   private final Histogram ttft = new Histogram(TTFT_BUCKETS);
   private final Histogram tpot = new Histogram(TPOT_BUCKETS);
   private final Histogram e2e = new Histogram(E2E_BUCKETS);
+  private final Histogram queue = new Histogram(E2E_BUCKETS);
   private final AtomicLong promptTokens = new AtomicLong();
   private final AtomicLong generationTokens = new AtomicLong();
   private final AtomicLong prefixQueries = new AtomicLong();
@@ -41,10 +43,10 @@ final class Metrics {
   private final AtomicLong bytesJumped = new AtomicLong();
   private final AtomicLongArray finished = new AtomicLongArray(FinishReason.values().length);
 
-  Metrics(String model, LeapRuntime runtime, IntSupplier running) {
+  Metrics(String model, LeapRuntime runtime, IntSupplier inFlight) {
     this.model = model;
     this.runtime = runtime;
-    this.running = running;
+    this.inFlight = inFlight;
   }
 
   /** Counts one finished sample. */
@@ -62,6 +64,7 @@ final class Metrics {
     tokensJumped.addAndGet(s.tokensJumped());
     bytesJumped.addAndGet(s.bytesJumped());
     e2e.observe(s.totalMs() / 1000);
+    queue.observe(s.queueMs() / 1000);
     if (out > 0) {
       ttft.observe(s.timeToFirstTokenMs() / 1000);
     }
@@ -74,7 +77,9 @@ final class Metrics {
   String text() {
     StringBuilder sb = new StringBuilder();
     String l = "{model_name=\"" + model.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
-    gauge(sb, "vllm:num_requests_running", "Requests being answered (in flight).", l, running.getAsInt());
+    gauge(sb, "vllm:num_requests_running", "Requests in the model's running batch.", l, runtime.runningRequests());
+    gauge(sb, "vllm:num_requests_waiting", "Requests waiting to run (constraint compiling, batch or KV full).", l,
+        runtime.waitingRequests());
     double usage = runtime.kvCapacity() == 0 ? 0 : 1.0 - (double) (runtime.freeKvSlots()) / runtime.kvCapacity();
     gauge(sb, "vllm:kv_cache_usage_perc", "KV-cache usage (1 = full; the prefix cache's slots count as used).", l, usage);
     counter(sb, "vllm:prompt_tokens_total", "Prompt tokens processed.", l, promptTokens.get());
@@ -89,9 +94,11 @@ final class Metrics {
     ttft.write(sb, "vllm:time_to_first_token_seconds", "Time to first token.", model);
     tpot.write(sb, "vllm:time_per_output_token_seconds", "Time per output token after the first.", model);
     e2e.write(sb, "vllm:e2e_request_latency_seconds", "End-to-end request latency.", model);
+    queue.write(sb, "vllm:request_queue_time_seconds", "Time from arrival to the running batch.", model);
     counter(sb, "leap:tokens_jumped_total", "Output tokens appended by jump-forward (not sampled).", l, tokensJumped.get());
     counter(sb, "leap:bytes_jumped_total", "Output bytes appended by jump-forward.", l, bytesJumped.get());
     counter(sb, "leap:forward_passes_total", "Forward passes of the model.", l, runtime.forwardPasses());
+    gauge(sb, "leap:http_requests_in_flight", "HTTP requests being answered.", l, inFlight.getAsInt());
     return sb.toString();
   }
 

@@ -65,10 +65,6 @@ public final class Completions {
     }
     Constraint constraint = StructuredOutput.parse(body);
     GenerationOptions options = GenerationOptions.parse(body, chat, chat ? contextLength : 16, contextLength);
-    if (Boolean.FALSE.equals(options.jumpForward())) {
-      throw ApiError.badRequest("jump_forward", "'jump_forward': false per request is not supported yet; this server "
-          + "runs every request with jump-forward (its greedy output equals token-by-token decoding's)");
-    }
     if (chat) {
       return new Prepared(true, chatPrompt(body), null, constraint, options);
     }
@@ -166,6 +162,9 @@ public final class Completions {
           base.stop());
       GenerationRequest r = p.promptIds() != null ? GenerationRequest.ofIds(p.promptIds(), p.constraint(), s)
           : GenerationRequest.of(p.prompt(), p.constraint(), s);
+      if (p.options().jumpForward() != null) {
+        r = r.withJumpForward(p.options().jumpForward());
+      }
       handles.add(runtime.submit(r, listeners.apply(i)));
     }
     return handles;

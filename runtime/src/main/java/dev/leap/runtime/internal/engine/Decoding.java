@@ -56,7 +56,7 @@ final class Decoding {
     if (r != null) {
       return r;
     }
-    if (c != null && jumpForward) {
+    if (c != null && jumps(s)) {
       r = jump(s);
       if (r != null) {
         return r;
@@ -90,7 +90,13 @@ final class Decoding {
    * ends the request (the whole output was forced, or cut by maxTokens), else null.
    */
   FinishReason start(Sequence s) {
-    return s.constraint != null && jumpForward ? jump(s) : null;
+    return s.constraint != null && jumps(s) ? jump(s) : null;
+  }
+
+  /** Whether {@code s} jumps over forced text: its request's own setting, else the runtime's. */
+  private boolean jumps(Sequence s) {
+    Boolean own = s.request.jumpForward();
+    return own != null ? own : jumpForward;
   }
 
   private FinishReason jump(Sequence s) {

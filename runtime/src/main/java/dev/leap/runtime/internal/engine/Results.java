@@ -66,6 +66,7 @@ final class Results {
     double ttft = s.firstTokenNanos == 0 ? 0 : (s.firstTokenNanos - s.submitNanos) / 1e6;
     return new GenerationStats(
         s.forwardPasses, s.tokensSampled, s.tokensJumped, s.bytesJumped, s.jumps,
-        s.prompt == null ? 0 : s.prompt.length, s.cachedPromptTokens, ttft, (now - s.submitNanos) / 1e6);
+        s.prompt == null ? 0 : s.prompt.length, s.cachedPromptTokens, ttft, (now - s.submitNanos) / 1e6,
+        ((s.admittedNanos == 0 ? now : s.admittedNanos) - s.submitNanos) / 1e6);
   }
 }

@@ -111,6 +111,9 @@ public final class Scheduler implements AutoCloseable {
 
   // totals, for benchmarks and tests
   private long totalForwardPasses;
+  // queue lengths as of the loop's last iteration, for metrics
+  private volatile int runningCount;
+  private volatile int queuedCount;
 
   public Scheduler(LlamaModel model, Tokenizer tokenizer, Options options) {
     this.model = model;
@@ -221,6 +224,21 @@ public final class Scheduler implements AutoCloseable {
     return totalForwardPasses;
   }
 
+  /** Requests in the running batch (as of the scheduler's last iteration). */
+  public int runningRequests() {
+    return runningCount;
+  }
+
+  /** Requests submitted but not yet running: compiling their constraint, or waiting for a batch place or KV slots. */
+  public int waitingRequests() {
+    return queuedCount + incoming.size();
+  }
+
+  private void publishCounts() {
+    runningCount = running.size();
+    queuedCount = compiling.size() + waiting.size();
+  }
+
   private void signal() {
     lock.lock();
     try {
@@ -242,6 +260,7 @@ public final class Scheduler implements AutoCloseable {
           endCancelled();
         }
         admit();
+        publishCounts();
         if (running.isEmpty()) {
           lock.lock();
           try {
@@ -254,6 +273,7 @@ public final class Scheduler implements AutoCloseable {
           continue;
         }
         step();
+        publishCounts();
         if (options.checkInvariants()) {
           ledger.verify(running);
         }
@@ -343,6 +363,7 @@ public final class Scheduler implements AutoCloseable {
         break; // first come, first served: wait until slots come back
       }
       waiting.pollFirst();
+      s.admittedNanos = System.nanoTime();
       s.cachedPromptTokens = m.length();
       s.tokens.addElements(0, s.prompt);
       admittedPrompts.add(s.prompt);

@@ -55,6 +55,8 @@ final class Sequence {
   int jumps;
   int cachedPromptTokens;
   long firstTokenNanos;
+  /** When the request entered the running batch (0 while queued). */
+  long admittedNanos;
 
   /** Where the output goes as it grows; null when the request is not streamed. */
   final dev.leap.runtime.OutputListener listener;
