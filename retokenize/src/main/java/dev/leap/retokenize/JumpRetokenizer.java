@@ -44,6 +44,22 @@ public final class JumpRetokenizer {
     this(tokenizer, dfa, healing, WINDOW);
   }
 
+  private JumpRetokenizer(JumpRetokenizer base, ByteAutomaton automaton) {
+    this.window = base.window;
+    this.tokenizer = base.tokenizer;
+    this.dfa = automaton;
+    this.healing = base.healing;
+    this.sorted = base.sorted;
+  }
+
+  /**
+   * The same retokenizer over another automaton with the same vocabulary (a grammar request's own
+   * matcher), sharing the sorted vocabulary: cheap, unlike the constructor.
+   */
+  public JumpRetokenizer with(ByteAutomaton automaton) {
+    return new JumpRetokenizer(this, automaton);
+  }
+
   /** With a given window; {@code Integer.MAX_VALUE} re-encodes the whole output (the naive twin in tests). */
   JumpRetokenizer(Tokenizer tokenizer, ByteAutomaton dfa, boolean healing, int window) {
     this.window = window;

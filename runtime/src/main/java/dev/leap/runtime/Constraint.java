@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * What the output must match: a regular expression, one of a list of choices, JSON that fits a JSON
- * Schema, or nothing.
+ * Schema, a context-free grammar (GBNF), or nothing.
  *
  * <p>A constraint is compiled once per runtime and cached by {@link #cacheKey()} (its kind and
  * source text). Compilation happens off the step loop; a constraint that cannot compile gives its
@@ -22,15 +22,18 @@ public final class Constraint {
     /** Exactly one of a list of strings. */
     CHOICE,
     /** JSON that fits a JSON Schema (see {@code dev.leap.fsm.json.JsonSchema}). */
-    JSON_SCHEMA
+    JSON_SCHEMA,
+    /** Text of a GBNF grammar (see {@code docs/grammar.md}); without recursion it is one DFA, as a regex. */
+    GRAMMAR
   }
 
   private static final Constraint NONE = new Constraint(Kind.NONE, null, List.of(), null, -1, false);
+  private static final Constraint JSON_OBJECT = grammar(dev.leap.fsm.grammar.Grammar.jsonObject().source());
 
   private final Kind kind;
   private final String regex;
   private final List<String> choices;
-  private final String schema;
+  private final String schema; // the JSON Schema, or the grammar text of a GRAMMAR constraint
   private final int indent;
   private final boolean lenient;
 
@@ -76,7 +79,7 @@ public final class Constraint {
 
   /** The schema of a {@link Kind#JSON_SCHEMA} constraint (canonical JSON text), else null. */
   public String schema() {
-    return schema;
+    return kind == Kind.JSON_SCHEMA ? schema : null;
   }
 
   /** Spaces per level of a JSON Schema constraint's layout, {@code -1} for compact. */
@@ -92,6 +95,29 @@ public final class Constraint {
   /** No constraint. */
   public static Constraint none() {
     return NONE;
+  }
+
+  /**
+   * Text of the GBNF grammar {@code gbnf} (llama.cpp's and XGrammar's dialect, {@code root ::= ...};
+   * see {@code docs/grammar.md}). A grammar that does not parse is an error result naming the line and
+   * column.
+   */
+  public static Constraint grammar(String gbnf) {
+    Objects.requireNonNull(gbnf, "gbnf");
+    return new Constraint(Kind.GRAMMAR, null, List.of(), gbnf, -1, false);
+  }
+
+  /**
+   * A JSON object whose values are any JSON, nested without bound (OpenAI's {@code response_format:
+   * {"type": "json_object"}}): the built-in grammar, compact (no whitespace).
+   */
+  public static Constraint jsonObject() {
+    return JSON_OBJECT;
+  }
+
+  /** The GBNF text of a {@link Kind#GRAMMAR} constraint, else null. */
+  public String grammar() {
+    return kind == Kind.GRAMMAR ? schema : null;
   }
 
   /** The whole output must match {@code regex} (full match, as {@code java.util.regex.Matcher#matches}). */
@@ -143,6 +169,7 @@ public final class Constraint {
     return switch (kind) {
       case NONE -> "none";
       case JSON_SCHEMA -> "schema:" + indent + (lenient ? ":lenient:" : ":") + schema;
+      case GRAMMAR -> "grammar:" + schema;
       default -> "regex:" + regex;
     };
   }
@@ -181,6 +208,7 @@ public final class Constraint {
     return switch (kind) {
       case NONE -> "Constraint.none()";
       case JSON_SCHEMA -> "Constraint.jsonSchema(" + schema + (lenient ? ", lenient)" : ")");
+      case GRAMMAR -> "Constraint.grammar(" + (schema.length() > 200 ? schema.substring(0, 200) + "..." : schema) + ")";
       default -> "Constraint." + kind.name().toLowerCase(java.util.Locale.ROOT) + "(" + regex + ")";
     };
   }
