@@ -11,12 +11,13 @@ import java.util.Map;
  * SGLang use for it, never guessed from the text:
  * <ul>
  *   <li>OpenAI: {@code response_format} {@code {"type": "json_schema", "json_schema": {"name",
- *       "schema", "strict"}}}, {@code {"type": "json_object"}} (any JSON object, nested up to the
- *       depth Leap unrolls free-form values to, see {@link #JSON_OBJECT_SCHEMA}) or
- *       {@code {"type": "text"}} (none);
+ *       "schema", "strict"}}}, {@code {"type": "json_object"}} (any JSON object, nested without
+ *       bound: the built-in JSON grammar, {@link Constraint#jsonObject()}) or {@code {"type": "text"}}
+ *       (none);
  *   <li>vLLM: {@code structured_outputs} with one of {@code json}, {@code regex}, {@code choice},
- *       {@code grammar} (400 "not supported yet" until grammars land);
- *   <li>SGLang: top-level {@code regex} and {@code json_schema} (a string holding the schema).
+ *       {@code grammar} (GBNF, {@link Constraint#grammar});
+ *   <li>SGLang: top-level {@code regex}, {@code json_schema} (a string holding the schema) and
+ *       {@code ebnf} (a grammar).
  * </ul>
  * vLLM's removed {@code guided_*} fields are a 400 that names the replacement (vLLM ignores them
  * silently). Two constraint fields in one request are a 400. {@code strict: false} compiles the
@@ -25,9 +26,6 @@ import java.util.Map;
  */
 public final class StructuredOutput {
   private StructuredOutput() {}
-
-  /** The schema of {@code {"type": "json_object"}}: an object whose values are free-form JSON. */
-  public static final String JSON_OBJECT_SCHEMA = "{\"type\":\"object\"}";
 
   private static final Map<String, String> REMOVED = Map.of(
       "guided_json", "structured_outputs.json (or OpenAI's response_format with type json_schema)",
@@ -46,7 +44,7 @@ public final class StructuredOutput {
       }
     }
     List<String> sources = new ArrayList<>();
-    for (String f : List.of("response_format", "structured_outputs", "regex", "json_schema")) {
+    for (String f : List.of("response_format", "structured_outputs", "regex", "json_schema", "ebnf")) {
       if (Fields.present(body, f)) {
         sources.add(f);
       }
@@ -62,6 +60,7 @@ public final class StructuredOutput {
       case "response_format" -> responseFormat(Fields.object(body, "response_format", "response_format"));
       case "structured_outputs" -> structuredOutputs(Fields.object(body, "structured_outputs", "structured_outputs"));
       case "regex" -> Constraint.regex(Fields.string(body, "regex", "regex", null));
+      case "ebnf" -> Constraint.grammar(Fields.string(body, "ebnf", "ebnf", null));
       default -> schema(parseSchemaString(Fields.string(body, "json_schema", "json_schema", null), "json_schema"), true);
     };
   }
@@ -75,7 +74,7 @@ public final class StructuredOutput {
       case "text":
         return Constraint.none();
       case "json_object":
-        return Constraint.jsonSchema(JSON_OBJECT_SCHEMA);
+        return Constraint.jsonObject();
       case "json_schema":
         JsonNode js = Fields.object(rf, "json_schema", "response_format.json_schema");
         if (js == null) {
@@ -131,8 +130,7 @@ public final class StructuredOutput {
         }
         yield Constraint.choice(choices);
       }
-      case "grammar" -> throw ApiError.badRequest(path, "grammar constraints are not supported yet (coming with Leap's "
-          + "grammar engine); use json, regex or choice");
+      case "grammar" -> Constraint.grammar(Fields.string(so, "grammar", path, null));
       default -> throw ApiError.badRequest(path, "unknown structured output '" + kind + "': use json, regex, choice or grammar");
     };
   }

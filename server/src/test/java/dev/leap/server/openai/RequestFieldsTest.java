@@ -40,7 +40,9 @@ class RequestFieldsTest {
     assertFalse(js.lenient());
     assertTrue(StructuredOutput.parse(body(
         "{'response_format': {'type': 'json_schema', 'json_schema': {'name': 'p', 'strict': false, 'schema': {}}}}")).lenient());
-    assertEquals(StructuredOutput.JSON_OBJECT_SCHEMA, StructuredOutput.parse(body("{'response_format': {'type': 'json_object'}}")).schema());
+    assertEquals(Constraint.jsonObject(), StructuredOutput.parse(body("{'response_format': {'type': 'json_object'}}")));
+    assertEquals("root ::= [ab]+", StructuredOutput.parse(body("{'structured_outputs': {'grammar': 'root ::= [ab]+'}}")).grammar());
+    assertEquals(Constraint.Kind.GRAMMAR, StructuredOutput.parse(body("{'ebnf': 'root ::= [a-z]+'}")).kind());
     assertEquals("[ab]+", StructuredOutput.parse(body("{'structured_outputs': {'regex': '[ab]+'}}")).regex());
     assertEquals(List.of("yes", "no"), StructuredOutput.parse(body("{'structured_outputs': {'choice': ['yes', 'no']}}")).choices());
     assertEquals(Constraint.Kind.JSON_SCHEMA, StructuredOutput.parse(body("{'structured_outputs': {'json': {'type': 'string'}}}")).kind());
@@ -56,8 +58,8 @@ class RequestFieldsTest {
     assertTrue(e.getMessage().contains("structured_outputs.json"), e.getMessage());
     assertEquals("guided_regex", bad("{'guided_regex': 'a'}").param());
     assertEquals("regex", bad("{'response_format': {'type': 'json_object'}, 'regex': 'a'}").param());
-    assertEquals("structured_outputs.grammar", bad("{'structured_outputs': {'grammar': 'root ::= \\'a\\''}}").param());
-    assertTrue(bad("{'structured_outputs': {'grammar': 'x'}}").getMessage().contains("not supported yet"));
+    assertEquals("structured_outputs.grammar", bad("{'structured_outputs': {'grammar': ['root ::= a']}}").param());
+    assertEquals("ebnf", bad("{'regex': 'a', 'ebnf': 'root ::= [a-z]+'}").param());
     assertEquals("structured_outputs", bad("{'structured_outputs': {'regex': 'a', 'choice': ['b']}}").param());
     assertEquals("response_format.type", bad("{'response_format': {'type': 'xml'}}").param());
     assertEquals("response_format.json_schema.schema", bad("{'response_format': {'type': 'json_schema', 'json_schema': {'name': 'x'}}}").param());
