@@ -2,7 +2,9 @@ package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.Vocabulary;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -54,30 +56,86 @@ public final class CompiledGrammar {
     accepted = new long[nodeBase[rules.length]][];
     uncertain = new int[nodeBase[rules.length]][];
     long[][] follow = FollowBytes.of(rules);
-    RuleTokenWalk walk = new RuleTokenWalk(rules, follow, sv, vocab.size());
+    IntArrayList todo = new IntArrayList();
+    for (int r = 0; r < rules.length; r++) {
+      for (int s = 0; s < rules[r].stateCount(); s++) {
+        if (rules[r].hasBytes(s)) {
+          todo.add(nodeBase[r] + s);
+        }
+      }
+    }
+    // The nodes are independent: one walker (with its own stack tables) per worker thread.
+    RuleTokenWalk.Sets[] results = new RuleTokenWalk.Sets[todo.size()];
+    AtomicInteger next = new AtomicInteger();
+    int workers = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), todo.size() / 4));
+    Runnable worker = () -> {
+      RuleTokenWalk walk = new RuleTokenWalk(rules, follow, sv, vocab.size());
+      for (int i = next.getAndIncrement(); i < results.length; i = next.getAndIncrement()) {
+        int node = todo.getInt(i);
+        int r = ruleOf(node);
+        results[i] = walk.compute(r, node - nodeBase[r]);
+      }
+    };
+    runAll(worker, workers);
     Map<MaskKey, long[]> shared = new HashMap<>();
     long total = 0;
     int max = 0;
-    int count = 0;
-    for (int r = 0; r < rules.length; r++) {
-      RuleAutomaton a = rules[r];
-      for (int s = 0; s < a.stateCount(); s++) {
-        if (!a.hasBytes(s)) {
-          continue;
-        }
-        RuleTokenWalk.Sets sets = walk.compute(r, s);
-        int node = nodeBase[r] + s;
-        accepted[node] = shared.computeIfAbsent(new MaskKey(sets.accepted()), k -> k.mask);
-        uncertain[node] = sets.uncertain();
-        total += sets.uncertain().length;
-        max = Math.max(max, sets.uncertain().length);
-        count++;
-      }
+    for (int i = 0; i < results.length; i++) {
+      int node = todo.getInt(i);
+      RuleTokenWalk.Sets sets = results[i];
+      accepted[node] = shared.computeIfAbsent(new MaskKey(sets.accepted()), k -> k.mask);
+      uncertain[node] = sets.uncertain();
+      total += sets.uncertain().length;
+      max = Math.max(max, sets.uncertain().length);
     }
+    int count = results.length;
     this.uncertainTotal = total;
     this.uncertainMax = max;
     this.nodes = count;
     this.compileMs = (System.nanoTime() - t0) / 1e6;
+  }
+
+  private int ruleOf(int node) {
+    int r = 0;
+    while (nodeBase[r + 1] <= node) {
+      r++;
+    }
+    return r;
+  }
+
+  /** Runs {@code worker} on {@code n} threads (this one among them) and waits; rethrows the first failure. */
+  private static void runAll(Runnable worker, int n) {
+    Thread[] threads = new Thread[n - 1];
+    Throwable[] failure = new Throwable[1];
+    for (int i = 0; i < threads.length; i++) {
+      threads[i] = new Thread(() -> {
+        try {
+          worker.run();
+        } catch (Throwable t) {
+          synchronized (failure) {
+            if (failure[0] == null) {
+              failure[0] = t;
+            }
+          }
+        }
+      }, "leap-grammar-compile-" + i);
+      threads[i].setDaemon(true);
+      threads[i].start();
+    }
+    worker.run();
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while compiling a grammar", e);
+      }
+    }
+    if (failure[0] instanceof RuntimeException re) {
+      throw re;
+    } else if (failure[0] instanceof Error err) {
+      throw err;
+    }
   }
 
   /**

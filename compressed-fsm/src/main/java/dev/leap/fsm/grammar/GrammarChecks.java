@@ -204,12 +204,43 @@ final class GrammarChecks {
         }
       }
     }
+    // Report a rule that needs itself (through other unfinished rules), not just one that calls it.
+    Gbnf.Rule first = null;
     for (Gbnf.Rule r : byName.values()) {
-      if (!done.contains(r.name())) {
-        throw new GrammarSyntaxException(r.line(), r.column(), "rule \"" + r.name()
-            + "\" never finishes: every alternative needs a rule that never finishes (itself, through recursion)");
+      if (done.contains(r.name())) {
+        continue;
+      }
+      if (first == null) {
+        first = r;
+      }
+      if (reachesItself(r.name(), byName, done)) {
+        first = r;
+        break;
       }
     }
+    if (first != null) {
+      throw new GrammarSyntaxException(first.line(), first.column(), "rule \"" + first.name()
+          + "\" never finishes: every alternative needs a rule that never finishes (itself, through recursion)");
+    }
+  }
+
+  private static boolean reachesItself(String start, Map<String, Gbnf.Rule> byName, Set<String> finishing) {
+    Deque<String> todo = new ArrayDeque<>(List.of(start));
+    Set<String> seen = new HashSet<>();
+    while (!todo.isEmpty()) {
+      for (Gbnf.Ref ref : refs(byName.get(todo.pop()).body())) {
+        if (finishing.contains(ref.name())) {
+          continue;
+        }
+        if (ref.name().equals(start)) {
+          return true;
+        }
+        if (seen.add(ref.name())) {
+          todo.push(ref.name());
+        }
+      }
+    }
+    return false;
   }
 
   private static boolean productive(Gbnf.Expr e, Set<String> done) {

@@ -244,8 +244,11 @@ public final class GrammarMatcher implements ByteAutomaton {
       s = walk(s, one, 0, 1);
     }
     byte[] bytes = out.toByteArray();
-    if (bytes.length > 0 && (out.size() >= MAX_FORCED || expectsContinuation(s))) {
+    if (bytes.length > 0 && expectsContinuation(s)) {
+      // The run ends inside a UTF-8 sequence: cut back before its lead byte (as jump edges do).
       bytes = Arrays.copyOf(bytes, Utf8.lastCodePointStart(bytes));
+    } else if (bytes.length >= MAX_FORCED) {
+      bytes = Arrays.copyOf(bytes, Utf8.completeLength(bytes));
     }
     return bytes;
   }
