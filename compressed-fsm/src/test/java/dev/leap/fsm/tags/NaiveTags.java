@@ -7,16 +7,17 @@ import java.util.function.Predicate;
  * The naive twins of {@link StructuralTags} and {@link ReasoningGate}, written from their definitions
  * over Java strings: a scanner that reads free text up to the first point where a trigger is
  * complete, then tries every tag that begins there and every place its content could end
- * (backtracking, memoized by position). Slow and obvious; shares no code with the automata.
+ * (backtracking, memoized by position). Slow and obvious; shares no code with the automata. Public
+ * (in the test-jar) for the runtime's tests.
  */
-final class NaiveTags {
+public final class NaiveTags {
   private NaiveTags() {}
 
   /** A tag with its content as a predicate on the content's text. */
-  record Tag(String begin, Predicate<String> content, String end) {}
+  public record Tag(String begin, Predicate<String> content, String end) {}
 
   /** Whether {@code s} is free text with {@code tags} entered at {@code triggers}. */
-  static boolean tags(String s, List<String> triggers, List<Tag> tags) {
+  public static boolean tags(String s, List<String> triggers, List<Tag> tags) {
     return new Object() {
       final Boolean[] memo = new Boolean[s.length() + 1];
 
@@ -59,7 +60,7 @@ final class NaiveTags {
   }
 
   /** Whether {@code s} is reasoning up to the first {@code marker}, at most {@code maxNewlines} newlines, then content. */
-  static boolean gate(String s, String marker, int maxNewlines, Predicate<String> content) {
+  public static boolean gate(String s, String marker, int maxNewlines, Predicate<String> content) {
     int at = s.indexOf(marker);
     if (at < 0) {
       return false;
