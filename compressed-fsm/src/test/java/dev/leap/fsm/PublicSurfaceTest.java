@@ -32,6 +32,9 @@ class PublicSurfaceTest {
         "dev.leap.fsm.grammar.GrammarLimitException",
         "dev.leap.fsm.grammar.GrammarMatcher",
         "dev.leap.fsm.grammar.GrammarSyntaxException",
+        "dev.leap.fsm.tags.ReasoningGate",
+        "dev.leap.fsm.tags.StructuralTags",
+        "dev.leap.fsm.tags.StructuralTags$Tag",
         // Not API: public to Java only for dev.leap.fsm.json (and the benchmarks).
         "dev.leap.fsm.internal.Automata",
         "dev.leap.fsm.internal.CharRanges",

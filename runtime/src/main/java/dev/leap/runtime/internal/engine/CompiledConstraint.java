@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A constraint compiled against one tokenizer. A regex, choice, JSON Schema or grammar without
- * recursion is a compressed FSM with its token index and per-state masks on the model's device
+ * A constraint compiled against one tokenizer. A regex, choice, JSON Schema, grammar without
+ * recursion, structural tag or reasoning gate (with such contents) is a compressed FSM with its token index and per-state masks on the model's device
  * (made on first use, released when the constraint leaves the runtime's cache, made again if a
  * request still uses it); a grammar with recursion is a {@link CompiledGrammar} (per-rule-state
  * token sets, shared), each request getting its own matcher ({@link #newState}). Both keep the jump
@@ -73,6 +73,7 @@ final class CompiledConstraint implements AutoCloseable {
         }
         fsm = g.regular().get(); // no recursion: exactly a regex's DFA
       }
+      case STRUCTURAL_TAG, AFTER_REASONING -> fsm = RegularConstraints.fsm(c); // regular around regular contents
       default -> fsm = CompressedFsm.compile(c.regex());
     }
     TokenIndex index = TokenIndex.of(fsm.dfa(), tokenizer);
