@@ -20,6 +20,7 @@ import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import com.openai.models.chat.completions.StructuredChatCompletion;
 import com.openai.models.completions.Completion;
+import com.openai.models.completions.CompletionChoice;
 import com.openai.models.completions.CompletionCreateParams;
 import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.LeapRuntime;
@@ -183,6 +184,39 @@ class OpenAiClientTest {
         CompletionCreateParams.builder().model(server.modelName()).prompt("x")
             .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("grammar", "root ::= value"))).build()));
     assertTrue(bad.getMessage().contains("line 1") && bad.getMessage().contains("value"), bad.getMessage());
+  }
+
+  @Test
+  void aStructuralTagLetsTheModelWriteFreeTextAndConstrainsTheTag() throws Exception {
+    Map<String, Object> tag = Map.of(
+        "type", "structural_tag",
+        "structures", List.of(Map.of("begin", "<fact>", "end", "</fact>", "schema", Map.of("type", "object",
+            "properties", Map.of("town", Map.of("type", "string", "maxLength", 12)), "required", List.of("town"),
+            "additionalProperties", false))),
+        "triggers", List.of("<fact>"));
+    String prompt = "The nearby town of Ivelport <fact>";
+    Completion c = client.completions().create(CompletionCreateParams.builder()
+        .model(server.modelName()).prompt(prompt).maxTokens(60).temperature(0.0)
+        .putAdditionalBodyProperty("response_format", JsonValue.from(tag)).build());
+    String text = c.choices().get(0).text();
+    // Every <fact> opens a tag whose content is the schema's JSON, closed by </fact>.
+    java.util.regex.Matcher m = Pattern.compile("<fact>").matcher(text);
+    int tags = 0;
+    while (m.find()) {
+      int close = text.indexOf("</fact>", m.end());
+      if (close < 0) {
+        assertEquals(CompletionChoice.FinishReason.LENGTH, c.choices().get(0).finishReason(), text);
+        break;
+      }
+      JsonNode fact = Json.MAPPER.readTree(text.substring(m.end(), close));
+      assertTrue(fact.isObject() && fact.size() == 1 && fact.get("town").isTextual(), text);
+      tags++;
+    }
+    assertTrue(tags >= 0);
+    Map<?, ?> leap = c._additionalProperties().get("leap").convert(Map.class);
+    if (text.contains("<fact>")) {
+      assertTrue(((Number) leap.get("tokens_jumped")).intValue() > 0, "the tag's {\"town\":\" is forced: " + leap);
+    }
   }
 
   private static boolean balanced(String s) {

@@ -13,9 +13,11 @@ import java.util.Map;
  *   <li>OpenAI: {@code response_format} {@code {"type": "json_schema", "json_schema": {"name",
  *       "schema", "strict"}}}, {@code {"type": "json_object"}} (any JSON object, nested without
  *       bound: the built-in JSON grammar, {@link Constraint#jsonObject()}) or {@code {"type": "text"}}
- *       (none);
+ *       (none); vLLM's {@code {"type": "structural_tag", "structures": [{"begin", "schema", "end"}],
+ *       "triggers": [...]}} (free text with JSON-constrained tags, {@link Constraint#structuralTag});
  *   <li>vLLM: {@code structured_outputs} with one of {@code json}, {@code regex}, {@code choice},
- *       {@code grammar} (GBNF, {@link Constraint#grammar});
+ *       {@code grammar} (GBNF, {@link Constraint#grammar}), {@code json_object} ({@code true}),
+ *       {@code structural_tag} (the structures and triggers above, as an object or a JSON string);
  *   <li>SGLang: top-level {@code regex}, {@code json_schema} (a string holding the schema) and
  *       {@code ebnf} (a grammar).
  * </ul>
@@ -73,6 +75,8 @@ public final class StructuredOutput {
     switch (type) {
       case "text":
         return Constraint.none();
+      case "structural_tag":
+        return structuralTag(rf, "response_format");
       case "json_object":
         return Constraint.jsonObject();
       case "json_schema":
@@ -93,7 +97,7 @@ public final class StructuredOutput {
         return schema(schema, Fields.bool(js, "strict", "response_format.json_schema.strict", true));
       default:
         throw ApiError.badRequest("response_format.type",
-            "'response_format.type' must be text, json_object or json_schema, got '" + type + "'");
+            "'response_format.type' must be text, json_object, json_schema or structural_tag, got '" + type + "'");
     }
   }
 
@@ -105,7 +109,7 @@ public final class StructuredOutput {
       }
     });
     if (kinds.size() != 1) {
-      throw ApiError.badRequest("structured_outputs", "'structured_outputs' takes exactly one of json, regex, choice, grammar; got "
+      throw ApiError.badRequest("structured_outputs", "'structured_outputs' takes exactly one of json, regex, choice, grammar, json_object, structural_tag; got "
           + (kinds.isEmpty() ? "none" : String.join(", ", kinds)));
     }
     String kind = kinds.get(0);
@@ -131,8 +135,77 @@ public final class StructuredOutput {
         yield Constraint.choice(choices);
       }
       case "grammar" -> Constraint.grammar(Fields.string(so, "grammar", path, null));
-      default -> throw ApiError.badRequest(path, "unknown structured output '" + kind + "': use json, regex, choice or grammar");
+      case "json_object" -> {
+        if (!Fields.bool(so, "json_object", path, false)) {
+          throw ApiError.badRequest(path, "'" + path + "' must be true (or left out)");
+        }
+        yield Constraint.jsonObject();
+      }
+      case "structural_tag" -> {
+        JsonNode v = so.get("structural_tag");
+        if (v.isTextual()) {
+          try {
+            v = Json.MAPPER.readTree(v.asText());
+          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + e.getOriginalMessage());
+          }
+        }
+        if (v == null || !v.isObject()) {
+          throw ApiError.badRequest(path, "'" + path + "' must be {\"structures\": [...], \"triggers\": [...]}");
+        }
+        yield structuralTag(v, path);
+      }
+      default -> throw ApiError.badRequest(path, "unknown structured output '" + kind
+          + "': use json, regex, choice, grammar, json_object or structural_tag");
     };
+  }
+
+  /**
+   * vLLM's legacy structural tag, {@code {"structures": [{"begin", "schema", "end"}], "triggers":
+   * [...]}}: free text in which each trigger opens one of the structures, whose content is JSON that
+   * fits its schema. (The newer {@code "format"} form is a 400 naming this one.)
+   */
+  private static Constraint structuralTag(JsonNode node, String path) {
+    if (node.has("format")) {
+      throw ApiError.badRequest(path + ".format", "the 'format' form of structural_tag is not supported; use "
+          + "{\"structures\": [{\"begin\", \"schema\", \"end\"}], \"triggers\": [...]}");
+    }
+    JsonNode structures = node.get("structures");
+    JsonNode triggers = node.get("triggers");
+    if (structures == null || !structures.isArray() || structures.isEmpty()) {
+      throw ApiError.badRequest(path + ".structures", "'" + path + ".structures' must be a non-empty list of "
+          + "{\"begin\", \"schema\", \"end\"}");
+    }
+    if (triggers == null || !triggers.isArray() || triggers.isEmpty()) {
+      throw ApiError.badRequest(path + ".triggers", "'" + path + ".triggers' must be a non-empty list of strings");
+    }
+    List<String> trig = new ArrayList<>();
+    for (int i = 0; i < triggers.size(); i++) {
+      if (!triggers.get(i).isTextual()) {
+        throw ApiError.badRequest(path + ".triggers[" + i + "]", "'" + path + ".triggers[" + i + "]' must be a string");
+      }
+      trig.add(triggers.get(i).asText());
+    }
+    List<Constraint.Tag> tags = new ArrayList<>();
+    for (int i = 0; i < structures.size(); i++) {
+      String at = path + ".structures[" + i + "]";
+      JsonNode st = structures.get(i);
+      if (!st.isObject()) {
+        throw ApiError.badRequest(at, "'" + at + "' must be {\"begin\", \"schema\", \"end\"}");
+      }
+      String begin = Fields.string(st, "begin", at + ".begin", null);
+      String end = Fields.string(st, "end", at + ".end", "");
+      JsonNode schema = st.get("schema");
+      if (begin == null || schema == null || !(schema.isObject() || schema.isBoolean())) {
+        throw ApiError.badRequest(at, "'" + at + "' needs 'begin' (a string) and 'schema' (a JSON Schema)");
+      }
+      tags.add(new Constraint.Tag(begin, schema(schema, true), end));
+    }
+    try {
+      return Constraint.structuralTag(trig, tags);
+    } catch (IllegalArgumentException e) {
+      throw ApiError.badRequest(path, e.getMessage());
+    }
   }
 
   private static JsonNode parseSchemaString(String text, String path) {
