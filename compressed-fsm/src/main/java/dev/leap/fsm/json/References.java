@@ -51,6 +51,9 @@ final class References {
   Re ref(ObjectNode o, String ptr, int level) {
     SchemaIndex.Target t = target(o.get("$ref").asText(), o, ptr);
     String key = t.key();
+    if (converter.rules != null && reachesItself(key, t.node()) && !Keywords.hasAssertions(withoutRef(o))) {
+      return converter.rules.reference(key, t.node(), ptr); // recursion as a rule (RecursiveRules)
+    }
     int d = depth.getOrDefault(key, 0);
     if (d >= converter.options.maxRecursion()) {
       return NOTHING; // recursion unrolled as far as allowed: deeper values cannot be generated
@@ -121,6 +124,17 @@ final class References {
       schema = converter.merge.mergeAllOf((ObjectNode) schema, ptr);
     }
     return schema;
+  }
+
+  /** Whether reference {@code key} can be met again inside its own {@code target} (a recursive reference). */
+  boolean reachesItself(String key, JsonNode target) {
+    return reachableRefs(target).contains(key);
+  }
+
+  private static ObjectNode withoutRef(ObjectNode o) {
+    ObjectNode rest = o.deepCopy();
+    rest.remove("$ref");
+    return rest;
   }
 
   /** A mark of the references followed so far, for {@link #forgetFollowedSince}. */
