@@ -117,7 +117,8 @@ public final class JsonSchema {
    * JsonSchemaOptions#maxRecursion} times and free-form values nested {@link #ANY_DEPTH} levels,
    * whenever that fits {@link JsonSchemaOptions#maxDfaStates}: then the result is exactly what it was
    * before grammars existed (masks precomputed per state, no stack). Only when that automaton
-   * exceeds the limit, and the layout is compact, is the schema compiled again with every recursive
+   * exceeds the limit, the layout is compact and the schema has a recursive {@code $ref}, is it
+   * compiled again with every recursive
    * {@code $ref} and every free-form value as a grammar rule ({@link Compiled#grammar()}: exact
    * recursion, values nested without bound; see {@code RecursiveRules}). If that fails too (a rule
    * exceeds the limit, never finishes, or recursion is left-recursive), the narrowing above is
@@ -158,25 +159,28 @@ public final class JsonSchema {
 
   /**
    * The schema with recursion and free-form values as grammar rules, or null where that does not
-   * apply (indented layout; no recursive reference and no free-form value, so the rules would be
-   * the DFA that failed) or fails (a rule too large, never finishing, left recursion).
+   * apply (indented layout; no recursive reference: the limit is then met by narrowing, as
+   * before grammars existed) or fails (a rule too large, never finishing, left recursion).
    */
   private static Compiled asRules(JsonNode root, JsonSchemaOptions options) {
     try {
-      return rulesOrNull(root, options);
+      return rulesOrNull(root, options, true);
     } catch (ConstraintException e) {
       return null;
     }
   }
 
-  /** As {@link #asRules}, but a failure of the rules is thrown. */
-  private static Compiled rulesOrNull(JsonNode root, JsonSchemaOptions options) {
+  /**
+   * As {@link #asRules}, but a failure of the rules is thrown; with {@code recursionOnly}, null
+   * also for a schema whose only rule would be the free-form value (no recursive reference).
+   */
+  private static Compiled rulesOrNull(JsonNode root, JsonSchemaOptions options, boolean recursionOnly) {
     if (options.indent() >= 0) {
       return null;
     }
     Converter r = new Converter(root, options, true, true, true);
     r.rules.convert();
-    if (!r.rules.any()) {
+    if (!r.rules.any() || (recursionOnly && !r.rules.recursion())) {
       return null;
     }
     return new Compiled(null, Optional.of(r.rules.compile("JSON Schema")), r.ignored, r.narrowed);
@@ -188,7 +192,7 @@ public final class JsonSchema {
    * thrown); else as {@link #compileDetailed}.
    */
   static Compiled compileAsRules(String schemaJson, JsonSchemaOptions options) {
-    Compiled c = rulesOrNull(parse(schemaJson), options);
+    Compiled c = rulesOrNull(parse(schemaJson), options, false);
     return c != null ? c : compileDetailed(schemaJson, options);
   }
 

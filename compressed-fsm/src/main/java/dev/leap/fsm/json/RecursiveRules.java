@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Recursion as grammar rules instead of unrolled: one conversion of a schema in which every
@@ -45,8 +46,9 @@ final class RecursiveRules {
   /** Rule index by reference key (canonical name) or {@link #VALUE}. */
   private final Map<String, Integer> byName = new HashMap<>();
   private final Map<Integer, Re> calls = new HashMap<>();
-  /** Rules whose body is still to convert: index, target schema, JSON pointer of the first reference. */
+  /** Rules whose body is still to convert: index and body. */
   private final ArrayDeque<Object[]> pending = new ArrayDeque<>();
+  private boolean recursion;
 
   RecursiveRules(Converter converter) {
     if (!converter.layout.compact()) {
@@ -57,10 +59,22 @@ final class RecursiveRules {
 
   /** The call of the rule for reference {@code key} (canonical name) to {@code target}, first met at {@code ptr}. */
   Re reference(String key, JsonNode target, String ptr) {
+    return rule(key, displayName(key), () -> converter.value(target, ptr, 0));
+  }
+
+  /**
+   * The call of the rule named by {@code key}, whose body {@code body} gives (converted later, from
+   * no unrolling context, once per key). For a schema merged with a recursive reference's target
+   * (a {@code $ref} with sibling keywords, an {@code allOf}): the key is made of the references
+   * and the merged schema's JSON, document content, so a merge met again inside itself is the same
+   * rule and the set of rules stays finite.
+   */
+  Re rule(String key, String name, Supplier<Re> body) {
+    recursion = true;
     Integer k = byName.get(key);
     if (k == null) {
-      k = add(key, displayName(key));
-      pending.add(new Object[] {k, target, ptr});
+      k = add(key, name);
+      pending.add(new Object[] {k, body});
     }
     return call(k);
   }
@@ -85,6 +99,11 @@ final class RecursiveRules {
     return names.size() > 1;
   }
 
+  /** Whether the conversion met a recursive reference (called a rule other than {@value #VALUE}). */
+  boolean recursion() {
+    return recursion;
+  }
+
   /** The rules' names, {@value #ROOT} first. */
   List<String> names() {
     return List.copyOf(names);
@@ -95,7 +114,9 @@ final class RecursiveRules {
     bodies.set(0, converter.convert());
     while (!pending.isEmpty()) {
       Object[] p = pending.poll();
-      bodies.set((Integer) p[0], converter.value((JsonNode) p[1], (String) p[2], 0));
+      @SuppressWarnings("unchecked")
+      Supplier<Re> body = (Supplier<Re>) p[1];
+      bodies.set((Integer) p[0], body.get());
     }
   }
 
@@ -118,7 +139,7 @@ final class RecursiveRules {
   }
 
   /** A reference's name as a rule: its canonical name, the fragment alone in a document without a base URI. */
-  private static String displayName(String key) {
+  static String displayName(String key) {
     String base = SchemaIndex.DEFAULT_BASE.toString();
     return key.startsWith(base + "#") ? key.substring(base.length()) : key;
   }
