@@ -50,6 +50,8 @@ class PublicSurfaceTest {
         "dev.leap.fsm.internal.Re$Empty",
         "dev.leap.fsm.internal.Re$Repeat",
         "dev.leap.fsm.internal.RegexParser",
+        "dev.leap.fsm.internal.RuleGrammars",
+        "dev.leap.fsm.internal.RuleGrammars$Builder",
         "dev.leap.fsm.internal.Trees",
         "dev.leap.fsm.internal.Utf8Ranges",
         "dev.leap.fsm.json.JsonSchema",

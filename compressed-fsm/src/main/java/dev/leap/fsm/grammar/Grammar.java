@@ -5,6 +5,7 @@ import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.Re;
+import dev.leap.fsm.internal.RuleGrammars;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -30,6 +31,10 @@ import java.util.Set;
  * <p>Immutable and thread-safe. Compiling it against a vocabulary: {@link CompiledGrammar#compile}.
  */
 public final class Grammar {
+  static {
+    RuleGrammars.install(new TreeGrammars());
+  }
+
   private final String source;
   private final List<Gbnf.Rule> rules;
   private final List<String> compiledNames;
@@ -73,6 +78,23 @@ public final class Grammar {
     }
   }
 
+  /** A grammar of compiled rules given as automata ({@link TreeGrammars}): no GBNF rules, never regular. */
+  private Grammar(String source, List<String> names, RuleAutomaton[] automata, Set<String> recursive) {
+    this.source = source;
+    this.rules = List.of();
+    this.compiledNames = List.copyOf(names);
+    this.recursive = Collections.unmodifiableSet(recursive);
+    this.automata = automata;
+    this.regular = null;
+  }
+
+  /** See {@link TreeGrammars}: rules checked already, {@code recursive} the indexes of rules on a call cycle. */
+  static Grammar ofAutomata(String source, List<String> names, RuleAutomaton[] automata, java.util.BitSet recursive) {
+    Set<String> rec = new java.util.LinkedHashSet<>();
+    recursive.stream().forEach(k -> rec.add(names.get(k)));
+    return new Grammar(source, names, automata, rec);
+  }
+
   /** Parses, checks and compiles {@code gbnf} with the default state limit per rule ({@value CompressedFsm#DEFAULT_MAX_DFA_STATES}). */
   public static Grammar parse(String gbnf) {
     return parse(gbnf, CompressedFsm.DEFAULT_MAX_DFA_STATES);
@@ -99,7 +121,7 @@ public final class Grammar {
     return JsonGrammars.JSON_OBJECT;
   }
 
-  /** The GBNF text. */
+  /** The GBNF text; for a grammar built from a JSON Schema, what it was built from (e.g. {@code "JSON Schema"}). */
   public String source() {
     return source;
   }
@@ -124,6 +146,15 @@ public final class Grammar {
     StringBuilder sb = new StringBuilder();
     sb.append(regular != null ? "regular grammar: one DFA, " + regular.stateCount() + " states\n"
         : "context-free grammar: " + compiledNames.size() + " rules called through the stack\n");
+    if (rules.isEmpty()) {
+      // Built from trees (a JSON Schema): every rule is compiled, none inlined.
+      for (int k = 0; k < automata.length; k++) {
+        RuleAutomaton a = automata[k];
+        sb.append("  ").append(a.name).append(": compiled, ")
+            .append(recursive.contains(a.name) ? "recursive" : "not recursive").append(", ").append(a.liveStates)
+            .append(" states, ").append(a.callee.length).append(" call edges\n");
+      }
+    }
     for (Gbnf.Rule r : rules) {
       int k = compiledNames.indexOf(r.name());
       String rec = recursive.contains(r.name()) ? "recursive" : "not recursive";
