@@ -4,18 +4,22 @@ import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.Vocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A {@link Grammar} compiled against one vocabulary: for every (compiled rule, state) that can be a
  * stack top (a state with a byte transition), the tokens accepted whatever the stack below, and the
  * uncertain ones that run past the rule's end ({@link RuleTokenWalk}); plus each rule's FOLLOW bytes
- * ({@link FollowBytes}). Everything here is computed once, in {@link #compile}, and shared by every
- * request using the grammar with this vocabulary; each request gets its own {@link GrammarMatcher}.
+ * ({@link FollowBytes}). Shared by every request using the grammar with this vocabulary; each
+ * request gets its own {@link GrammarMatcher}.
  *
- * <p>Immutable and thread-safe. Identical accepted sets are stored once.
+ * <p>{@link #compile} computes every state's sets up front, on all cores; {@link #compileLazily}
+ * computes a state's sets the first time a matcher needs them (large grammars of which a request
+ * visits a small part; the answers are the same). Immutable as seen from outside and thread-safe:
+ * the cache is filled with compare-and-set (two threads may compute one state twice; one result is
+ * kept, both equal). Identical accepted sets are stored once.
  */
 public final class CompiledGrammar {
   /** Default stack depth limit of a matcher. */
@@ -27,35 +31,35 @@ public final class CompiledGrammar {
   final Vocabulary vocab;
   final RuleAutomaton[] rules;
   final int[] nodeBase;
-  /** Per node: accepted token bitset, or null where the node has no byte transition. */
-  final long[][] accepted;
-  /** Per node: uncertain token ids, or null. */
-  final int[][] uncertain;
   final byte[][] tokenBytes;
   final int[] eos;
   final int words;
+  private final SortedVocabulary sorted;
+  private final long[][] follow;
+  /** Per node: its sets once computed (null before; nodes without byte transitions are never asked). */
+  private final AtomicReferenceArray<RuleTokenWalk.Sets> sets;
+  private final ConcurrentHashMap<MaskKey, long[]> shared = new ConcurrentHashMap<>();
+  private final ThreadLocal<RuleTokenWalk> walkers;
   private final double compileMs;
-  private final long uncertainTotal;
-  private final int uncertainMax;
-  private final int nodes;
+  private final int stackTops;
 
-  private CompiledGrammar(Grammar grammar, Vocabulary vocab) {
+  private CompiledGrammar(Grammar grammar, Vocabulary vocab, boolean eager) {
     long t0 = System.nanoTime();
     this.grammar = grammar;
     this.vocab = vocab;
     this.rules = grammar.automata();
     this.words = (vocab.size() + 63) >>> 6;
-    SortedVocabulary sv = SortedVocabulary.of(vocab);
-    this.tokenBytes = sv.tokenBytes();
+    this.sorted = SortedVocabulary.of(vocab);
+    this.tokenBytes = sorted.tokenBytes();
     int[] e = vocab.eosIds();
     this.eos = e == null ? new int[0] : e.clone();
     nodeBase = new int[rules.length + 1];
     for (int k = 0; k < rules.length; k++) {
       nodeBase[k + 1] = nodeBase[k] + rules[k].stateCount();
     }
-    accepted = new long[nodeBase[rules.length]][];
-    uncertain = new int[nodeBase[rules.length]][];
-    long[][] follow = FollowBytes.of(rules);
+    sets = new AtomicReferenceArray<>(nodeBase[rules.length]);
+    follow = FollowBytes.of(rules);
+    walkers = ThreadLocal.withInitial(() -> new RuleTokenWalk(rules, follow, sorted, vocab.size()));
     IntArrayList todo = new IntArrayList();
     for (int r = 0; r < rules.length; r++) {
       for (int s = 0; s < rules[r].stateCount(); s++) {
@@ -64,35 +68,49 @@ public final class CompiledGrammar {
         }
       }
     }
-    // The nodes are independent: one walker (with its own stack tables) per worker thread.
-    RuleTokenWalk.Sets[] results = new RuleTokenWalk.Sets[todo.size()];
-    AtomicInteger next = new AtomicInteger();
-    int workers = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), todo.size() / 4));
-    Runnable worker = () -> {
-      RuleTokenWalk walk = new RuleTokenWalk(rules, follow, sv, vocab.size());
-      for (int i = next.getAndIncrement(); i < results.length; i = next.getAndIncrement()) {
-        int node = todo.getInt(i);
-        int r = ruleOf(node);
-        results[i] = walk.compute(r, node - nodeBase[r]);
-      }
-    };
-    runAll(worker, workers);
-    Map<MaskKey, long[]> shared = new HashMap<>();
-    long total = 0;
-    int max = 0;
-    for (int i = 0; i < results.length; i++) {
-      int node = todo.getInt(i);
-      RuleTokenWalk.Sets sets = results[i];
-      accepted[node] = shared.computeIfAbsent(new MaskKey(sets.accepted()), k -> k.mask);
-      uncertain[node] = sets.uncertain();
-      total += sets.uncertain().length;
-      max = Math.max(max, sets.uncertain().length);
+    stackTops = todo.size();
+    if (eager) {
+      // The nodes are independent: one walker (with its own stack tables) per worker thread.
+      AtomicInteger next = new AtomicInteger();
+      int workers = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), todo.size() / 4));
+      runAll(() -> {
+        for (int i = next.getAndIncrement(); i < todo.size(); i = next.getAndIncrement()) {
+          sets(todo.getInt(i));
+        }
+      }, workers);
     }
-    int count = results.length;
-    this.uncertainTotal = total;
-    this.uncertainMax = max;
-    this.nodes = count;
     this.compileMs = (System.nanoTime() - t0) / 1e6;
+  }
+
+  /**
+   * Precomputes {@code grammar}'s token sets for {@code vocab}, every stack-top state, now.
+   *
+   * @throws GrammarLimitException the precomputation met a pathological grammar (a million live
+   *     stacks within one token)
+   */
+  public static CompiledGrammar compile(Grammar grammar, Vocabulary vocab) {
+    return new CompiledGrammar(grammar, vocab, true);
+  }
+
+  /** As {@link #compile}, but each state's token sets are computed when a matcher first needs them. */
+  public static CompiledGrammar compileLazily(Grammar grammar, Vocabulary vocab) {
+    return new CompiledGrammar(grammar, vocab, false);
+  }
+
+  /** The sets of stack-top node {@code node}, computed on first use. */
+  RuleTokenWalk.Sets sets(int node) {
+    RuleTokenWalk.Sets s = sets.get(node);
+    if (s == null) {
+      int r = ruleOf(node);
+      RuleTokenWalk.Sets fresh = walkers.get().compute(r, node - nodeBase[r]);
+      long[] mask = shared.computeIfAbsent(new MaskKey(fresh.accepted()), k -> k.mask);
+      fresh = new RuleTokenWalk.Sets(mask, fresh.uncertain());
+      if (!sets.compareAndSet(node, null, fresh)) {
+        fresh = sets.get(node);
+      }
+      s = fresh;
+    }
+    return s;
   }
 
   private int ruleOf(int node) {
@@ -138,16 +156,6 @@ public final class CompiledGrammar {
     }
   }
 
-  /**
-   * Precomputes {@code grammar}'s token sets for {@code vocab}.
-   *
-   * @throws GrammarLimitException the precomputation met a pathological grammar (a million live
-   *     stacks within one token)
-   */
-  public static CompiledGrammar compile(Grammar grammar, Vocabulary vocab) {
-    return new CompiledGrammar(grammar, vocab);
-  }
-
   /** A matcher for one request, with the default work limits. */
   public GrammarMatcher newMatcher() {
     return new GrammarMatcher(this, DEFAULT_MAX_STACK_DEPTH, DEFAULT_MAX_STACKS);
@@ -174,30 +182,40 @@ public final class CompiledGrammar {
     return words;
   }
 
-  /** Wall time {@link #compile} took, in milliseconds. */
+  /** Wall time {@link #compile} (or {@link #compileLazily}) took, in milliseconds. */
   public double compileMs() {
     return compileMs;
   }
 
-  /** Stack-top nodes (rule, state) with precomputed sets. */
-  public int precomputedStates() {
-    return nodes;
+  /** Stack-top states (rule, state with a byte transition): the states with precomputed sets. */
+  public int stackTopStates() {
+    return stackTops;
   }
 
-  /** Uncertain tokens summed over all precomputed states. */
+  /** Uncertain tokens summed over the states computed so far (all of them after {@link #compile}). */
   public long uncertainTotal() {
-    return uncertainTotal;
+    long t = 0;
+    for (int i = 0; i < sets.length(); i++) {
+      RuleTokenWalk.Sets s = sets.get(i);
+      t += s == null ? 0 : s.uncertain().length;
+    }
+    return t;
   }
 
-  /** The most uncertain tokens of one precomputed state. */
+  /** The most uncertain tokens of one state computed so far. */
   public int uncertainMax() {
-    return uncertainMax;
+    int m = 0;
+    for (int i = 0; i < sets.length(); i++) {
+      RuleTokenWalk.Sets s = sets.get(i);
+      m = Math.max(m, s == null ? 0 : s.uncertain().length);
+    }
+    return m;
   }
 
-  /** One line for {@code leap explain}: states, uncertain tokens total and max, compile time. */
+  /** One line for {@code leap explain}: stack-top states, uncertain tokens total and max, compile time. */
   public String describe() {
-    return String.format("%d precomputed rule states, uncertain tokens total %d (max %d per state), compiled in %.1f ms",
-        nodes, uncertainTotal, uncertainMax, compileMs);
+    return String.format("%d stack-top rule states, uncertain tokens total %d (max %d per state), compiled in %.1f ms",
+        stackTops, uncertainTotal(), uncertainMax(), compileMs);
   }
 
   private record MaskKey(long[] mask) {

@@ -178,14 +178,14 @@ public final class GrammarMatcher implements ByteAutomaton {
       }
       if (!seen) {
         nodes[distinct++] = node;
-        long[] acc = g.accepted[node];
+        long[] acc = g.sets(node).accepted();
         for (int w = 0; w < mask.length; w++) {
           mask[w] |= acc[w];
         }
       }
     }
     for (int i = 0; i < distinct; i++) {
-      for (int id : g.uncertain[nodes[i]]) {
+      for (int id : g.sets(nodes[i]).uncertain()) {
         if ((mask[id >>> 6] & (1L << id)) == 0 && survives(cur, g.tokenBytes[id])) {
           mask[id >>> 6] |= 1L << id;
         }

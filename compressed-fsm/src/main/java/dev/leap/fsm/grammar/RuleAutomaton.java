@@ -41,6 +41,11 @@ final class RuleAutomaton {
   final long[] byteSets;
   /** States reachable from 0 through text bytes and whole calls (marker inner states excluded). */
   final int liveStates;
+  /** Per state: {@link #HAS_CALLS}, {@link #HAS_BYTES}, {@link #ACCEPTING} bits (one load on hot paths). */
+  final byte[] kind;
+  static final int HAS_CALLS = 1;
+  static final int HAS_BYTES = 2;
+  static final int ACCEPTING = 4;
 
   RuleAutomaton(String name, Dfa dfa) {
     this.name = name;
@@ -108,6 +113,11 @@ final class RuleAutomaton {
       }
     }
     liveStates = live;
+    kind = new byte[n];
+    for (int s = 0; s < n; s++) {
+      kind[s] = (byte) ((callStart[s] < callStart[s + 1] ? HAS_CALLS : 0) | (hasBytes(s) ? HAS_BYTES : 0)
+          | (dfa.isAccepting(s) ? ACCEPTING : 0));
+    }
   }
 
   /** The marker tree for a call of compiled rule {@code k}: a four-state byte automaton. */

@@ -36,6 +36,7 @@ final class RuleTokenWalk {
   private final byte[][] tokenBytes;
   private final int[] sorted;
   private final int[] lcp;
+  private final int[] skip1;
   private final int[] skip2;
   private final int words;
 
@@ -53,6 +54,7 @@ final class RuleTokenWalk {
     this.tokenBytes = vocab.tokenBytes();
     this.sorted = vocab.ids();
     this.lcp = vocab.lcp();
+    this.skip1 = vocab.skip1();
     this.skip2 = vocab.skip2();
     this.words = (vocabSize + 63) >>> 6;
     int depth = vocab.maxLength() + 1;
@@ -99,21 +101,32 @@ final class RuleTokenWalk {
         j++;
         continue;
       }
-      // Dead after d bytes (d >= 1), the token goes on: it and every token sharing its first d + 1
-      // bytes are uncertain if r may have ended before a byte its callers can read, else rejected.
-      boolean unsure = pending[d] || (d >= 1 && ends[d] && FollowBytes.contains(fol, b[d]));
+      // Dead after d bytes (d >= 1), the token goes on. If r ended exactly there, the answer depends
+      // on the next byte: the same for every token sharing the first d + 1 bytes. Otherwise it is the
+      // same for every token sharing the first d bytes.
+      int shared;
+      boolean unsure;
+      if (ends[d]) {
+        shared = d + 1;
+        unsure = pending[d] || FollowBytes.contains(fol, b[d]);
+      } else {
+        shared = d;
+        unsure = pending[d];
+      }
       if (unsure) {
         uncertain.add(id);
         j++;
-        while (j < n && lcp[j] > d) {
+        while (j < n && lcp[j] >= shared) {
           uncertain.add(sorted[j]);
           j++;
         }
-      } else if (d == 1) {
+      } else if (shared == 1) {
+        j = skip1[j];
+      } else if (shared == 2) {
         j = skip2[j];
       } else {
         j++;
-        while (j < n && lcp[j] > d) {
+        while (j < n && lcp[j] >= shared) {
           j++;
         }
       }
@@ -134,10 +147,11 @@ final class RuleTokenWalk {
         ends[d + 1] = false;
         return;
       }
-      if (a.callStart[t] == a.callStart[t + 1]) {
+      int kind = a.kind[t];
+      if ((kind & RuleAutomaton.HAS_CALLS) == 0) {
         bare[d + 1] = t;
-        alive[d + 1] = a.hasBytes(t);
-        ends[d + 1] = a.isAccepting(t);
+        alive[d + 1] = (kind & RuleAutomaton.HAS_BYTES) != 0;
+        ends[d + 1] = (kind & RuleAutomaton.ACCEPTING) != 0;
         return;
       }
       flags = stacks.close(stacks.frame(r, t, Stacks.CONTEXT), out);

@@ -14,7 +14,7 @@ import java.util.Set;
  * textbook (predict, scan, complete; nullable nonterminals advanced at prediction, after Aycock and
  * Horspool). The grammar's syntax tree is turned into plain BNF (an alternative or a repetition
  * becomes a fresh nonterminal; {@code x{2,4}} is {@code x x O2} with {@code O2 -> | x O1}, {@code x*}
- * is {@code S -> | x S}). A literal is its UTF-8 bytes; a character class is one terminal read over
+ * is {@code S -> | S x}). A literal is its UTF-8 bytes; a character class is one terminal read over
  * several bytes: the item keeps the bytes read so far and checks, by decoding, whether some code
  * point of the class starts with them. No automaton, no stack sharing: nothing of the engine.
  */
@@ -87,11 +87,12 @@ final class EarleyTwin {
         append(r.item(), out);
       }
       if (r.max() < 0) {
+        // Left-recursive (S -> | S x): Earley completes those without walking back a chain per byte.
         int s = newNonterminal();
         addProd(s, new int[0]);
         List<Integer> rhs = new ArrayList<>();
-        append(r.item(), rhs);
         rhs.add(s);
+        append(r.item(), rhs);
         addProd(s, rhs.stream().mapToInt(Integer::intValue).toArray());
         out.add(s);
       } else {
@@ -225,13 +226,15 @@ final class EarleyTwin {
           }
         } else {
           int lhs = prodLhs.get(it.prod)[0];
-          for (Item parent : new ArrayList<>(sets.get(it.origin))) {
-            int[] prhs = prodRhs.get(parent.prod);
-            if (parent.partial == 0 && parent.dot < prhs.length && prhs[parent.dot] == lhs) {
-              add(set, work, new Item(parent.prod, parent.dot + 1, parent.origin, 0));
+          if (it.origin != pos) {
+            // An earlier set, no longer changing.
+            for (Item parent : sets.get(it.origin)) {
+              int[] prhs = prodRhs.get(parent.prod);
+              if (parent.partial == 0 && parent.dot < prhs.length && prhs[parent.dot] == lhs) {
+                add(set, work, new Item(parent.prod, parent.dot + 1, parent.origin, 0));
+              }
             }
-          }
-          if (it.origin == pos) {
+          } else {
             // Completing in the same set: items added to it later are handled when they are processed.
             for (int k = 0; k < work.size(); k++) {
               Item parent = work.get(k);

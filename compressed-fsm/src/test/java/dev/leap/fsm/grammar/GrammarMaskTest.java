@@ -22,25 +22,39 @@ import org.junit.jupiter.api.Test;
  */
 class GrammarMaskTest {
 
+  /** Twin charts after short token prefixes are memoized (the twin's own answers, reused): at most this long. */
+  private static final int MEMO_DEPTH = 4;
+
   /** The twin's mask: token i allowed iff its bytes walk from {@code chart}, EOS iff the chart accepts. */
   static long[] twinMask(EarleyTwin twin, EarleyTwin.Chart chart, Vocabulary v) {
     long[] mask = new long[(v.size() + 63) >>> 6];
-    EarleyTwin.Chart[] afterFirst = new EarleyTwin.Chart[256];
-    boolean[] done = new boolean[256];
+    java.util.Map<String, java.util.Optional<EarleyTwin.Chart>> memo = new java.util.HashMap<>();
     for (int id = 0; id < v.size(); id++) {
       byte[] b = v.tokenBytes(id);
       if (b == null || b.length == 0) {
         continue;
       }
-      int first = b[0] & 0xFF;
-      if (!done[first]) {
-        done[first] = true;
-        afterFirst[first] = twin.walk(chart, new byte[] {b[0]});
+      // The chart after the longest memoized prefix, walking (and memoizing) short prefixes first.
+      EarleyTwin.Chart c = chart;
+      int done = 0;
+      for (int k = 1; k <= Math.min(MEMO_DEPTH, b.length); k++) {
+        String key = new String(b, 0, k, StandardCharsets.ISO_8859_1);
+        java.util.Optional<EarleyTwin.Chart> at = memo.get(key);
+        if (at == null) {
+          EarleyTwin.Chart next = c == null ? null : twin.walk(c, new byte[] {b[k - 1]});
+          at = java.util.Optional.ofNullable(next);
+          memo.put(key, at);
+        }
+        c = at.orElse(null);
+        done = k;
+        if (c == null) {
+          break;
+        }
       }
-      if (afterFirst[first] == null) {
+      if (c == null) {
         continue;
       }
-      if (twin.walk(afterFirst[first], java.util.Arrays.copyOfRange(b, 1, b.length)) != null) {
+      if (done == b.length || twin.walk(c, java.util.Arrays.copyOfRange(b, done, b.length)) != null) {
         mask[id >>> 6] |= 1L << id;
       }
     }
@@ -105,43 +119,43 @@ class GrammarMaskTest {
     return out;
   }
 
-  private static final String[] SEEDS = {
-      "{\"name\":\"Ana\",\"tags\":[1,2.5e3,{\"deep\":[[],{}]}],\"ok\":true,\"x\":null}",
-      "12*(3+-4.5) / (7 - (1+2))",
-      "SELECT DISTINCT a.x, COUNT(*) AS n FROM t a LEFT JOIN u b ON a.id = b.id WHERE (x > 3 OR y IN (SELECT y FROM v))"
-          + " AND z IS NOT NULL GROUP BY a.x ORDER BY n DESC LIMIT 10;",
-      "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Zürich\",\"days\":[1,2]}}\n</tool_call>",
-  };
+  /** A text of each example grammar, cut at random points for states deep inside it. */
+  private static final java.util.Map<String, String> SEEDS = java.util.Map.of(
+      "json", "{\"name\":\"Ana\",\"tags\":[1,2.5e3,{\"deep\":[[],{}]}],\"ok\":true,\"x\":null}",
+      "arithmetic", "12*(3+-4.5) / (7 - (1+2))",
+      "sql-select", "SELECT DISTINCT a.x, COUNT(*) AS n FROM t a LEFT JOIN u b ON a.id = b.id WHERE (x > 3 OR y IN"
+          + " (SELECT y FROM v)) AND z IS NOT NULL GROUP BY a.x ORDER BY n DESC LIMIT 10;",
+      "tool-call", "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Zürich\",\"days\":[1,2]}}\n</tool_call>");
 
   @Test
   void realVocabulariesAgreeWithTheTwin() {
     SplittableRandom rnd = new SplittableRandom(17);
-    List<byte[]> seeds = new ArrayList<>();
-    for (String s : SEEDS) {
-      seeds.add(s.getBytes(StandardCharsets.UTF_8));
-    }
-    List<String> grammars = new ArrayList<>();
+    java.util.Map<String, String> grammars = new java.util.LinkedHashMap<>();
     for (String n : Examples.NAMES) {
-      grammars.add(Examples.text(n));
+      grammars.put(n, Examples.text(n));
     }
-    grammars.add(JsonGrammars.JSON_OBJECT_TEXT);
+    grammars.put("json-object", JsonGrammars.JSON_OBJECT_TEXT);
     int compared = 0;
     for (String vocabName : new String[] {"gpt2", "llama3", "qwen3"}) {
       Vocabulary v = TokenizerJsonVocabulary.load(Shared.require("tokenizers/" + vocabName + "/tokenizer.json"));
-      for (String gbnf : grammars) {
-        CompiledGrammar cg = CompiledGrammar.compile(Grammar.parse(gbnf), v);
+      for (var e : grammars.entrySet()) {
+        String gbnf = e.getValue();
+        // The SQL example has 1,100 stack-top states: computed as the sampled states need them.
+        CompiledGrammar cg = e.getKey().equals("sql-select") ? CompiledGrammar.compileLazily(Grammar.parse(gbnf), v)
+            : CompiledGrammar.compile(Grammar.parse(gbnf), v);
         EarleyTwin twin = EarleyTwin.of(gbnf);
-        compared += compareAt(cg, twin, prefixes(gbnf, rnd, 4, seeds), v, vocabName + " " + gbnf.lines().filter(
-            l -> !l.startsWith("#")).findFirst().orElse(""));
+        byte[] seed = SEEDS.getOrDefault(e.getKey(), SEEDS.get("json")).getBytes(StandardCharsets.UTF_8);
+        List<byte[]> seeds = List.of(seed, seed);
+        compared += compareAt(cg, twin, prefixes(gbnf, rnd, 3, seeds), v, vocabName + " " + e.getKey());
       }
-      // Two random grammars with recursion per vocabulary.
+      // A random grammar with recursion per vocabulary.
       int found = 0;
-      while (found < 2) {
+      while (found < 1) {
         String gbnf = RandomGrammars.grammar(rnd);
         Grammar g;
         try {
           g = Grammar.parse(gbnf, 2_000);
-        } catch (GrammarSyntaxException | dev.leap.fsm.AutomatonTooLargeException e) {
+        } catch (GrammarSyntaxException | dev.leap.fsm.AutomatonTooLargeException ex) {
           continue;
         }
         if (g.regular().isPresent()) {
@@ -151,11 +165,12 @@ class GrammarMaskTest {
         try {
           compared += compareAt(CompiledGrammar.compile(g, v), EarleyTwin.of(gbnf), prefixes(gbnf, rnd, 3, List.of()), v,
               vocabName + " random grammar\n" + gbnf);
-        } catch (GrammarLimitException e) {
+        } catch (GrammarLimitException ex) {
           // An ambiguous random grammar: the limit is the answer, checked elsewhere.
         }
       }
     }
+    System.out.println("real vocabularies: states compared " + compared);
     assertTrue(compared >= 40, "states compared: " + compared);
   }
 
@@ -165,7 +180,7 @@ class GrammarMaskTest {
     Vocabulary v = dev.leap.fsm.SmallVocabulary.create();
     int compared = 0;
     int grammars = 0;
-    while (grammars < 60) {
+    while (grammars < 40) {
       String gbnf = RandomGrammars.grammar(rnd);
       Grammar g;
       try {
@@ -175,12 +190,13 @@ class GrammarMaskTest {
       }
       grammars++;
       try {
-        compared += compareAt(CompiledGrammar.compile(g, v), EarleyTwin.of(gbnf), prefixes(gbnf, rnd, 12, List.of()), v,
+        compared += compareAt(CompiledGrammar.compile(g, v), EarleyTwin.of(gbnf), prefixes(gbnf, rnd, 10, List.of()), v,
             "random grammar\n" + gbnf);
       } catch (GrammarLimitException e) {
         // ambiguous
       }
     }
-    assertTrue(compared >= 400, "states compared: " + compared);
+    System.out.println("small vocabulary: states compared " + compared);
+    assertTrue(compared >= 300, "states compared: " + compared);
   }
 }
