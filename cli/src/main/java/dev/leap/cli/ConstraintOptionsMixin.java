@@ -82,6 +82,9 @@ public final class ConstraintOptionsMixin {
     for (String narrowed : c.narrowed()) {
       System.err.println("leap: narrowed: " + narrowed);
     }
+    if (c.grammar().isPresent()) {
+      return new Compiled(null, c.grammar().get()); // recursion too large to unroll: grammar rules
+    }
     return new Compiled(c.fsm(), null);
   }
 

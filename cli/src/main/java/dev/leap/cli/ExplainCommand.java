@@ -94,7 +94,7 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
       g.compiledRules().forEach(rules::add);
       if (cg != null) {
         o.put("indexMs", cg.compileMs());
-        o.put("precomputedStates", cg.precomputedStates());
+        o.put("stackTopStates", cg.stackTopStates());
         o.put("uncertainTokensTotal", cg.uncertainTotal());
         o.put("uncertainTokensMax", cg.uncertainMax());
       } else {

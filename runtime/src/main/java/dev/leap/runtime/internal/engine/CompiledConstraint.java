@@ -8,12 +8,9 @@ import dev.leap.fsm.TokenIndex;
 import dev.leap.fsm.grammar.CompiledGrammar;
 import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.json.JsonSchema;
-import dev.leap.fsm.json.JsonSchemaOptions;
 import dev.leap.retokenize.JumpRetokenizer;
 import dev.leap.retokenize.Tokenizer;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A constraint compiled against one tokenizer. A regex, choice, JSON Schema, grammar without
@@ -24,7 +21,6 @@ import org.slf4j.LoggerFactory;
  * retokenizer. Compiled off the step loop; the mask cache is touched only by the scheduler thread.
  */
 final class CompiledConstraint implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(CompiledConstraint.class);
   final String key;
   /** The DFA's compressed FSM; null for a grammar with recursion. */
   final CompressedFsm fsm;
@@ -55,26 +51,31 @@ final class CompiledConstraint implements AutoCloseable {
   static CompiledConstraint compile(
       String key, dev.leap.runtime.Constraint c, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
     long t0 = System.nanoTime();
-    CompressedFsm fsm;
+    Grammar recursive = null;
+    CompressedFsm fsm = null;
     switch (c.kind()) {
       case JSON_SCHEMA -> {
-        JsonSchema.Compiled compiled = JsonSchema.compileDetailed(
-            c.schema(), JsonSchemaOptions.defaults().withIndent(c.indent()).withLenient(c.lenient()));
-        compiled.ignored().forEach(note -> LOG.warn("JSON Schema constraint: ignored (lenient): {}", note));
-        compiled.narrowed().forEach(note -> LOG.warn("JSON Schema constraint: narrowed: {}", note));
-        fsm = compiled.fsm();
+        JsonSchema.Compiled compiled = RegularConstraints.schema(c);
+        if (compiled.grammar().isPresent()) {
+          recursive = compiled.grammar().get(); // recursion too large to unroll: rules
+        } else {
+          fsm = compiled.fsm();
+        }
       }
       case GRAMMAR -> {
         Grammar g = Grammar.parse(c.grammar());
-        if (g.regular().isEmpty()) {
-          CompiledGrammar cg = CompiledGrammar.compile(g, tokenizer);
-          JumpRetokenizer retok = new JumpRetokenizer(tokenizer, cg.newMatcher(), healing);
-          return new CompiledConstraint(key, null, null, cg, retok, (System.nanoTime() - t0) / 1e6, logitsVocab, parent);
+        if (g.regular().isPresent()) {
+          fsm = g.regular().get(); // no recursion: exactly a regex's DFA
+        } else {
+          recursive = g;
         }
-        fsm = g.regular().get(); // no recursion: exactly a regex's DFA
       }
-      case STRUCTURAL_TAG, AFTER_REASONING -> fsm = RegularConstraints.fsm(c); // regular around regular contents
-      default -> fsm = CompressedFsm.compile(c.regex());
+      default -> fsm = RegularConstraints.fsm(c);
+    }
+    if (recursive != null) {
+      CompiledGrammar cg = CompiledGrammar.compile(recursive, tokenizer);
+      JumpRetokenizer retok = new JumpRetokenizer(tokenizer, cg.newMatcher(), healing);
+      return new CompiledConstraint(key, null, null, cg, retok, (System.nanoTime() - t0) / 1e6, logitsVocab, parent);
     }
     TokenIndex index = TokenIndex.of(fsm.dfa(), tokenizer);
     JumpRetokenizer retok = new JumpRetokenizer(tokenizer, fsm.dfa(), healing);

@@ -36,13 +36,8 @@ final class RegularConstraints {
     return switch (c.kind()) {
       case NONE -> throw new ConstraintException("Constraint.none() has no automaton");
       case REGEX, CHOICE -> CompressedFsm.compile(c.regex());
-      case JSON_SCHEMA -> {
-        JsonSchema.Compiled compiled = JsonSchema.compileDetailed(
-            c.schema(), JsonSchemaOptions.defaults().withIndent(c.indent()).withLenient(c.lenient()));
-        compiled.ignored().forEach(note -> LOG.warn("JSON Schema constraint: ignored (lenient): {}", note));
-        compiled.narrowed().forEach(note -> LOG.warn("JSON Schema constraint: narrowed: {}", note));
-        yield compiled.fsm();
-      }
+      case JSON_SCHEMA -> schema(c).fsm(); // a schema that needs grammar rules says so
+
       case GRAMMAR -> {
         Grammar g = Grammar.parse(c.grammar());
         yield g.regular().orElseThrow(() -> new ConstraintException("a grammar with recursion (rules called through"
@@ -61,6 +56,18 @@ final class RegularConstraints {
       case AFTER_REASONING -> ReasoningGate.compile(
           c.endMarker(), content(c.inner(), "the constraint after " + quote(c.endMarker())));
     };
+  }
+
+  /**
+   * A JSON Schema constraint compiled: a DFA, or a grammar where its recursion needs rules; what
+   * lenient mode ignored and what was narrowed are logged at WARN.
+   */
+  static JsonSchema.Compiled schema(Constraint c) {
+    JsonSchema.Compiled compiled = JsonSchema.compileDetailed(
+        c.schema(), JsonSchemaOptions.defaults().withIndent(c.indent()).withLenient(c.lenient()));
+    compiled.ignored().forEach(note -> LOG.warn("JSON Schema constraint: ignored (lenient): {}", note));
+    compiled.narrowed().forEach(note -> LOG.warn("JSON Schema constraint: narrowed: {}", note));
+    return compiled;
   }
 
   /** {@link #fsm} of a part, its errors prefixed by {@code where}. */
