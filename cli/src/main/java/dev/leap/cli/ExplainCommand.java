@@ -7,6 +7,8 @@ import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.TokenIndex;
 import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.fsm.grammar.CompiledGrammar;
+import dev.leap.fsm.grammar.Grammar;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -43,8 +45,15 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
   @Override
   public Integer call() throws Exception {
     long t0 = System.nanoTime();
-    CompressedFsm fsm = constraint.compile();
+    ConstraintOptionsMixin.Compiled compiled = constraint.compile();
     double compileMs = (System.nanoTime() - t0) / 1e6;
+    PrintWriter out = spec.commandLine().getOut();
+    if (compiled.fsm() == null) {
+      explainGrammar(out, compiled.grammar(), compileMs);
+      out.flush();
+      return 0;
+    }
+    CompressedFsm fsm = compiled.fsm();
     TokenIndex index = null;
     double indexMs = 0;
     if (tokenizer != null) {
@@ -54,14 +63,51 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
       indexMs = (System.nanoTime() - t1) / 1e6;
     }
     ObjectNode report = report(fsm, index, compileMs, indexMs);
-    PrintWriter out = spec.commandLine().getOut();
+    if (compiled.grammar() != null) {
+      report.put("grammar", compiled.grammar().describe());
+    }
     if (json) {
       out.println(new ObjectMapper().writeValueAsString(report));
     } else {
+      if (compiled.grammar() != null) {
+        out.print(compiled.grammar().describe());
+      }
       printText(out, fsm, index, report);
     }
     out.flush();
     return 0;
+  }
+
+  /** A grammar with recursion: its rules (inlined or called through the stack) and, with a tokenizer, its token sets. */
+  private void explainGrammar(PrintWriter out, Grammar g, double compileMs) throws Exception {
+    CompiledGrammar cg = null;
+    if (tokenizer != null) {
+      cg = CompiledGrammar.compile(g, TokenizerJsonVocabulary.load(tokenizer));
+    }
+    if (json) {
+      ObjectNode o = new ObjectMapper().createObjectNode();
+      o.put("source", g.source());
+      o.put("recursive", true);
+      o.put("compileMs", compileMs);
+      o.put("grammar", g.describe());
+      ArrayNode rules = o.putArray("stackRules");
+      g.compiledRules().forEach(rules::add);
+      if (cg != null) {
+        o.put("indexMs", cg.compileMs());
+        o.put("stackTopStates", cg.stackTopStates());
+        o.put("uncertainTokensTotal", cg.uncertainTotal());
+        o.put("uncertainTokensMax", cg.uncertainMax());
+      } else {
+        o.putNull("indexMs");
+      }
+      out.println(new ObjectMapper().writeValueAsString(o));
+      return;
+    }
+    out.print(g.describe());
+    out.printf("compile: %.2f ms%n", compileMs);
+    if (cg != null) {
+      out.println("token sets: " + cg.describe());
+    }
   }
 
   /** The report as JSON: one row per state. */

@@ -57,6 +57,9 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
 
     @Option(names = "--json-schema", paramLabel = "FILE", description = "The output must be JSON that fits this schema.")
     Path jsonSchema;
+
+    @Option(names = "--grammar", paramLabel = "FILE", description = "The output must be a text of this GBNF grammar.")
+    Path grammar;
   }
 
   @Option(names = "--indent", defaultValue = "-1", paramLabel = "N",
@@ -110,6 +113,8 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
       c = Constraint.choice(constraint.choices);
     } else if (constraint != null && constraint.jsonSchema != null) {
       c = Constraint.jsonSchema(ConstraintOptionsMixin.readSchema(constraint.jsonSchema), indent, lenient);
+    } else if (constraint != null && constraint.grammar != null) {
+      c = Constraint.grammar(ConstraintOptionsMixin.readFile(constraint.grammar, "grammar"));
     }
     SamplingParams params = new SamplingParams(temperature, topK, topP, seed, maxTokens, stop);
     GenerationRequest request = prompt.ids != null

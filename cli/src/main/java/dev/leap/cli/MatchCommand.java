@@ -3,7 +3,7 @@ package dev.leap.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.leap.fsm.CompressedFsm;
+import dev.leap.fsm.ByteAutomaton;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -28,7 +28,7 @@ public final class MatchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    CompressedFsm fsm = constraint.compile();
+    ConstraintOptionsMixin.Compiled compiled = constraint.compile();
     ObjectMapper mapper = new ObjectMapper();
     PrintWriter out = spec.commandLine().getOut();
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -47,7 +47,9 @@ public final class MatchCommand implements Callable<Integer> {
         out.flush();
         throw new CliError("line " + n + " of stdin is not a JSON string (each line must be one, e.g. \"text\\n\")");
       }
-      out.println(fsm.dfa().matches(node.asText().getBytes(StandardCharsets.UTF_8)));
+      ByteAutomaton a = compiled.automaton();
+      int state = a.walk(a.initialState(), node.asText().getBytes(StandardCharsets.UTF_8));
+      out.println(state != ByteAutomaton.DEAD && a.isAccepting(state));
     }
     out.flush();
     return 0;

@@ -13,10 +13,10 @@ import java.util.Arrays;
  *
  * <p>Invariants (for automata built by {@link CompressedFsm}): minimal and trimmed, so every state
  * can reach an accepting state and no transition leads to a dead state other than {@link #DEAD}.
- * Instances are immutable and thread-safe.
+ * Instances are immutable and thread-safe. As a {@link ByteAutomaton}, its states are the table's rows.
  */
-public final class Dfa {
-  /** The implicit reject state. */
+public final class Dfa implements ByteAutomaton {
+  /** The implicit reject state (equal to {@link ByteAutomaton#DEAD}). */
   public static final int DEAD = -1;
 
   private final int stateCount;
@@ -77,6 +77,7 @@ public final class Dfa {
     this.classRuns = Arrays.copyOf(runs, r);
   }
 
+  @Override
   public int initialState() {
     return 0;
   }
@@ -100,6 +101,7 @@ public final class Dfa {
   }
 
   /** The state after the bytes {@code [from, to)} from {@code state}, or {@link #DEAD} once it dies. */
+  @Override
   public int walk(int state, byte[] bytes, int from, int to) {
     int s = state;
     for (int i = from; i < to && s != DEAD; i++) {
@@ -109,10 +111,12 @@ public final class Dfa {
   }
 
   /** The state after all of {@code bytes} from {@code state}, or {@link #DEAD}. */
+  @Override
   public int walk(int state, byte[] bytes) {
     return walk(state, bytes, 0, bytes.length);
   }
 
+  @Override
   public boolean isAccepting(int state) {
     return state >= 0 && (accepting[state >>> 6] & (1L << state)) != 0;
   }
@@ -149,6 +153,7 @@ public final class Dfa {
   }
 
   /** Whether {@code state} has at least one live outgoing byte. */
+  @Override
   public boolean hasTransitions(int state) {
     int base = state * classCount;
     for (int c = 0; c < classCount; c++) {

@@ -11,6 +11,7 @@ class PublicSurfaceTest {
   void publicTypesAreTheListedOnes() {
     PublicSurface.check(CompressedFsm.class, List.of(
         "dev.leap.fsm.AutomatonTooLargeException",
+        "dev.leap.fsm.ByteAutomaton",
         "dev.leap.fsm.CompressedFsm",
         "dev.leap.fsm.ConstraintException",
         "dev.leap.fsm.Dfa",
@@ -26,6 +27,14 @@ class PublicSurfaceTest {
         "dev.leap.fsm.TokenizerJsonVocabulary$Scheme",
         "dev.leap.fsm.Utf8",
         "dev.leap.fsm.Vocabulary",
+        "dev.leap.fsm.grammar.CompiledGrammar",
+        "dev.leap.fsm.grammar.Grammar",
+        "dev.leap.fsm.grammar.GrammarLimitException",
+        "dev.leap.fsm.grammar.GrammarMatcher",
+        "dev.leap.fsm.grammar.GrammarSyntaxException",
+        "dev.leap.fsm.tags.ReasoningGate",
+        "dev.leap.fsm.tags.StructuralTags",
+        "dev.leap.fsm.tags.StructuralTags$Tag",
         // Not API: public to Java only for dev.leap.fsm.json (and the benchmarks).
         "dev.leap.fsm.internal.Automata",
         "dev.leap.fsm.internal.CharRanges",
@@ -41,6 +50,8 @@ class PublicSurfaceTest {
         "dev.leap.fsm.internal.Re$Empty",
         "dev.leap.fsm.internal.Re$Repeat",
         "dev.leap.fsm.internal.RegexParser",
+        "dev.leap.fsm.internal.RuleGrammars",
+        "dev.leap.fsm.internal.RuleGrammars$Builder",
         "dev.leap.fsm.internal.Trees",
         "dev.leap.fsm.internal.Utf8Ranges",
         "dev.leap.fsm.json.JsonSchema",

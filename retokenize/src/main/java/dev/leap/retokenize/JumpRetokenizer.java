@@ -1,6 +1,6 @@
 package dev.leap.retokenize;
 
-import dev.leap.fsm.Dfa;
+import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.Utf8;
 import java.nio.ByteBuffer;
@@ -22,7 +22,7 @@ import java.util.Arrays;
  *   <li>{@code k} = where the old and the new tokens first differ: {@code O[k:]} is dropped, the new
  *       tokens after {@code k} are appended.
  *   <li>Boundary healing: of the last (up to {@value #HEAL_LOOKBACK}) appended tokens, the longest
- *       suffix whose bytes are a proper prefix of a longer token that the DFA allows from the same
+ *       suffix whose bytes are a proper prefix of a longer token that the automaton allows from the same
  *       point is held back: the model may cover those bytes with a longer token (e.g. {@code "} then
  *       {@code name} vs {@code "name}). The held-back bytes stay forced by the mask.
  * </ol>
@@ -35,17 +35,33 @@ public final class JumpRetokenizer {
   public static final int HEAL_LOOKBACK = 4;
 
   private final Tokenizer tokenizer;
-  private final Dfa dfa;
+  private final ByteAutomaton dfa;
   private final boolean healing;
   private final SortedVocabulary sorted;
   private final int window;
 
-  public JumpRetokenizer(Tokenizer tokenizer, Dfa dfa, boolean healing) {
+  public JumpRetokenizer(Tokenizer tokenizer, ByteAutomaton dfa, boolean healing) {
     this(tokenizer, dfa, healing, WINDOW);
   }
 
+  private JumpRetokenizer(JumpRetokenizer base, ByteAutomaton automaton) {
+    this.window = base.window;
+    this.tokenizer = base.tokenizer;
+    this.dfa = automaton;
+    this.healing = base.healing;
+    this.sorted = base.sorted;
+  }
+
+  /**
+   * The same retokenizer over another automaton with the same vocabulary (a grammar request's own
+   * matcher), sharing the sorted vocabulary: cheap, unlike the constructor.
+   */
+  public JumpRetokenizer with(ByteAutomaton automaton) {
+    return new JumpRetokenizer(this, automaton);
+  }
+
   /** With a given window; {@code Integer.MAX_VALUE} re-encodes the whole output (the naive twin in tests). */
-  JumpRetokenizer(Tokenizer tokenizer, Dfa dfa, boolean healing, int window) {
+  JumpRetokenizer(Tokenizer tokenizer, ByteAutomaton dfa, boolean healing, int window) {
     this.window = window;
     this.tokenizer = tokenizer;
     this.dfa = dfa;
@@ -57,7 +73,7 @@ public final class JumpRetokenizer {
    * Plans a jump.
    *
    * @param output the output tokens, {@code output[0, length)}
-   * @param states the DFA state before each output token; {@code states[length]} is the current state
+   * @param states the automaton state (a {@link dev.leap.fsm.Dfa} row or a grammar matcher state) before each output token; {@code states[length]} is the current state
    * @param jump the forced bytes from the current state
    * @return the plan, or {@code null} when the jump would change nothing (everything held back) or
    *     the text cannot be re-encoded exactly (then the mask forces the bytes token by token)
@@ -96,7 +112,7 @@ public final class JumpRetokenizer {
     for (int i = 0; i < append.length; i++) {
       byte[] b = tokenizer.tokenBytes(append[i]);
       s = dfa.walk(s, b, 0, b.length);
-      if (s == Dfa.DEAD) {
+      if (s == ByteAutomaton.DEAD) {
         return null;
       }
       after[i] = s;
@@ -138,7 +154,7 @@ public final class JumpRetokenizer {
       if (!SortedVocabulary.startsWith(b, prefix)) {
         break;
       }
-      if (b.length > prefix.length && dfa.walk(state, b, 0, b.length) != Dfa.DEAD) {
+      if (b.length > prefix.length && dfa.walk(state, b, 0, b.length) != ByteAutomaton.DEAD) {
         return true;
       }
     }

@@ -13,6 +13,7 @@ class PublicSurfaceTest {
         // The library's API (the README's "Library" section); DemoModel is `--model demo`.
         "dev.leap.runtime.Constraint",
         "dev.leap.runtime.Constraint$Kind",
+        "dev.leap.runtime.Constraint$Tag",
         "dev.leap.runtime.DemoModel",
         "dev.leap.runtime.FinishReason",
         "dev.leap.runtime.Generation",

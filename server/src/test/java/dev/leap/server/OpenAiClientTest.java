@@ -12,12 +12,15 @@ import com.openai.core.JsonValue;
 import com.openai.errors.BadRequestException;
 import com.openai.errors.NotFoundException;
 import com.openai.errors.UnauthorizedException;
+import com.openai.models.ResponseFormatJsonObject;
+import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import com.openai.models.chat.completions.StructuredChatCompletion;
 import com.openai.models.completions.Completion;
+import com.openai.models.completions.CompletionChoice;
 import com.openai.models.completions.CompletionCreateParams;
 import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.LeapRuntime;
@@ -153,6 +156,78 @@ class OpenAiClientTest {
     }
     assertEquals(whole, streamed.toString());
     assertEquals(List.of("stop"), reasons);
+  }
+
+  @Test
+  void grammarsAndFreeFormJsonObjectsThroughTheGrammarEngine() throws Exception {
+    String arithmetic = "root ::= expr\nexpr ::= term ([+-] term)*\nterm ::= [0-9]{1,3} | \"(\" expr \")\"";
+    Completion c = client.completions().create(CompletionCreateParams.builder()
+        .model(server.modelName()).prompt("2+2=").maxTokens(24).temperature(0.0)
+        .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("grammar", arithmetic))).build());
+    String text = c.choices().get(0).text();
+    assertTrue(Pattern.matches("[0-9()+-]+", text) && balanced(text), text);
+
+    // json_object: any JSON object, nested without bound; streamed as it is generated.
+    ChatCompletionCreateParams p = ChatCompletionCreateParams.builder().model(server.modelName())
+        .addUserMessage("Hermione Granger is a character in Harry Potter. Please fill in the following information about this character.\n")
+        .maxCompletionTokens(120).temperature(0.0)
+        .responseFormat(ResponseFormatJsonObject.builder().build()).build();
+    ChatCompletion whole = client.chat().completions().create(p);
+    String json = whole.choices().get(0).message().content().orElseThrow();
+    if (whole.choices().get(0).finishReason() == ChatCompletion.Choice.FinishReason.STOP) {
+      assertTrue(Json.MAPPER.readTree(json).isObject(), json);
+    } else {
+      assertTrue(json.startsWith("{"), json);
+    }
+
+    BadRequestException bad = assertThrows(BadRequestException.class, () -> client.completions().create(
+        CompletionCreateParams.builder().model(server.modelName()).prompt("x")
+            .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("grammar", "root ::= value"))).build()));
+    assertTrue(bad.getMessage().contains("line 1") && bad.getMessage().contains("value"), bad.getMessage());
+  }
+
+  @Test
+  void aStructuralTagLetsTheModelWriteFreeTextAndConstrainsTheTag() throws Exception {
+    Map<String, Object> tag = Map.of(
+        "type", "structural_tag",
+        "structures", List.of(Map.of("begin", "<fact>", "end", "</fact>", "schema", Map.of("type", "object",
+            "properties", Map.of("town", Map.of("type", "string", "maxLength", 12)), "required", List.of("town"),
+            "additionalProperties", false))),
+        "triggers", List.of("<fact>"));
+    String prompt = "The nearby town of Ivelport <fact>";
+    Completion c = client.completions().create(CompletionCreateParams.builder()
+        .model(server.modelName()).prompt(prompt).maxTokens(60).temperature(0.0)
+        .putAdditionalBodyProperty("response_format", JsonValue.from(tag)).build());
+    String text = c.choices().get(0).text();
+    // Every <fact> opens a tag whose content is the schema's JSON, closed by </fact>.
+    java.util.regex.Matcher m = Pattern.compile("<fact>").matcher(text);
+    int tags = 0;
+    while (m.find()) {
+      int close = text.indexOf("</fact>", m.end());
+      if (close < 0) {
+        assertEquals(CompletionChoice.FinishReason.LENGTH, c.choices().get(0).finishReason(), text);
+        break;
+      }
+      JsonNode fact = Json.MAPPER.readTree(text.substring(m.end(), close));
+      assertTrue(fact.isObject() && fact.size() == 1 && fact.get("town").isTextual(), text);
+      tags++;
+    }
+    assertTrue(tags >= 0);
+    Map<?, ?> leap = c._additionalProperties().get("leap").convert(Map.class);
+    if (text.contains("<fact>")) {
+      assertTrue(((Number) leap.get("tokens_jumped")).intValue() > 0, "the tag's {\"town\":\" is forced: " + leap);
+    }
+  }
+
+  private static boolean balanced(String s) {
+    int depth = 0;
+    for (char ch : s.toCharArray()) {
+      depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+      if (depth < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.leap.bench.jsonschema;
 
-import dev.leap.fsm.CompressedFsm;
-import dev.leap.fsm.Dfa;
+import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.JumpRetokenizer;
@@ -12,7 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * How many of an instance's tokens a compressed FSM forces, against a real tokenizer, counted two
+ * How many of an instance's tokens a constraint (compressed FSM or grammar, {@link Forcing}) forces, against a real tokenizer, counted two
  * ways.
  *
  * <ul>
@@ -53,8 +52,8 @@ final class ForcedTokens {
   }
 
   /** Both counts for {@code text}, which the FSM must accept. */
-  Counts measure(CompressedFsm fsm, JumpRetokenizer retokenizer, byte[] text) {
-    Dfa dfa = fsm.dfa();
+  Counts measure(Forcing fsm, JumpRetokenizer retokenizer, byte[] text) {
+    ByteAutomaton dfa = fsm.automaton();
     boolean[] forced = forcedBytes(fsm, text);
     int[] canon = tokenizer.encode(new String(text, StandardCharsets.UTF_8));
     int[] startIndex = new int[text.length + 1];
@@ -91,7 +90,7 @@ final class ForcedTokens {
       len[0]++;
       pos += tb.length;
       sampled++;
-      if (states[len[0]] == Dfa.DEAD) {
+      if (states[len[0]] == ByteAutomaton.DEAD) {
         throw new IllegalStateException("the instance leaves the language at byte " + pos);
       }
       if (pos < text.length && jump(fsm, retokenizer, out, states, len)) {
@@ -110,8 +109,8 @@ final class ForcedTokens {
    * Jumps where the runtime would (a jump of two or more characters, planned by the retokenizer):
    * replaces {@code out[keep, len)} by the plan's tokens; whether it did.
    */
-  private static boolean jump(CompressedFsm fsm, JumpRetokenizer retokenizer, int[] out, int[] states, int[] len) {
-    byte[] jump = fsm.jumpBytes(states[len[0]]);
+  private static boolean jump(Forcing fsm, JumpRetokenizer retokenizer, int[] out, int[] states, int[] len) {
+    byte[] jump = fsm.forced(states[len[0]]);
     if (Utf8.codePoints(jump) <= 1) {
       return false;
     }
@@ -129,20 +128,20 @@ final class ForcedTokens {
   }
 
   /** Which bytes of {@code text} jump edges cover when it is walked through the FSM. */
-  static boolean[] forcedBytes(CompressedFsm fsm, byte[] text) {
+  static boolean[] forcedBytes(Forcing fsm, byte[] text) {
     boolean[] forced = new boolean[text.length];
-    Dfa dfa = fsm.dfa();
+    ByteAutomaton dfa = fsm.automaton();
     int state = dfa.initialState();
     int i = 0;
-    while (i < text.length && state != Dfa.DEAD) {
-      byte[] jump = fsm.jumpBytes(state);
+    while (i < text.length && state != ByteAutomaton.DEAD) {
+      byte[] jump = fsm.forced(state);
       if (jump.length > 0 && i + jump.length <= text.length && Arrays.equals(jump, 0, jump.length, text, i, i + jump.length)) {
         Arrays.fill(forced, i, i + jump.length, true);
         i += jump.length;
-        state = fsm.jumpTarget(state);
+        state = fsm.afterForced(state);
         continue;
       }
-      state = dfa.step(state, text[i] & 0xFF);
+      state = dfa.walk(state, text, i, i + 1);
       i++;
     }
     return forced;

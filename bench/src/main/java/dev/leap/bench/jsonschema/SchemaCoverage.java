@@ -6,10 +6,14 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
 import dev.leap.bench.Percentile;
+import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.EmptyLanguageException;
 import dev.leap.fsm.TokenIndex;
 import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.fsm.grammar.CompiledGrammar;
+import dev.leap.fsm.grammar.GrammarLimitException;
+import dev.leap.fsm.grammar.GrammarMatcher;
 import dev.leap.fsm.json.JsonSchema;
 import dev.leap.fsm.json.JsonSchemaException;
 import dev.leap.fsm.json.JsonSchemaOptions;
@@ -30,10 +34,13 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * JSONSchemaBench coverage: for every schema of every subset in {@code corpora/jsonschemabench},
- * compile it (declared coverage: compiled without error within 10 s), then check every labelled
+ * compile it (declared coverage: compiled without error within 10 s, or {@code
+ * -Dleap.bench.compileSeconds}), then check every labelled
  * instance (serialized compactly, keys in the instance's order and in the schema's order): valid
  * ones accepted in either order, invalid ones rejected in both. Also the compile time per schema
  * including the first token mask against the Llama 3 vocabulary (built lazily, as decoding would),
+ * (a schema compiled to a grammar, recursion as rules: the grammar's token sets precomputed for every
+ * rule state, and its instances matched and replayed through a {@code GrammarMatcher})
  * and for the accepted valid instances: the share of bytes covered by jump edges (forced), the
  * share of their Llama 3 tokens that are forced, and a replay of jump-forward decoding
  * ({@link ForcedTokens}).
@@ -62,9 +69,15 @@ public final class SchemaCoverage {
     long jumps;
     int replays;
     int replaysCanonical;
+    /** Schemas compiled to a grammar (recursion as rules), and their valid instances accepted. */
+    int grammars;
+    int grammarValidAccepted;
     final List<Double> compileMs = new ArrayList<>();
     final Map<String, Integer> reasons = new TreeMap<>();
   }
+
+  /** The compile time limit per schema in seconds ({@code -Dleap.bench.compileSeconds}, 10 by default; the paper's is 40). */
+  static final int LIMIT_S = Integer.getInteger("leap.bench.compileSeconds", 10);
 
   private static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "schema-compile");
@@ -101,18 +114,25 @@ public final class SchemaCoverage {
           s.schemas++;
           String schema = rec.get("schema").toString();
           long t0 = System.nanoTime();
-          CompressedFsm fsm;
-          java.util.concurrent.Future<CompressedFsm> job = POOL.submit(() -> {
-            CompressedFsm f = JsonSchema.compile(schema, JsonSchemaOptions.defaults());
+          Forcing fsm;
+          java.util.concurrent.Future<Forcing> job = POOL.submit(() -> {
+            JsonSchema.Compiled c = JsonSchema.compileDetailed(schema, JsonSchemaOptions.defaults());
+            if (c.grammar().isPresent()) {
+              // Recursion as rules: every rule state's token sets are precomputed here (not lazily).
+              GrammarMatcher gm = CompiledGrammar.compile(c.grammar().get(), llama3).newMatcher();
+              gm.allowed(gm.initialState());
+              return Forcing.of(gm);
+            }
+            CompressedFsm f = c.fsm();
             TokenIndex.of(f.dfa(), llama3).allowed(f.dfa().initialState());
-            return f;
+            return Forcing.of(f);
           });
           try {
-            fsm = job.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            fsm = job.get(LIMIT_S, java.util.concurrent.TimeUnit.SECONDS);
           } catch (java.util.concurrent.TimeoutException e) {
             job.cancel(true);
             s.timedOut++;
-            s.reasons.merge("over 10 s", 1, Integer::sum);
+            s.reasons.merge("over " + LIMIT_S + " s", 1, Integer::sum);
             continue;
           } catch (java.util.concurrent.ExecutionException e) {
             Throwable c = e.getCause();
@@ -135,21 +155,24 @@ public final class SchemaCoverage {
           double ms = (System.nanoTime() - t0) / 1e6;
           s.compiled++;
           s.compileMs.add(ms);
+          boolean grammar = fsm.automaton() instanceof GrammarMatcher;
+          s.grammars += grammar ? 1 : 0;
           JsonNode schemaNode = rec.get("schema");
-          JumpRetokenizer retokenizer = new JumpRetokenizer(tokenizer, fsm.dfa(), true);
+          JumpRetokenizer retokenizer = new JumpRetokenizer(tokenizer, fsm.automaton(), true);
           for (JsonNode test : rec.path("tests")) {
             // Keys in the instance's order, and in the schema's (an instance is valid or not in
             // either order; an invalid one counts as wrongly accepted if either is accepted).
             byte[] asGiven = m.writeValueAsString(test.get("data")).getBytes(StandardCharsets.UTF_8);
             byte[] ordered = m.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schemaNode))
                 .getBytes(StandardCharsets.UTF_8);
-            boolean acceptedAsGiven = fsm.dfa().matches(asGiven);
+            boolean acceptedAsGiven = matches(fsm, asGiven);
             byte[] inst = acceptedAsGiven ? asGiven : ordered;
-            boolean accepted = acceptedAsGiven || fsm.dfa().matches(ordered);
+            boolean accepted = acceptedAsGiven || matches(fsm, ordered);
             if (test.get("valid").asBoolean()) {
               s.validTotal++;
               if (accepted) {
                 s.validAccepted++;
+                s.grammarValidAccepted += grammar ? 1 : 0;
                 boolean[] forced = ForcedTokens.forcedBytes(fsm, inst);
                 for (boolean f : forced) {
                   s.forcedBytes += f ? 1 : 0;
@@ -176,6 +199,10 @@ public final class SchemaCoverage {
         }
       }
       allCompileMs.addAll(s.compileMs);
+      if (s.grammars > 0) {
+        System.err.printf(Locale.ROOT, "%s: %d schemas compiled to grammars (recursion as rules), %d of their valid"
+            + " instances accepted%n", name, s.grammars, s.grammarValidAccepted);
+      }
       double p50 = Percentile.of(s.compileMs, 0.50);
       double p99 = Percentile.of(s.compileMs, 0.99);
       int wrong = s.invalidTotal - s.invalidRejected;
@@ -205,6 +232,8 @@ public final class SchemaCoverage {
       row.put("replayJumps", s.jumps);
       row.put("replays", s.replays);
       row.put("replaysCanonical", s.replaysCanonical);
+      row.put("grammars", s.grammars);
+      row.put("grammarValidAccepted", s.grammarValidAccepted);
       ObjectNode reasons = row.putObject("notCompiledBecause");
       s.reasons.forEach(reasons::put);
     }
@@ -221,5 +250,14 @@ public final class SchemaCoverage {
     System.out.println("wrote " + out);
   }
 
-  /** The {@code q} quantile (nearest rank) of {@code values}, NaN if none. */
+  /** Whether the whole of {@code text} matches. */
+  private static boolean matches(Forcing f, byte[] text) {
+    ByteAutomaton a = f.automaton();
+    try {
+      int s = a.walk(a.initialState(), text, 0, text.length);
+      return s != ByteAutomaton.DEAD && a.isAccepting(s);
+    } catch (GrammarLimitException e) {
+      return false; // a grammar's stack depth or live stacks exceeded: not accepted
+    }
+  }
 }

@@ -17,6 +17,8 @@ import java.util.Map;
  * Any JSON value (where a schema is {@code true} or says nothing about a value), nested at most a
  * given depth: containers deeper than that are not generated. One shared node per (level as the
  * layout writes it, depth), embedded as a minimal automaton when the converter embeds automata.
+ * When the converter writes recursion as rules ({@link RecursiveRules}), any value is instead a
+ * call of the free-form value rule, nested without bound.
  */
 final class AnyValues {
   private final Converter converter;
@@ -28,6 +30,9 @@ final class AnyValues {
 
   /** Any JSON value at nesting {@code level} with containers nested at most {@code depth} levels. */
   Re value(int level, int depth) {
+    if (converter.rules != null) {
+      return converter.rules.anyValue(); // nested without bound, through the stack
+    }
     long key = ((long) converter.layout.levelKey(level) << 32) | depth;
     Re re = memo.get(key);
     if (re == null) {

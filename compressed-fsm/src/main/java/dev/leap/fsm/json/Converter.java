@@ -65,6 +65,8 @@ final class Converter {
   final Dependencies dependencies;
   final Alternatives alternatives;
   final AnyValues any;
+  /** Recursion and free-form values as grammar rules, or null: unrolled and nested {@link #ANY_DEPTH} levels. */
+  final RecursiveRules rules;
 
   /**
    * Results of {@link #value} by schema node (identity) and {@link #memoKey}: a definition used
@@ -79,6 +81,11 @@ final class Converter {
    *     ({@link ExtraMembers})
    */
   Converter(JsonNode root, JsonSchemaOptions options, boolean automata, boolean beyondProperties) {
+    this(root, options, automata, beyondProperties, false);
+  }
+
+  /** @param asRules recursion and free-form values as grammar rules ({@link RecursiveRules}; compact layout only) */
+  Converter(JsonNode root, JsonSchemaOptions options, boolean automata, boolean beyondProperties, boolean asRules) {
     this.root = root;
     this.options = options;
     this.layout = new JsonLayout(options.indent());
@@ -93,6 +100,7 @@ final class Converter {
     this.dependencies = new Dependencies(this);
     this.alternatives = new Alternatives(this);
     this.any = new AnyValues(this);
+    this.rules = asRules ? new RecursiveRules(this) : null;
   }
 
   /** The tree of the whole document. */

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
+import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.Re;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * JSON Schema to a byte-level automaton: the schema becomes a regex syntax tree ({@link Re}), then
@@ -59,16 +61,48 @@ public final class JsonSchema {
   record Result(Re tree, List<String> ignored) {}
 
   /**
-   * A compiled schema.
+   * A compiled schema: a compressed FSM (a DFA), or, where recursion became grammar rules, a {@link
+   * Grammar} (exactly one of the two).
    *
-   * @param fsm the constraint
+   * @param fsm the constraint as a DFA, or null when it is a grammar (then {@link #fsm()} throws)
+   * @param grammar the constraint as a grammar (recursive {@code $ref}s and free-form values as
+   *     rules, see {@link #compileDetailed}), or empty when it is a DFA; compile it against a
+   *     vocabulary with {@link dev.leap.fsm.grammar.CompiledGrammar#compile} and drive each request
+   *     with a {@link dev.leap.fsm.grammar.GrammarMatcher}; {@link Grammar#describe()} lists its
+   *     rules (for {@code leap explain})
    * @param ignored what lenient mode ignored ({@code #/pointer/keyword: why})
    * @param narrowed where Leap generates less than it would within larger limits (still only
    *     valid values), e.g. no members beyond {@code properties}
    */
-  public record Compiled(CompressedFsm fsm, List<String> ignored, List<String> narrowed) {}
+  public record Compiled(CompressedFsm fsm, Optional<Grammar> grammar, List<String> ignored, List<String> narrowed) {
+    public Compiled {
+      if ((fsm == null) == grammar.isEmpty()) {
+        throw new IllegalArgumentException("a compiled schema is a DFA or a grammar, exactly one");
+      }
+      ignored = List.copyOf(ignored);
+      narrowed = List.copyOf(narrowed);
+    }
 
-  /** Compiles {@code schemaJson} to a compressed FSM. */
+    /**
+     * The constraint as a DFA.
+     *
+     * @throws ConstraintException the schema compiled to a grammar ({@link #grammar()}), not a DFA
+     */
+    public CompressedFsm fsm() {
+      if (fsm == null) {
+        throw new ConstraintException("the JSON Schema needs a grammar (its recursion does not fit one DFA of at most "
+            + "maxDfaStates states, so recursive $refs and free-form values are grammar rules: "
+            + String.join(", ", grammar.get().compiledRules()) + "); use JsonSchema.Compiled.grammar()");
+      }
+      return fsm;
+    }
+  }
+
+  /**
+   * Compiles {@code schemaJson} to a compressed FSM.
+   *
+   * @throws ConstraintException also when the schema needs a grammar (see {@link #compileDetailed})
+   */
   public static CompressedFsm compile(String schemaJson, JsonSchemaOptions options) {
     return compileDetailed(schemaJson, options).fsm();
   }
@@ -79,6 +113,17 @@ public final class JsonSchema {
    * for) cost the most states: if the automaton exceeds a limit with them, it is compiled again
    * without them, and that is reported in {@link Compiled#narrowed()}.
    *
+   * <p>DFA or grammar: the schema is compiled to one DFA, recursion unrolled {@link
+   * JsonSchemaOptions#maxRecursion} times and free-form values nested {@link #ANY_DEPTH} levels,
+   * whenever that fits {@link JsonSchemaOptions#maxDfaStates}: then the result is exactly what it was
+   * before grammars existed (masks precomputed per state, no stack). Only when that automaton
+   * exceeds the limit, the layout is compact and the schema has a recursive {@code $ref}, is it
+   * compiled again with every recursive
+   * {@code $ref} and every free-form value as a grammar rule ({@link Compiled#grammar()}: exact
+   * recursion, values nested without bound; see {@code RecursiveRules}). If that fails too (a rule
+   * exceeds the limit, never finishes, or recursion is left-recursive), the narrowing above is
+   * tried, else the first error stands.
+   *
    * @throws JsonSchemaException a keyword Leap cannot honour (strict mode), with its JSON pointer
    * @throws AutomatonTooLargeException the automaton exceeds a limit even so
    * @throws dev.leap.fsm.EmptyLanguageException no value is valid (as far as Leap generates them)
@@ -88,9 +133,13 @@ public final class JsonSchema {
     Converter c = new Converter(root, options, true, true);
     try {
       Re tree = c.convert();
-      return new Compiled(Automata.compress(tree, "JSON Schema", options.maxDfaStates()), List.copyOf(c.ignored),
-          List.copyOf(c.narrowed));
+      return new Compiled(Automata.compress(tree, "JSON Schema", options.maxDfaStates()), Optional.empty(), c.ignored,
+          c.narrowed);
     } catch (AutomatonTooLargeException e) {
+      Compiled rules = asRules(root, options);
+      if (rules != null) {
+        return rules;
+      }
       if (!c.extraMembers.besideProperties()) {
         throw e;
       }
@@ -104,8 +153,47 @@ public final class JsonSchema {
       List<String> notes = new ArrayList<>(narrow.narrowed);
       notes.add("members beyond properties (explicit additionalProperties, patternProperties) are not generated: with"
           + " them " + e.getMessage());
-      return new Compiled(fsm, List.copyOf(narrow.ignored), List.copyOf(notes));
+      return new Compiled(fsm, Optional.empty(), narrow.ignored, notes);
     }
+  }
+
+  /**
+   * The schema with recursion and free-form values as grammar rules, or null where that does not
+   * apply (indented layout; no recursive reference: the limit is then met by narrowing, as
+   * before grammars existed) or fails (a rule too large, never finishing, left recursion).
+   */
+  private static Compiled asRules(JsonNode root, JsonSchemaOptions options) {
+    try {
+      return rulesOrNull(root, options, true);
+    } catch (ConstraintException e) {
+      return null;
+    }
+  }
+
+  /**
+   * As {@link #asRules}, but a failure of the rules is thrown; with {@code recursionOnly}, null
+   * also for a schema whose only rule would be the free-form value (no recursive reference).
+   */
+  private static Compiled rulesOrNull(JsonNode root, JsonSchemaOptions options, boolean recursionOnly) {
+    if (options.indent() >= 0) {
+      return null;
+    }
+    Converter r = new Converter(root, options, true, true, true);
+    r.rules.convert();
+    if (!r.rules.any() || (recursionOnly && !r.rules.recursion())) {
+      return null;
+    }
+    return new Compiled(null, Optional.of(r.rules.compile("JSON Schema")), r.ignored, r.narrowed);
+  }
+
+  /**
+   * Tests and measurements: {@code schemaJson} with recursion and free-form values as rules
+   * whenever it has any and the layout is compact, without trying the DFA first (its errors
+   * thrown); else as {@link #compileDetailed}.
+   */
+  static Compiled compileAsRules(String schemaJson, JsonSchemaOptions options) {
+    Compiled c = rulesOrNull(parse(schemaJson), options, false);
+    return c != null ? c : compileDetailed(schemaJson, options);
   }
 
   /**

@@ -51,6 +51,17 @@ final class References {
   Re ref(ObjectNode o, String ptr, int level) {
     SchemaIndex.Target t = target(o.get("$ref").asText(), o, ptr);
     String key = t.key();
+    if (converter.rules != null && reachesItself(key, t.node())) {
+      // Recursion as a rule (RecursiveRules); with sibling keywords, the merge is the rule.
+      ObjectNode siblings = withoutRef(o);
+      if (!Keywords.hasAssertions(siblings)) {
+        return converter.rules.reference(key, t.node(), ptr);
+      }
+      JsonNode target = t.node();
+      return converter.rules.rule(key + " " + siblings, RecursiveRules.displayName(key) + " with " + siblings.size()
+          + " sibling keywords at " + (ptr.isEmpty() ? "#" : "#" + ptr),
+          () -> valueOfMerge(() -> converter.merge.merge(target, siblings, ptr), ptr, 0));
+    }
     int d = depth.getOrDefault(key, 0);
     if (d >= converter.options.maxRecursion()) {
       return NOTHING; // recursion unrolled as far as allowed: deeper values cannot be generated
@@ -88,6 +99,12 @@ final class References {
     if (merged == null) {
       return null;
     }
+    if (converter.rules != null && !refs.isEmpty() && !java.util.Collections.disjoint(reachableRefs(merged), refs)) {
+      // Recursion through a merge (allOf): the merged schema is a rule (RecursiveRules).
+      JsonNode m = merged;
+      return converter.rules.rule(refs + " " + merged, "merge of " + refs.stream().map(RecursiveRules::displayName)
+          .toList() + " at " + (ptr.isEmpty() ? "#" : "#" + ptr), () -> converter.value(m, ptr, 0));
+    }
     for (String r : refs) {
       if (depth.getOrDefault(r, 0) >= converter.options.maxRecursion()) {
         return NOTHING; // as in ref(): deeper values cannot be generated
@@ -121,6 +138,17 @@ final class References {
       schema = converter.merge.mergeAllOf((ObjectNode) schema, ptr);
     }
     return schema;
+  }
+
+  /** Whether reference {@code key} can be met again inside its own {@code target} (a recursive reference). */
+  boolean reachesItself(String key, JsonNode target) {
+    return reachableRefs(target).contains(key);
+  }
+
+  private static ObjectNode withoutRef(ObjectNode o) {
+    ObjectNode rest = o.deepCopy();
+    rest.remove("$ref");
+    return rest;
   }
 
   /** A mark of the references followed so far, for {@link #forgetFollowedSince}. */

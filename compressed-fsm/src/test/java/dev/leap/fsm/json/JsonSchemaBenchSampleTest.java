@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Shared;
 import java.io.BufferedReader;
@@ -53,16 +52,16 @@ class JsonSchemaBenchSampleTest {
           }
           JsonNode rec = m.readTree(line);
           schemas++;
-          CompressedFsm fsm;
+          java.util.function.Predicate<byte[]> fsm;
           try {
-            fsm = JsonSchema.compile(rec.get("schema").toString(), JsonSchemaOptions.defaults());
+            fsm = CompiledMatch.of(JsonSchema.compileDetailed(rec.get("schema").toString(), JsonSchemaOptions.defaults()));
           } catch (ConstraintException | StackOverflowError e) {
             continue;
           }
           compiled++;
           for (JsonNode t : rec.path("tests")) {
             byte[] inst = m.writeValueAsString(t.get("data")).getBytes(StandardCharsets.UTF_8);
-            boolean accepted = fsm.dfa().matches(inst);
+            boolean accepted = fsm.test(inst);
             if (t.get("valid").asBoolean()) {
               valid++;
               validAccepted += accepted ? 1 : 0;

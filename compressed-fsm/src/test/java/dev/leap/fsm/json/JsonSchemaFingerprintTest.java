@@ -39,6 +39,9 @@ import org.junit.jupiter.api.Test;
  * breadth-first order from the initial state, bytes in ascending order; with the accepting bits),
  * of the lists of what was ignored and narrowed, and, for the compact set, of the regex text
  * ({@link JsonSchema#toRegex}); or of the exception's class and message where compilation fails.
+ * A schema compiled to a grammar (recursion as rules, see {@link JsonSchema#compileDetailed}) has a
+ * fingerprint of its own kind, {@code grammar HASH}: each rule's name and canonical automaton (calls
+ * as their marker bytes), in rule order, instead of the one DFA.
  * Equal fingerprints mean the same automaton, so the same jump edges and masks.
  *
  * <p>To record the fingerprints again (only when a change of behaviour is intended), run {@code mvn
@@ -193,9 +196,21 @@ class JsonSchemaFingerprintTest {
   /** {@code ok HASH} or {@code fail CLASS HASH} (see the class javadoc). */
   static String fingerprint(String schema, JsonSchemaOptions options, boolean withRegex) {
     MessageDigest md = sha256();
+    String kind = "ok ";
     try {
       JsonSchema.Compiled c = JsonSchema.compileDetailed(schema, options);
-      canonical(c.fsm().dfa(), md);
+      if (c.grammar().isPresent()) {
+        // Recursion as rules: each rule's name and canonical automaton (calls as their marker bytes).
+        kind = "grammar ";
+        List<String> names = c.grammar().get().compiledRules();
+        List<Dfa> rules = dev.leap.fsm.internal.RuleGrammars.ruleAutomata(c.grammar().get());
+        for (int k = 0; k < names.size(); k++) {
+          md.update(("rule " + names.get(k) + "\n").getBytes(StandardCharsets.UTF_8));
+          canonical(rules.get(k), md);
+        }
+      } else {
+        canonical(c.fsm().dfa(), md);
+      }
       md.update(String.join("\n", c.ignored()).getBytes(StandardCharsets.UTF_8));
       md.update((byte) 0);
       md.update(String.join("\n", c.narrowed()).getBytes(StandardCharsets.UTF_8));
@@ -210,7 +225,7 @@ class JsonSchemaFingerprintTest {
         md.update((e.getClass().getSimpleName() + ": " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
       }
     }
-    return "ok " + HexFormat.of().formatHex(md.digest(), 0, 12);
+    return kind + HexFormat.of().formatHex(md.digest(), 0, 12);
   }
 
   /**

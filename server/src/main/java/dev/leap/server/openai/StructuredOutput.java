@@ -11,12 +11,15 @@ import java.util.Map;
  * SGLang use for it, never guessed from the text:
  * <ul>
  *   <li>OpenAI: {@code response_format} {@code {"type": "json_schema", "json_schema": {"name",
- *       "schema", "strict"}}}, {@code {"type": "json_object"}} (any JSON object, nested up to the
- *       depth Leap unrolls free-form values to, see {@link #JSON_OBJECT_SCHEMA}) or
- *       {@code {"type": "text"}} (none);
+ *       "schema", "strict"}}}, {@code {"type": "json_object"}} (any JSON object, nested without
+ *       bound: the built-in JSON grammar, {@link Constraint#jsonObject()}) or {@code {"type": "text"}}
+ *       (none); vLLM's {@code {"type": "structural_tag", "structures": [{"begin", "schema", "end"}],
+ *       "triggers": [...]}} (free text with JSON-constrained tags, {@link Constraint#structuralTag});
  *   <li>vLLM: {@code structured_outputs} with one of {@code json}, {@code regex}, {@code choice},
- *       {@code grammar} (400 "not supported yet" until grammars land);
- *   <li>SGLang: top-level {@code regex} and {@code json_schema} (a string holding the schema).
+ *       {@code grammar} (GBNF, {@link Constraint#grammar}), {@code json_object} ({@code true}),
+ *       {@code structural_tag} (the structures and triggers above, as an object or a JSON string);
+ *   <li>SGLang: top-level {@code regex}, {@code json_schema} (a string holding the schema) and
+ *       {@code ebnf} (a grammar).
  * </ul>
  * vLLM's removed {@code guided_*} fields are a 400 that names the replacement (vLLM ignores them
  * silently). Two constraint fields in one request are a 400. {@code strict: false} compiles the
@@ -25,9 +28,6 @@ import java.util.Map;
  */
 public final class StructuredOutput {
   private StructuredOutput() {}
-
-  /** The schema of {@code {"type": "json_object"}}: an object whose values are free-form JSON. */
-  public static final String JSON_OBJECT_SCHEMA = "{\"type\":\"object\"}";
 
   private static final Map<String, String> REMOVED = Map.of(
       "guided_json", "structured_outputs.json (or OpenAI's response_format with type json_schema)",
@@ -46,7 +46,7 @@ public final class StructuredOutput {
       }
     }
     List<String> sources = new ArrayList<>();
-    for (String f : List.of("response_format", "structured_outputs", "regex", "json_schema")) {
+    for (String f : List.of("response_format", "structured_outputs", "regex", "json_schema", "ebnf")) {
       if (Fields.present(body, f)) {
         sources.add(f);
       }
@@ -62,6 +62,7 @@ public final class StructuredOutput {
       case "response_format" -> responseFormat(Fields.object(body, "response_format", "response_format"));
       case "structured_outputs" -> structuredOutputs(Fields.object(body, "structured_outputs", "structured_outputs"));
       case "regex" -> Constraint.regex(Fields.string(body, "regex", "regex", null));
+      case "ebnf" -> Constraint.grammar(Fields.string(body, "ebnf", "ebnf", null));
       default -> schema(parseSchemaString(Fields.string(body, "json_schema", "json_schema", null), "json_schema"), true);
     };
   }
@@ -74,8 +75,10 @@ public final class StructuredOutput {
     switch (type) {
       case "text":
         return Constraint.none();
+      case "structural_tag":
+        return structuralTag(rf, "response_format");
       case "json_object":
-        return Constraint.jsonSchema(JSON_OBJECT_SCHEMA);
+        return Constraint.jsonObject();
       case "json_schema":
         JsonNode js = Fields.object(rf, "json_schema", "response_format.json_schema");
         if (js == null) {
@@ -94,7 +97,7 @@ public final class StructuredOutput {
         return schema(schema, Fields.bool(js, "strict", "response_format.json_schema.strict", true));
       default:
         throw ApiError.badRequest("response_format.type",
-            "'response_format.type' must be text, json_object or json_schema, got '" + type + "'");
+            "'response_format.type' must be text, json_object, json_schema or structural_tag, got '" + type + "'");
     }
   }
 
@@ -106,7 +109,7 @@ public final class StructuredOutput {
       }
     });
     if (kinds.size() != 1) {
-      throw ApiError.badRequest("structured_outputs", "'structured_outputs' takes exactly one of json, regex, choice, grammar; got "
+      throw ApiError.badRequest("structured_outputs", "'structured_outputs' takes exactly one of json, regex, choice, grammar, json_object, structural_tag; got "
           + (kinds.isEmpty() ? "none" : String.join(", ", kinds)));
     }
     String kind = kinds.get(0);
@@ -131,10 +134,78 @@ public final class StructuredOutput {
         }
         yield Constraint.choice(choices);
       }
-      case "grammar" -> throw ApiError.badRequest(path, "grammar constraints are not supported yet (coming with Leap's "
-          + "grammar engine); use json, regex or choice");
-      default -> throw ApiError.badRequest(path, "unknown structured output '" + kind + "': use json, regex, choice or grammar");
+      case "grammar" -> Constraint.grammar(Fields.string(so, "grammar", path, null));
+      case "json_object" -> {
+        if (!Fields.bool(so, "json_object", path, false)) {
+          throw ApiError.badRequest(path, "'" + path + "' must be true (or left out)");
+        }
+        yield Constraint.jsonObject();
+      }
+      case "structural_tag" -> {
+        JsonNode v = so.get("structural_tag");
+        if (v.isTextual()) {
+          try {
+            v = Json.MAPPER.readTree(v.asText());
+          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + e.getOriginalMessage());
+          }
+        }
+        if (v == null || !v.isObject()) {
+          throw ApiError.badRequest(path, "'" + path + "' must be {\"structures\": [...], \"triggers\": [...]}");
+        }
+        yield structuralTag(v, path);
+      }
+      default -> throw ApiError.badRequest(path, "unknown structured output '" + kind
+          + "': use json, regex, choice, grammar, json_object or structural_tag");
     };
+  }
+
+  /**
+   * vLLM's legacy structural tag, {@code {"structures": [{"begin", "schema", "end"}], "triggers":
+   * [...]}}: free text in which each trigger opens one of the structures, whose content is JSON that
+   * fits its schema. (The newer {@code "format"} form is a 400 naming this one.)
+   */
+  private static Constraint structuralTag(JsonNode node, String path) {
+    if (node.has("format")) {
+      throw ApiError.badRequest(path + ".format", "the 'format' form of structural_tag is not supported; use "
+          + "{\"structures\": [{\"begin\", \"schema\", \"end\"}], \"triggers\": [...]}");
+    }
+    JsonNode structures = node.get("structures");
+    JsonNode triggers = node.get("triggers");
+    if (structures == null || !structures.isArray() || structures.isEmpty()) {
+      throw ApiError.badRequest(path + ".structures", "'" + path + ".structures' must be a non-empty list of "
+          + "{\"begin\", \"schema\", \"end\"}");
+    }
+    if (triggers == null || !triggers.isArray() || triggers.isEmpty()) {
+      throw ApiError.badRequest(path + ".triggers", "'" + path + ".triggers' must be a non-empty list of strings");
+    }
+    List<String> trig = new ArrayList<>();
+    for (int i = 0; i < triggers.size(); i++) {
+      if (!triggers.get(i).isTextual()) {
+        throw ApiError.badRequest(path + ".triggers[" + i + "]", "'" + path + ".triggers[" + i + "]' must be a string");
+      }
+      trig.add(triggers.get(i).asText());
+    }
+    List<Constraint.Tag> tags = new ArrayList<>();
+    for (int i = 0; i < structures.size(); i++) {
+      String at = path + ".structures[" + i + "]";
+      JsonNode st = structures.get(i);
+      if (!st.isObject()) {
+        throw ApiError.badRequest(at, "'" + at + "' must be {\"begin\", \"schema\", \"end\"}");
+      }
+      String begin = Fields.string(st, "begin", at + ".begin", null);
+      String end = Fields.string(st, "end", at + ".end", "");
+      JsonNode schema = st.get("schema");
+      if (begin == null || schema == null || !(schema.isObject() || schema.isBoolean())) {
+        throw ApiError.badRequest(at, "'" + at + "' needs 'begin' (a string) and 'schema' (a JSON Schema)");
+      }
+      tags.add(new Constraint.Tag(begin, schema(schema, true), end));
+    }
+    try {
+      return Constraint.structuralTag(trig, tags);
+    } catch (IllegalArgumentException e) {
+      throw ApiError.badRequest(path, e.getMessage());
+    }
   }
 
   private static JsonNode parseSchemaString(String text, String path) {

@@ -40,7 +40,18 @@ class RequestFieldsTest {
     assertFalse(js.lenient());
     assertTrue(StructuredOutput.parse(body(
         "{'response_format': {'type': 'json_schema', 'json_schema': {'name': 'p', 'strict': false, 'schema': {}}}}")).lenient());
-    assertEquals(StructuredOutput.JSON_OBJECT_SCHEMA, StructuredOutput.parse(body("{'response_format': {'type': 'json_object'}}")).schema());
+    assertEquals(Constraint.jsonObject(), StructuredOutput.parse(body("{'response_format': {'type': 'json_object'}}")));
+    assertEquals("root ::= [ab]+", StructuredOutput.parse(body("{'structured_outputs': {'grammar': 'root ::= [ab]+'}}")).grammar());
+    assertEquals(Constraint.Kind.GRAMMAR, StructuredOutput.parse(body("{'ebnf': 'root ::= [a-z]+'}")).kind());
+    assertEquals(Constraint.jsonObject(), StructuredOutput.parse(body("{'structured_outputs': {'json_object': true}}")));
+    String tag = "{'structures': [{'begin': '<tool_call>', 'schema': {'type': 'object'}, 'end': '</tool_call>'}], "
+        + "'triggers': ['<tool_call>']}";
+    Constraint st = StructuredOutput.parse(body("{'response_format': {'type': 'structural_tag', "
+        + tag.substring(1, tag.length() - 1) + "}}"));
+    assertEquals(Constraint.Kind.STRUCTURAL_TAG, st.kind());
+    assertEquals(List.of("<tool_call>"), st.triggers());
+    assertEquals("</tool_call>", st.tags().get(0).end());
+    assertEquals(st, StructuredOutput.parse(body("{'structured_outputs': {'structural_tag': " + tag + "}}")));
     assertEquals("[ab]+", StructuredOutput.parse(body("{'structured_outputs': {'regex': '[ab]+'}}")).regex());
     assertEquals(List.of("yes", "no"), StructuredOutput.parse(body("{'structured_outputs': {'choice': ['yes', 'no']}}")).choices());
     assertEquals(Constraint.Kind.JSON_SCHEMA, StructuredOutput.parse(body("{'structured_outputs': {'json': {'type': 'string'}}}")).kind());
@@ -56,8 +67,12 @@ class RequestFieldsTest {
     assertTrue(e.getMessage().contains("structured_outputs.json"), e.getMessage());
     assertEquals("guided_regex", bad("{'guided_regex': 'a'}").param());
     assertEquals("regex", bad("{'response_format': {'type': 'json_object'}, 'regex': 'a'}").param());
-    assertEquals("structured_outputs.grammar", bad("{'structured_outputs': {'grammar': 'root ::= \\'a\\''}}").param());
-    assertTrue(bad("{'structured_outputs': {'grammar': 'x'}}").getMessage().contains("not supported yet"));
+    assertEquals("structured_outputs.grammar", bad("{'structured_outputs': {'grammar': ['root ::= a']}}").param());
+    assertEquals("ebnf", bad("{'regex': 'a', 'ebnf': 'root ::= [a-z]+'}").param());
+    assertEquals("response_format.triggers", bad("{'response_format': {'type': 'structural_tag', 'structures': "
+        + "[{'begin': '<a>', 'schema': {}, 'end': '</a>'}]}}").param());
+    assertEquals("response_format.format", bad("{'response_format': {'type': 'structural_tag', 'format': {}}}").param());
+    assertEquals("structured_outputs.json_object", bad("{'structured_outputs': {'json_object': false}}").param());
     assertEquals("structured_outputs", bad("{'structured_outputs': {'regex': 'a', 'choice': ['b']}}").param());
     assertEquals("response_format.type", bad("{'response_format': {'type': 'xml'}}").param());
     assertEquals("response_format.json_schema.schema", bad("{'response_format': {'type': 'json_schema', 'json_schema': {'name': 'x'}}}").param());

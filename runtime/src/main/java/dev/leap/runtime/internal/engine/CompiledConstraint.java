@@ -5,25 +5,29 @@ import ai.djl.ndarray.NDManager;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.TokenIndex;
+import dev.leap.fsm.grammar.CompiledGrammar;
+import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.json.JsonSchema;
-import dev.leap.fsm.json.JsonSchemaOptions;
 import dev.leap.retokenize.JumpRetokenizer;
 import dev.leap.retokenize.Tokenizer;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A constraint compiled against one tokenizer: the compressed FSM, its token index, the jump
- * retokenizer, and the per-state masks on the model's device (made on first use, released when the
- * constraint leaves the runtime's cache, made again if a request still uses it). Compiled off the
- * step loop; the mask cache is touched only by the scheduler thread.
+ * A constraint compiled against one tokenizer. A regex, choice, JSON Schema, grammar without
+ * recursion, structural tag or reasoning gate (with such contents) is a compressed FSM with its token index and per-state masks on the model's device
+ * (made on first use, released when the constraint leaves the runtime's cache, made again if a
+ * request still uses it); a grammar with recursion is a {@link CompiledGrammar} (per-rule-state
+ * token sets, shared), each request getting its own matcher ({@link #newState}). Both keep the jump
+ * retokenizer. Compiled off the step loop; the mask cache is touched only by the scheduler thread.
  */
 final class CompiledConstraint implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(CompiledConstraint.class);
   final String key;
+  /** The DFA's compressed FSM; null for a grammar with recursion. */
   final CompressedFsm fsm;
+  /** The DFA's token index; null for a grammar with recursion. */
   final TokenIndex index;
+  /** A grammar with recursion; null for a DFA. */
+  final CompiledGrammar grammar;
   final JumpRetokenizer retokenizer;
   final double compileMs;
   private final int logitsVocab;
@@ -31,12 +35,13 @@ final class CompiledConstraint implements AutoCloseable {
   private NDManager maskManager;
   private final Int2ObjectOpenHashMap<NDArray> masks = new Int2ObjectOpenHashMap<>();
 
-  CompiledConstraint(
-      String key, CompressedFsm fsm, TokenIndex index, JumpRetokenizer retokenizer, double compileMs,
-      int logitsVocab, NDManager parent) {
+  private CompiledConstraint(
+      String key, CompressedFsm fsm, TokenIndex index, CompiledGrammar grammar, JumpRetokenizer retokenizer,
+      double compileMs, int logitsVocab, NDManager parent) {
     this.key = key;
     this.fsm = fsm;
     this.index = index;
+    this.grammar = grammar;
     this.retokenizer = retokenizer;
     this.compileMs = compileMs;
     this.logitsVocab = logitsVocab;
@@ -46,20 +51,41 @@ final class CompiledConstraint implements AutoCloseable {
   static CompiledConstraint compile(
       String key, dev.leap.runtime.Constraint c, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
     long t0 = System.nanoTime();
-    CompressedFsm fsm;
-    if (c.kind() == dev.leap.runtime.Constraint.Kind.JSON_SCHEMA) {
-      JsonSchema.Compiled compiled = JsonSchema.compileDetailed(
-          c.schema(), JsonSchemaOptions.defaults().withIndent(c.indent()).withLenient(c.lenient()));
-      compiled.ignored().forEach(note -> LOG.warn("JSON Schema constraint: ignored (lenient): {}", note));
-      compiled.narrowed().forEach(note -> LOG.warn("JSON Schema constraint: narrowed: {}", note));
-      fsm = compiled.fsm();
-    } else {
-      fsm = CompressedFsm.compile(c.regex());
+    Grammar recursive = null;
+    CompressedFsm fsm = null;
+    switch (c.kind()) {
+      case JSON_SCHEMA -> {
+        JsonSchema.Compiled compiled = RegularConstraints.schema(c);
+        if (compiled.grammar().isPresent()) {
+          recursive = compiled.grammar().get(); // recursion too large to unroll: rules
+        } else {
+          fsm = compiled.fsm();
+        }
+      }
+      case GRAMMAR -> {
+        Grammar g = Grammar.parse(c.grammar());
+        if (g.regular().isPresent()) {
+          fsm = g.regular().get(); // no recursion: exactly a regex's DFA
+        } else {
+          recursive = g;
+        }
+      }
+      default -> fsm = RegularConstraints.fsm(c);
+    }
+    if (recursive != null) {
+      CompiledGrammar cg = CompiledGrammar.compile(recursive, tokenizer);
+      JumpRetokenizer retok = new JumpRetokenizer(tokenizer, cg.newMatcher(), healing);
+      return new CompiledConstraint(key, null, null, cg, retok, (System.nanoTime() - t0) / 1e6, logitsVocab, parent);
     }
     TokenIndex index = TokenIndex.of(fsm.dfa(), tokenizer);
     JumpRetokenizer retok = new JumpRetokenizer(tokenizer, fsm.dfa(), healing);
     double ms = (System.nanoTime() - t0) / 1e6;
-    return new CompiledConstraint(key, fsm, index, retok, ms, logitsVocab, parent);
+    return new CompiledConstraint(key, fsm, index, null, retok, ms, logitsVocab, parent);
+  }
+
+  /** A request's state at the start of its output. */
+  ConstraintState newState() {
+    return grammar != null ? new GrammarState(this, grammar.newMatcher()) : new DfaState(this);
   }
 
   Dfa dfa() {
@@ -74,26 +100,34 @@ final class CompiledConstraint implements AutoCloseable {
   NDArray mask(int state) {
     NDArray m = masks.get(state);
     if (m == null) {
-      long[] words = index.allowed(state);
-      boolean[] disallowed = new boolean[logitsVocab];
-      java.util.Arrays.fill(disallowed, true);
-      for (int w = 0; w < words.length; w++) {
-        long bits = words[w];
-        while (bits != 0) {
-          int id = (w << 6) + Long.numberOfTrailingZeros(bits);
-          if (id < logitsVocab) {
-            disallowed[id] = false;
-          }
-          bits &= bits - 1;
-        }
-      }
       if (maskManager == null) {
         maskManager = parent.newSubManager();
       }
-      m = maskManager.create(disallowed);
+      m = maskManager.create(disallowedRow(index.allowed(state)));
       masks.put(state, m);
     }
     return m;
+  }
+
+  /**
+   * The row {@code [logitsVocab]} that is true for every token not in {@code allowedWords} (a bit set
+   * over the tokenizer's ids); ids past the tokenizer's vocabulary (a model's padded rows) are never
+   * allowed.
+   */
+  boolean[] disallowedRow(long[] allowedWords) {
+    boolean[] disallowed = new boolean[logitsVocab];
+    java.util.Arrays.fill(disallowed, true);
+    for (int w = 0; w < allowedWords.length; w++) {
+      long bits = allowedWords[w];
+      while (bits != 0) {
+        int id = (w << 6) + Long.numberOfTrailingZeros(bits);
+        if (id < logitsVocab) {
+          disallowed[id] = false;
+        }
+        bits &= bits - 1;
+      }
+    }
+    return disallowed;
   }
 
   /** Releases the device masks; they are made again if the constraint is used after this. */

@@ -1,12 +1,13 @@
 package dev.leap.runtime.internal.engine;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
 import dev.leap.retokenize.JumpPlan;
 
 /**
  * One request's position in its constraint: the contract through which the scheduler drives every
- * constraint, without looking inside. A regex or JSON Schema DFA is one implementation ({@link
- * DfaState}); a grammar with a stack is meant to be the next.
+ * constraint, without looking inside. A regex, JSON Schema or regular grammar is a DFA ({@link
+ * DfaState}); a grammar with recursion is a pushdown matcher ({@link GrammarState}).
  *
  * <p>The state follows the request's output tokens: {@link #accept} advances by one sampled token,
  * {@link #rollback} undoes the last ones, {@link #jump} replaces a tail of the output by the tokens
@@ -19,10 +20,11 @@ interface ConstraintState {
   int allowedCount();
 
   /**
-   * The boolean row {@code [vocab]} of tokens <em>not</em> allowed from here, on the model's device
-   * (shared between requests in the same state; do not close it).
+   * The boolean row {@code [vocab]} of tokens <em>not</em> allowed from here, on the model's device:
+   * shared between requests in the same state, or made in {@code step} (the step's scope, closed
+   * after sampling); the caller never closes it.
    */
-  NDArray disallowedMask();
+  NDArray disallowedMask(NDManager step);
 
   /** Whether the output may end here (EOS is allowed). */
   boolean canStop();
@@ -30,7 +32,11 @@ interface ConstraintState {
   /** Whether the output must end here: it may stop and no token can continue it. */
   boolean mustStop();
 
-  /** Advances by {@code token}, which must be allowed. */
+  /**
+   * Advances by {@code token}, which must be allowed. Like every method here that walks the
+   * constraint, it may throw a {@link dev.leap.fsm.ConstraintException} when a grammar's work limit
+   * is reached: that request ends with the message as its error, the others go on.
+   */
   void accept(int token);
 
   /** Undoes the last {@code n} accepted (or jumped) tokens. */

@@ -1,6 +1,7 @@
 package dev.leap.runtime.internal.engine;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
 import dev.leap.fsm.Dfa;
 import dev.leap.retokenize.JumpPlan;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -32,7 +33,7 @@ final class DfaState implements ConstraintState {
   }
 
   @Override
-  public NDArray disallowedMask() {
+  public NDArray disallowedMask(NDManager step) {
     return c.mask(state());
   }
 

@@ -2,6 +2,7 @@ package dev.leap.runtime.internal.engine;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import dev.leap.fsm.ConstraintException;
 import dev.leap.radix.RadixCache;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Constraint;
@@ -340,7 +341,7 @@ public final class Scheduler implements AutoCloseable {
       }
       it.remove();
       try {
-        s.constraint = new DfaState(s.compiled.join());
+        s.constraint = s.compiled.join().newState();
         waiting.add(s);
       } catch (RuntimeException e) {
         deliver(s, Results.error(s, ConstraintCache.errorMessage(e)));
@@ -367,7 +368,13 @@ public final class Scheduler implements AutoCloseable {
       s.cachedPromptTokens = m.length();
       s.tokens.addElements(0, s.prompt);
       admittedPrompts.add(s.prompt);
-      FinishReason r = decoding.start(s); // a forced start is jumped now and prefilled with the prompt
+      FinishReason r;
+      try {
+        r = decoding.start(s); // a forced start is jumped now and prefilled with the prompt
+      } catch (ConstraintException e) {
+        abort(s, e.getMessage());
+        continue;
+      }
       if (r != null) {
         finish(s, r); // the whole output was forced (or cut by maxTokens): no forward pass at all
         continue;
@@ -421,6 +428,7 @@ public final class Scheduler implements AutoCloseable {
     int b = batch.size();
     int[] chosen;
     boolean[] partial = new boolean[b];
+    String[] failed = new String[b];
     try (NDManager stepManager = manager.newSubManager()) {
       NDArray logits;
       try {
@@ -444,11 +452,16 @@ public final class Scheduler implements AutoCloseable {
         }
         NDArray mask = null;
         if (s.constraint != null) {
-          if (s.constraint.allowedCount() == 0) {
-            rows[i] = null;
+          try {
+            if (s.constraint.allowedCount() == 0) {
+              rows[i] = null;
+              continue;
+            }
+            mask = s.constraint.disallowedMask(stepManager);
+          } catch (ConstraintException e) {
+            failed[i] = e.getMessage(); // a grammar's work limit: this request ends, the batch goes on
             continue;
           }
-          mask = s.constraint.disallowedMask();
         }
         rows[i] = new Sampler.Row(mask, s.request.params(), s.rng);
       }
@@ -466,12 +479,24 @@ public final class Scheduler implements AutoCloseable {
       if (partial[i]) {
         continue;
       }
+      if (failed[i] != null) {
+        abort(s, failed[i]);
+        ended.add(s);
+        continue;
+      }
       if (chosen[i] < 0) {
         abort(s, "no token of the vocabulary can continue the constraint from " + s.constraint.describe());
         ended.add(s);
         continue;
       }
-      FinishReason done = decoding.onToken(s, chosen[i]);
+      FinishReason done;
+      try {
+        done = decoding.onToken(s, chosen[i]);
+      } catch (ConstraintException e) {
+        abort(s, e.getMessage());
+        ended.add(s);
+        continue;
+      }
       if (done != null) {
         finish(s, done);
         ended.add(s);

@@ -1,0 +1,232 @@
+package dev.leap.fsm.grammar;
+
+import dev.leap.fsm.SortedVocabulary;
+import dev.leap.fsm.Vocabulary;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * A {@link Grammar} compiled against one vocabulary: for every (compiled rule, state) that can be a
+ * stack top (a state with a byte transition), the tokens accepted whatever the stack below, and the
+ * uncertain ones that run past the rule's end ({@link RuleTokenWalk}); plus each rule's FOLLOW bytes
+ * ({@link FollowBytes}). Shared by every request using the grammar with this vocabulary; each
+ * request gets its own {@link GrammarMatcher}.
+ *
+ * <p>{@link #compile} computes every state's sets up front, on all cores; {@link #compileLazily}
+ * computes a state's sets the first time a matcher needs them (large grammars of which a request
+ * visits a small part; the answers are the same). Immutable as seen from outside and thread-safe:
+ * the cache is filled with compare-and-set (two threads may compute one state twice; one result is
+ * kept, both equal). Identical accepted sets are stored once.
+ */
+public final class CompiledGrammar {
+  /** Default stack depth limit of a matcher. */
+  public static final int DEFAULT_MAX_STACK_DEPTH = 2_000;
+  /** Default limit on live stacks in one matcher configuration. */
+  public static final int DEFAULT_MAX_STACKS = 1_000;
+
+  final Grammar grammar;
+  final Vocabulary vocab;
+  final RuleAutomaton[] rules;
+  final int[] nodeBase;
+  final byte[][] tokenBytes;
+  final int[] eos;
+  final int words;
+  private final SortedVocabulary sorted;
+  private final long[][] follow;
+  /** Per node: its sets once computed (null before; nodes without byte transitions are never asked). */
+  private final AtomicReferenceArray<RuleTokenWalk.Sets> sets;
+  private final ConcurrentHashMap<MaskKey, long[]> shared = new ConcurrentHashMap<>();
+  private final ThreadLocal<RuleTokenWalk> walkers;
+  private final double compileMs;
+  private final int stackTops;
+
+  private CompiledGrammar(Grammar grammar, Vocabulary vocab, boolean eager) {
+    long t0 = System.nanoTime();
+    this.grammar = grammar;
+    this.vocab = vocab;
+    this.rules = grammar.automata();
+    this.words = (vocab.size() + 63) >>> 6;
+    this.sorted = SortedVocabulary.of(vocab);
+    this.tokenBytes = sorted.tokenBytes();
+    int[] e = vocab.eosIds();
+    this.eos = e == null ? new int[0] : e.clone();
+    nodeBase = new int[rules.length + 1];
+    for (int k = 0; k < rules.length; k++) {
+      nodeBase[k + 1] = nodeBase[k] + rules[k].stateCount();
+    }
+    sets = new AtomicReferenceArray<>(nodeBase[rules.length]);
+    follow = FollowBytes.of(rules);
+    walkers = ThreadLocal.withInitial(() -> new RuleTokenWalk(rules, follow, sorted, vocab.size()));
+    IntArrayList todo = new IntArrayList();
+    for (int r = 0; r < rules.length; r++) {
+      for (int s = 0; s < rules[r].stateCount(); s++) {
+        if (rules[r].hasBytes(s)) {
+          todo.add(nodeBase[r] + s);
+        }
+      }
+    }
+    stackTops = todo.size();
+    if (eager) {
+      // The nodes are independent: one walker (with its own stack tables) per worker thread.
+      AtomicInteger next = new AtomicInteger();
+      int workers = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), todo.size() / 4));
+      runAll(() -> {
+        for (int i = next.getAndIncrement(); i < todo.size(); i = next.getAndIncrement()) {
+          sets(todo.getInt(i));
+        }
+      }, workers);
+    }
+    this.compileMs = (System.nanoTime() - t0) / 1e6;
+  }
+
+  /**
+   * Precomputes {@code grammar}'s token sets for {@code vocab}, every stack-top state, now.
+   *
+   * @throws GrammarLimitException the precomputation met a pathological grammar (a million live
+   *     stacks within one token)
+   */
+  public static CompiledGrammar compile(Grammar grammar, Vocabulary vocab) {
+    return new CompiledGrammar(grammar, vocab, true);
+  }
+
+  /** As {@link #compile}, but each state's token sets are computed when a matcher first needs them. */
+  public static CompiledGrammar compileLazily(Grammar grammar, Vocabulary vocab) {
+    return new CompiledGrammar(grammar, vocab, false);
+  }
+
+  /** The sets of stack-top node {@code node}, computed on first use. */
+  RuleTokenWalk.Sets sets(int node) {
+    RuleTokenWalk.Sets s = sets.get(node);
+    if (s == null) {
+      int r = ruleOf(node);
+      RuleTokenWalk.Sets fresh = walkers.get().compute(r, node - nodeBase[r]);
+      long[] mask = shared.computeIfAbsent(new MaskKey(fresh.accepted()), k -> k.mask);
+      fresh = new RuleTokenWalk.Sets(mask, fresh.uncertain());
+      if (!sets.compareAndSet(node, null, fresh)) {
+        fresh = sets.get(node);
+      }
+      s = fresh;
+    }
+    return s;
+  }
+
+  private int ruleOf(int node) {
+    int r = 0;
+    while (nodeBase[r + 1] <= node) {
+      r++;
+    }
+    return r;
+  }
+
+  /** Runs {@code worker} on {@code n} threads (this one among them) and waits; rethrows the first failure. */
+  private static void runAll(Runnable worker, int n) {
+    Thread[] threads = new Thread[n - 1];
+    Throwable[] failure = new Throwable[1];
+    for (int i = 0; i < threads.length; i++) {
+      threads[i] = new Thread(() -> {
+        try {
+          worker.run();
+        } catch (Throwable t) {
+          synchronized (failure) {
+            if (failure[0] == null) {
+              failure[0] = t;
+            }
+          }
+        }
+      }, "leap-grammar-compile-" + i);
+      threads[i].setDaemon(true);
+      threads[i].start();
+    }
+    worker.run();
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while compiling a grammar", e);
+      }
+    }
+    if (failure[0] instanceof RuntimeException re) {
+      throw re;
+    } else if (failure[0] instanceof Error err) {
+      throw err;
+    }
+  }
+
+  /** A matcher for one request, with the default work limits. */
+  public GrammarMatcher newMatcher() {
+    return new GrammarMatcher(this, DEFAULT_MAX_STACK_DEPTH, DEFAULT_MAX_STACKS);
+  }
+
+  /** A matcher for one request with the given stack depth and live-stack limits. */
+  public GrammarMatcher newMatcher(int maxStackDepth, int maxStacks) {
+    if (maxStackDepth < 1 || maxStacks < 1) {
+      throw new IllegalArgumentException("limits must be positive: " + maxStackDepth + ", " + maxStacks);
+    }
+    return new GrammarMatcher(this, maxStackDepth, maxStacks);
+  }
+
+  public Grammar grammar() {
+    return grammar;
+  }
+
+  public Vocabulary vocabulary() {
+    return vocab;
+  }
+
+  /** Words per mask: {@code ceil(vocabulary size / 64)}. */
+  public int maskWords() {
+    return words;
+  }
+
+  /** Wall time {@link #compile} (or {@link #compileLazily}) took, in milliseconds. */
+  public double compileMs() {
+    return compileMs;
+  }
+
+  /** Stack-top states (rule, state with a byte transition): the states with precomputed sets. */
+  public int stackTopStates() {
+    return stackTops;
+  }
+
+  /** Uncertain tokens summed over the states computed so far (all of them after {@link #compile}). */
+  public long uncertainTotal() {
+    long t = 0;
+    for (int i = 0; i < sets.length(); i++) {
+      RuleTokenWalk.Sets s = sets.get(i);
+      t += s == null ? 0 : s.uncertain().length;
+    }
+    return t;
+  }
+
+  /** The most uncertain tokens of one state computed so far. */
+  public int uncertainMax() {
+    int m = 0;
+    for (int i = 0; i < sets.length(); i++) {
+      RuleTokenWalk.Sets s = sets.get(i);
+      m = Math.max(m, s == null ? 0 : s.uncertain().length);
+    }
+    return m;
+  }
+
+  /** One line for {@code leap explain}: stack-top states, uncertain tokens total and max, compile time. */
+  public String describe() {
+    return String.format("%d stack-top rule states, uncertain tokens total %d (max %d per state), compiled in %.1f ms",
+        stackTops, uncertainTotal(), uncertainMax(), compileMs);
+  }
+
+  private record MaskKey(long[] mask) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof MaskKey k && Arrays.equals(k.mask, mask);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(mask);
+    }
+  }
+}

@@ -1,0 +1,161 @@
+package dev.leap.fsm.grammar;
+
+import dev.leap.fsm.Dfa;
+import dev.leap.fsm.internal.Re;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Deque;
+
+/**
+ * One compiled rule: a minimal byte DFA whose edges may also <em>call</em> another compiled rule.
+ *
+ * <p>How calls get into a DFA built by the ordinary pipeline: a call of compiled rule {@code k} is
+ * written into the rule's tree as a four-byte <em>marker</em> {@code FF d2 d1 d0} (the decimal
+ * digits of {@code k} as bytes {@code F5..FE}). Bytes {@code F5..FF} never occur in UTF-8, and a
+ * grammar's text is UTF-8 (literals and classes are code points), so markers cannot collide with
+ * text. After determinization and minimization, a marker path {@code s -FF-> x -d2-> y -d1-> z -d0->
+ * t} is read back as the call edge {@code s --k--> t}; the inner states {@code x, y, z} are never
+ * entered by {@link #step} (which rejects bytes {@code F5..FF}, so a token holding such a byte is
+ * rejected as it must be).
+ *
+ * <p>Invariants: state 0 is the initial state; accepting means the rule may end (return) there;
+ * every state reachable from 0 can reach acceptance, given that every called rule can finish (the
+ * grammar checks guarantee that). Immutable.
+ */
+final class RuleAutomaton {
+  /** First byte of a call marker. */
+  static final int MARK = 0xFF;
+  /** Digit bytes are {@code DIGIT0 .. DIGIT0 + 9}. */
+  static final int DIGIT0 = 0xF5;
+  /** Most compiled rules a grammar may have (three decimal digits). */
+  static final int MAX_RULES = 1000;
+
+  final String name;
+  final Dfa dfa;
+  /** Call edges of state s: {@code callee[i], callTarget[i]} for {@code i in [callStart[s], callStart[s+1])}. */
+  final int[] callStart;
+  final int[] callee;
+  final int[] callTarget;
+  /** Per state, the text bytes (0..F4) with a transition: four words per state. */
+  final long[] byteSets;
+  /** States reachable from 0 through text bytes and whole calls (marker inner states excluded). */
+  final int liveStates;
+  /** Per state: {@link #HAS_CALLS}, {@link #HAS_BYTES}, {@link #ACCEPTING} bits (one load on hot paths). */
+  final byte[] kind;
+  static final int HAS_CALLS = 1;
+  static final int HAS_BYTES = 2;
+  static final int ACCEPTING = 4;
+
+  RuleAutomaton(String name, Dfa dfa) {
+    this.name = name;
+    this.dfa = dfa;
+    int n = dfa.stateCount();
+    callStart = new int[n + 1];
+    IntArrayList callees = new IntArrayList();
+    IntArrayList targets = new IntArrayList();
+    byteSets = new long[4 * n];
+    for (int s = 0; s < n; s++) {
+      callStart[s] = callees.size();
+      int base = 4 * s;
+      dfa.forEachRange(s, (lo, hi, t) -> {
+        for (int b = lo; b <= Math.min(hi, DIGIT0 - 1); b++) {
+          byteSets[base + (b >>> 6)] |= 1L << b;
+        }
+      });
+      int x = dfa.step(s, MARK);
+      if (x != Dfa.DEAD) {
+        for (int d2 = 0; d2 < 10; d2++) {
+          int y = dfa.step(x, DIGIT0 + d2);
+          if (y == Dfa.DEAD) {
+            continue;
+          }
+          for (int d1 = 0; d1 < 10; d1++) {
+            int z = dfa.step(y, DIGIT0 + d1);
+            if (z == Dfa.DEAD) {
+              continue;
+            }
+            for (int d0 = 0; d0 < 10; d0++) {
+              int t = dfa.step(z, DIGIT0 + d0);
+              if (t != Dfa.DEAD) {
+                callees.add(100 * d2 + 10 * d1 + d0);
+                targets.add(t);
+              }
+            }
+          }
+        }
+      }
+    }
+    callStart[n] = callees.size();
+    callee = callees.toIntArray();
+    callTarget = targets.toIntArray();
+    // Live states: from 0 through text bytes and whole calls.
+    boolean[] seen = new boolean[n];
+    Deque<Integer> todo = new ArrayDeque<>();
+    todo.add(0);
+    seen[0] = true;
+    int live = 0;
+    while (!todo.isEmpty()) {
+      int s = todo.poll();
+      live++;
+      for (int b = 0; b < DIGIT0; b++) {
+        int t = dfa.step(s, b);
+        if (t != Dfa.DEAD && !seen[t]) {
+          seen[t] = true;
+          todo.add(t);
+        }
+      }
+      for (int i = callStart[s]; i < callStart[s + 1]; i++) {
+        if (!seen[callTarget[i]]) {
+          seen[callTarget[i]] = true;
+          todo.add(callTarget[i]);
+        }
+      }
+    }
+    liveStates = live;
+    kind = new byte[n];
+    for (int s = 0; s < n; s++) {
+      kind[s] = (byte) ((callStart[s] < callStart[s + 1] ? HAS_CALLS : 0) | (hasBytes(s) ? HAS_BYTES : 0)
+          | (dfa.isAccepting(s) ? ACCEPTING : 0));
+    }
+  }
+
+  /** The marker tree for a call of compiled rule {@code k}: a four-state byte automaton. */
+  static Re marker(int k) {
+    int[] bytes = {MARK, DIGIT0 + k / 100, DIGIT0 + (k / 10) % 10, DIGIT0 + k % 10};
+    int[] classOf = new int[256];
+    for (int b = 0; b < 256; b++) {
+      classOf[b] = b;
+    }
+    int[] table = new int[5 * 256];
+    Arrays.fill(table, Dfa.DEAD);
+    for (int i = 0; i < 4; i++) {
+      table[i * 256 + bytes[i]] = i + 1;
+    }
+    return new Re.Automaton(new Dfa(5, classOf, 256, table, new long[] {1L << 4}));
+  }
+
+  int stateCount() {
+    return dfa.stateCount();
+  }
+
+  /** The state after text byte {@code b}, or {@link Dfa#DEAD} (always for bytes F5..FF). */
+  int step(int state, int b) {
+    b &= 0xFF;
+    return b >= DIGIT0 ? Dfa.DEAD : dfa.step(state, b);
+  }
+
+  boolean isAccepting(int state) {
+    return dfa.isAccepting(state);
+  }
+
+  /** Whether some text byte leads out of {@code state}. */
+  boolean hasBytes(int state) {
+    int base = 4 * state;
+    return (byteSets[base] | byteSets[base + 1] | byteSets[base + 2] | byteSets[base + 3]) != 0;
+  }
+
+  boolean hasByte(int state, int b) {
+    return (byteSets[4 * state + ((b & 0xFF) >>> 6)] & (1L << b)) != 0;
+  }
+}

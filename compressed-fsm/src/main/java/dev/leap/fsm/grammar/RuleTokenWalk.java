@@ -1,0 +1,172 @@
+package dev.leap.fsm.grammar;
+
+import dev.leap.fsm.Dfa;
+import dev.leap.fsm.SortedVocabulary;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+
+/**
+ * The per-(rule, state) token precomputation: for a stack top {@code (r, s)}, which tokens are
+ * <em>accepted</em> whatever lies below it, and which are <em>uncertain</em> (their bytes run past
+ * the end of {@code r}, so only the actual stack can tell).
+ *
+ * <p>The top is examined alone, with {@link Stacks#CONTEXT} below it: calls push callee frames as
+ * usual, and a return past {@code r}'s own frame is blocked and noted ({@link Stacks#ENDS}). For a
+ * token {@code t} of length {@code L}, with the configuration after its first {@code d} bytes:
+ * <ul>
+ *   <li>accepted: after all {@code L} bytes some stack is alive, or {@code r} may end exactly there
+ *       (the caller then goes on; every caller state is live);
+ *   <li>uncertain: not accepted, and for some {@code 1 <= d < L}, {@code r} may end after {@code d}
+ *       bytes and {@code t[d]} is in {@code FOLLOW(r)} ({@link FollowBytes}); at run time these
+ *       are walked through the real stack;
+ *   <li>rejected otherwise (whatever the stack: no caller can read {@code t[d]}).
+ * </ul>
+ * Ending after 0 bytes is not counted: the matcher's configuration already holds the stacks where
+ * {@code r} has returned, and their own tops classify the token.
+ *
+ * <p>Walk: the vocabulary sorted by bytes ({@link SortedVocabulary}), the configuration kept per
+ * depth so a shared prefix is walked once; after a death at depth {@code D}, every following token
+ * sharing the first {@code D + 1} bytes gets the same answer without a walk. A configuration that is
+ * one frame of {@code r} itself over {@code CONTEXT} is kept as a bare DFA state and stepped through
+ * the table (most of a rule's states); only calls and returns go through {@link Stacks}.
+ */
+final class RuleTokenWalk {
+  private final RuleAutomaton[] rules;
+  private final long[][] follow;
+  private final Stacks stacks;
+  private final byte[][] tokenBytes;
+  private final int[] sorted;
+  private final int[] lcp;
+  private final int[] skip1;
+  private final int[] skip2;
+  private final int words;
+
+  // Per depth: a bare state of r (>= 0) or -1 with frames in cfg[d]; alive, ends, pending.
+  private final int[] bare;
+  private final IntArrayList[] cfg;
+  private final boolean[] alive;
+  private final boolean[] ends;
+  private final boolean[] pending;
+
+  RuleTokenWalk(RuleAutomaton[] rules, long[][] follow, SortedVocabulary vocab, int vocabSize) {
+    this.rules = rules;
+    this.follow = follow;
+    this.stacks = new Stacks(rules, Integer.MAX_VALUE, 1_000_000);
+    this.tokenBytes = vocab.tokenBytes();
+    this.sorted = vocab.ids();
+    this.lcp = vocab.lcp();
+    this.skip1 = vocab.skip1();
+    this.skip2 = vocab.skip2();
+    this.words = (vocabSize + 63) >>> 6;
+    int depth = vocab.maxLength() + 1;
+    bare = new int[depth];
+    cfg = new IntArrayList[depth];
+    for (int d = 0; d < depth; d++) {
+      cfg[d] = new IntArrayList();
+    }
+    alive = new boolean[depth];
+    ends = new boolean[depth];
+    pending = new boolean[depth];
+  }
+
+  /** The result for one node: accepted bitset and uncertain token ids (in byte order). */
+  record Sets(long[] accepted, int[] uncertain) {}
+
+  Sets compute(int r, int s) {
+    RuleAutomaton a = rules[r];
+    long[] fol = follow[r];
+    long[] accepted = new long[words];
+    IntArrayList uncertain = new IntArrayList();
+    bare[0] = s;
+    alive[0] = true;
+    ends[0] = false;
+    pending[0] = false;
+    int n = sorted.length;
+    int j = 0;
+    while (j < n) {
+      int id = sorted[j];
+      byte[] b = tokenBytes[id];
+      int len = b.length;
+      int d = lcp[j];
+      while (d < len && alive[d]) {
+        stepInto(a, r, d, b[d]);
+        pending[d + 1] = pending[d] || (d >= 1 && ends[d] && FollowBytes.contains(fol, b[d]));
+        d++;
+      }
+      if (d == len) {
+        if (alive[len] || ends[len]) {
+          accepted[id >>> 6] |= 1L << id;
+        } else if (pending[len]) {
+          uncertain.add(id);
+        }
+        j++;
+        continue;
+      }
+      // Dead after d bytes (d >= 1), the token goes on. If r ended exactly there, the answer depends
+      // on the next byte: the same for every token sharing the first d + 1 bytes. Otherwise it is the
+      // same for every token sharing the first d bytes.
+      int shared;
+      boolean unsure;
+      if (ends[d]) {
+        shared = d + 1;
+        unsure = pending[d] || FollowBytes.contains(fol, b[d]);
+      } else {
+        shared = d;
+        unsure = pending[d];
+      }
+      if (unsure) {
+        uncertain.add(id);
+        j++;
+        while (j < n && lcp[j] >= shared) {
+          uncertain.add(sorted[j]);
+          j++;
+        }
+      } else if (shared == 1) {
+        j = skip1[j];
+      } else if (shared == 2) {
+        j = skip2[j];
+      } else {
+        j++;
+        while (j < n && lcp[j] >= shared) {
+          j++;
+        }
+      }
+    }
+    return new Sets(accepted, uncertain.toIntArray());
+  }
+
+  /** Fills depth {@code d + 1} from depth {@code d} and byte {@code b}. */
+  private void stepInto(RuleAutomaton a, int r, int d, byte b) {
+    int flags;
+    IntArrayList out = cfg[d + 1];
+    if (bare[d] >= 0) {
+      int t = a.step(bare[d], b);
+      if (t == Dfa.DEAD) {
+        bare[d + 1] = -1;
+        out.clear();
+        alive[d + 1] = false;
+        ends[d + 1] = false;
+        return;
+      }
+      int kind = a.kind[t];
+      if ((kind & RuleAutomaton.HAS_CALLS) == 0) {
+        bare[d + 1] = t;
+        alive[d + 1] = (kind & RuleAutomaton.HAS_BYTES) != 0;
+        ends[d + 1] = (kind & RuleAutomaton.ACCEPTING) != 0;
+        return;
+      }
+      flags = stacks.close(stacks.frame(r, t, Stacks.CONTEXT), out);
+    } else {
+      IntArrayList src = cfg[d];
+      flags = stacks.step(src.elements(), src.size(), b, out);
+    }
+    ends[d + 1] = (flags & Stacks.ENDS) != 0;
+    alive[d + 1] = !out.isEmpty();
+    bare[d + 1] = -1;
+    if (out.size() == 1) {
+      int f = out.getInt(0);
+      if (stacks.parent(f) == Stacks.CONTEXT && stacks.rule(f) == r) {
+        bare[d + 1] = stacks.state(f);
+      }
+    }
+  }
+}
