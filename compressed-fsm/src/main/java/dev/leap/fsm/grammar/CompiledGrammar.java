@@ -4,6 +4,9 @@ import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.Vocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -41,7 +44,6 @@ public final class CompiledGrammar {
   private final ConcurrentHashMap<MaskKey, long[]> shared = new ConcurrentHashMap<>();
   private final ThreadLocal<RuleTokenWalk> walkers;
   private final VocabView fullView;
-  private final ConcurrentHashMap<MaskKey, VocabView> views = new ConcurrentHashMap<>();
   private final double compileMs;
   private final int stackTops;
 
@@ -117,7 +119,11 @@ public final class CompiledGrammar {
   }
 
   /** Self-loops on fewer bytes than this are walked over the full vocabulary (little to leave out). */
-  static final int MIN_LOOP_BYTES = 8;
+  static final int MIN_LOOP_BYTES = 32;
+
+  /** Views by vocabulary and self-loop set, shared by every grammar compiled against that vocabulary (weak keys). */
+  private static final Map<SortedVocabulary, ConcurrentHashMap<MaskKey, VocabView>> VIEWS =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   /** The vocabulary view for a state with self-loop bytes {@code loop}: shared per distinct set. */
   private VocabView view(long[] loop) {
@@ -125,6 +131,7 @@ public final class CompiledGrammar {
     if (bits < MIN_LOOP_BYTES) {
       return fullView;
     }
+    ConcurrentHashMap<MaskKey, VocabView> views = VIEWS.computeIfAbsent(sorted, k -> new ConcurrentHashMap<>());
     return views.computeIfAbsent(new MaskKey(loop), k -> VocabView.without(sorted, k.mask, vocab.size()));
   }
 
