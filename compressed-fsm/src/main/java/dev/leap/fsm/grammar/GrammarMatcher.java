@@ -146,6 +146,7 @@ public final class GrammarMatcher implements ByteAutomaton {
    * ({@link CompiledGrammar#maskWords()} words). Cached and shared: do not modify.
    */
   public long[] allowed(int state) {
+    live(state);
     long[] m = masks.get(state);
     if (m == null) {
       m = computeMask(state);
@@ -227,6 +228,7 @@ public final class GrammarMatcher implements ByteAutomaton {
    * #MAX_FORCED}. Empty when nothing is forced. Cached and shared: do not modify.
    */
   public byte[] forcedBytes(int state) {
+    live(state);
     while (forced.size() <= state) {
       forced.add(null);
     }
@@ -318,8 +320,9 @@ public final class GrammarMatcher implements ByteAutomaton {
     return any;
   }
 
-  /** The stacks of {@code state} as rule names, top first (for tests and debugging). */
+  /** The stacks of {@code state} as {@code rule@state} frames, top first (for debugging and {@code leap explain}). */
   public List<List<String>> stacksOf(int state) {
+    live(state);
     List<List<String>> out = new ArrayList<>();
     for (int f : configs.get(state)) {
       List<String> stack = new ArrayList<>();
@@ -329,6 +332,14 @@ public final class GrammarMatcher implements ByteAutomaton {
       out.add(stack);
     }
     return out;
+  }
+
+  /** Checks that {@code state} is a live state of this matcher (not {@link #DEAD}, not another matcher's). */
+  private void live(int state) {
+    if (state < 0 || state >= configs.size()) {
+      throw new IllegalArgumentException("not a live state of this matcher: " + state + " (states 0.."
+          + (configs.size() - 1) + ")");
+    }
   }
 
   private int intern(IntArrayList frames, boolean accept) {
