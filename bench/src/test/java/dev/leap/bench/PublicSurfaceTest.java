@@ -17,6 +17,8 @@ class PublicSurfaceTest {
         "dev.leap.bench.fsm.CompileBench",
         "dev.leap.bench.fsm.DecodeStepBench",
         "dev.leap.bench.fsm.TokenIndexBench",
+        "dev.leap.bench.grammar.GrammarCompileBench",
+        "dev.leap.bench.grammar.GrammarMaskSteps",
         "dev.leap.bench.jsonschema.SchemaCoverage",
         "dev.leap.bench.model.PrefillGapBench",
         "dev.leap.bench.model.StepBench",

@@ -13,8 +13,9 @@ import java.util.List;
  * start a line with {@code |}); {@code #} starts a comment to the end of the line. Terms: {@code
  * "literal"}, character classes {@code [a-z_]} and {@code [^"\\]}, {@code .} (any code point),
  * rule references, {@code ( )}; postfix {@code ? * + {m} {m,} {m,n}}; {@code |} between sequences.
- * Escapes in literals and classes: {@code \n \r \t \\ \" \' \[ \] \- \/ \^ \xHH &#92;uHHHH
- * \UHHHHHHHH}. Every error names its line and column.
+ * Escapes in literals and classes: {@code \n \r \t \\ \" \' \[ \] \- \/ \^}, and a backslash followed by
+ * {@code x}, {@code u} or {@code U} and 2, 4 or 8 hex digits (a code point). Every error names its
+ * line and column.
  */
 final class GbnfParser {
   /** Largest {@code m} or {@code n} in a {@code {m,n}} repetition. */

@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -23,7 +24,8 @@ import java.util.Map;
  *
  * <p>{@link #allowed}: the OR of the precomputed accepted sets of the configuration's distinct stack
  * tops, plus those of their uncertain tokens that survive a walk through the whole configuration,
- * plus the EOS ids where the state is accepting; cached per state. {@link #forcedBytes}: while the
+ * plus the EOS ids where the state is accepting; the masks of the {@value #MASK_CACHE} most recently
+ * used states are kept (a mask is 16 KiB for a 128k vocabulary; a request's states are many). {@link #forcedBytes}: while the
  * state is not accepting and exactly one byte value can follow (over all stacks, returns included:
  * the stack is known here, so forcing crosses rule ends), that byte; never ending inside a UTF-8
  * sequence; at most {@value #MAX_FORCED} bytes.
@@ -35,13 +37,21 @@ import java.util.Map;
 public final class GrammarMatcher implements ByteAutomaton {
   /** Longest forced run returned by {@link #forcedBytes}. */
   public static final int MAX_FORCED = 4096;
+  /** Masks kept per matcher (the most recently used states'). */
+  static final int MASK_CACHE = 64;
 
   private final CompiledGrammar g;
   private final Stacks stacks;
   private final List<int[]> configs = new ArrayList<>();
   private final IntArrayList accepting = new IntArrayList();
   private final Map<Key, Integer> ids = new HashMap<>();
-  private final List<long[]> masks = new ArrayList<>();
+  /** Most recently used masks (one is {@code maskWords} longs: 16 KiB for 128k tokens), by state. */
+  private final Map<Integer, long[]> masks = new LinkedHashMap<>(64, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Integer, long[]> eldest) {
+      return size() > MASK_CACHE;
+    }
+  };
   private final IntArrayList counts = new IntArrayList();
   private final List<byte[]> forced = new ArrayList<>();
   private final IntArrayList bufA = new IntArrayList();
@@ -136,25 +146,24 @@ public final class GrammarMatcher implements ByteAutomaton {
    * ({@link CompiledGrammar#maskWords()} words). Cached and shared: do not modify.
    */
   public long[] allowed(int state) {
-    while (masks.size() <= state) {
-      masks.add(null);
-      counts.add(-1);
-    }
+    live(state);
     long[] m = masks.get(state);
     if (m == null) {
       m = computeMask(state);
-      masks.set(state, m);
+      masks.put(state, m);
     }
     return m;
   }
 
   /** How many tokens {@code state} allows. */
   public int allowedCount(int state) {
-    long[] m = allowed(state);
+    while (counts.size() <= state) {
+      counts.add(-1);
+    }
     int c = counts.getInt(state);
     if (c < 0) {
       c = 0;
-      for (long w : m) {
+      for (long w : allowed(state)) {
         c += Long.bitCount(w);
       }
       counts.set(state, c);
@@ -219,6 +228,7 @@ public final class GrammarMatcher implements ByteAutomaton {
    * #MAX_FORCED}. Empty when nothing is forced. Cached and shared: do not modify.
    */
   public byte[] forcedBytes(int state) {
+    live(state);
     while (forced.size() <= state) {
       forced.add(null);
     }
@@ -232,19 +242,28 @@ public final class GrammarMatcher implements ByteAutomaton {
 
   private byte[] computeForced(int state) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int s = state;
-    byte[] one = new byte[1];
-    while (!isAccepting(s) && out.size() < MAX_FORCED) {
-      int b = onlyNextByte(configs.get(s));
+    int[] cur = configs.get(state);
+    int n = cur.length;
+    boolean accept = isAccepting(state);
+    IntArrayList next = bufA;
+    IntArrayList spare = bufB;
+    // Stepped without interning: the states inside a forced run are not asked for.
+    while (!accept && out.size() < MAX_FORCED) {
+      int b = onlyNextByte(cur, n);
       if (b < 0) {
         break;
       }
       out.write(b);
-      one[0] = (byte) b;
-      s = walk(s, one, 0, 1);
+      int flags = stacks.step(cur, n, b, next);
+      cur = next.elements();
+      n = next.size();
+      accept = (flags & Stacks.ACCEPT) != 0;
+      IntArrayList t = next;
+      next = spare;
+      spare = t;
     }
     byte[] bytes = out.toByteArray();
-    if (bytes.length > 0 && expectsContinuation(s)) {
+    if (bytes.length > 0 && expectsContinuation(cur, n, accept)) {
       // The run ends inside a UTF-8 sequence: cut back before its lead byte (as jump edges do).
       bytes = Arrays.copyOf(bytes, Utf8.lastCodePointStart(bytes));
     } else if (bytes.length >= MAX_FORCED) {
@@ -253,13 +272,14 @@ public final class GrammarMatcher implements ByteAutomaton {
     return bytes;
   }
 
-  /** The one byte value some stack of {@code cfg} can read, or -1 if none or several. */
-  private int onlyNextByte(int[] cfg) {
+  /** The one byte value some stack of {@code cfg[0, n)} can read, or -1 if none or several. */
+  private int onlyNextByte(int[] cfg, int n) {
     long w0 = 0;
     long w1 = 0;
     long w2 = 0;
     long w3 = 0;
-    for (int f : cfg) {
+    for (int i = 0; i < n; i++) {
+      int f = cfg[i];
       long[] sets = g.rules[stacks.rule(f)].byteSets;
       int base = 4 * stacks.state(f);
       w0 |= sets[base];
@@ -281,13 +301,14 @@ public final class GrammarMatcher implements ByteAutomaton {
     return 192 + Long.numberOfTrailingZeros(w3);
   }
 
-  /** Whether {@code state} is inside a UTF-8 sequence: not accepting, and only continuation bytes can follow. */
-  private boolean expectsContinuation(int state) {
-    if (isAccepting(state)) {
+  /** Whether {@code cfg[0, n)} is inside a UTF-8 sequence: not accepting, and only continuation bytes can follow. */
+  private boolean expectsContinuation(int[] cfg, int n, boolean accept) {
+    if (accept) {
       return false;
     }
     boolean any = false;
-    for (int f : configs.get(state)) {
+    for (int i = 0; i < n; i++) {
+      int f = cfg[i];
       long[] sets = g.rules[stacks.rule(f)].byteSets;
       int base = 4 * stacks.state(f);
       // Continuation bytes are 0x80..0xBF: all of word 2, none elsewhere.
@@ -299,8 +320,9 @@ public final class GrammarMatcher implements ByteAutomaton {
     return any;
   }
 
-  /** The stacks of {@code state} as rule names, top first (for tests and debugging). */
+  /** The stacks of {@code state} as {@code rule@state} frames, top first (for debugging and {@code leap explain}). */
   public List<List<String>> stacksOf(int state) {
+    live(state);
     List<List<String>> out = new ArrayList<>();
     for (int f : configs.get(state)) {
       List<String> stack = new ArrayList<>();
@@ -310,6 +332,14 @@ public final class GrammarMatcher implements ByteAutomaton {
       out.add(stack);
     }
     return out;
+  }
+
+  /** Checks that {@code state} is a live state of this matcher (not {@link #DEAD}, not another matcher's). */
+  private void live(int state) {
+    if (state < 0 || state >= configs.size()) {
+      throw new IllegalArgumentException("not a live state of this matcher: " + state + " (states 0.."
+          + (configs.size() - 1) + ")");
+    }
   }
 
   private int intern(IntArrayList frames, boolean accept) {

@@ -3,7 +3,7 @@ package dev.leap.fsm.grammar;
 /**
  * The built-in free-form JSON grammars: the language the JSON Schema compiler gives a value it knows
  * nothing about (compact layout: no whitespace anywhere; strings with every spelling JSON allows,
- * {@code &#92;uXXXX} escapes included; numbers in JSON's full syntax), with containers nested without
+ * four-hex-digit {@code u} escapes included; numbers in JSON's full syntax), with containers nested without
  * bound. The same GBNF is {@code docs/grammars/json.gbnf}.
  */
 final class JsonGrammars {

@@ -155,6 +155,17 @@ final class RuleAutomaton {
     return (byteSets[base] | byteSets[base + 1] | byteSets[base + 2] | byteSets[base + 3]) != 0;
   }
 
+  /** The text bytes that lead from {@code state} back to itself (four words, a 256-bit set). */
+  long[] selfLoop(int state) {
+    long[] loop = new long[4];
+    for (int b = 0; b < DIGIT0; b++) {
+      if (dfa.step(state, b) == state) {
+        loop[b >>> 6] |= 1L << b;
+      }
+    }
+    return loop;
+  }
+
   boolean hasByte(int state, int b) {
     return (byteSets[4 * state + ((b & 0xFF) >>> 6)] & (1L << b)) != 0;
   }

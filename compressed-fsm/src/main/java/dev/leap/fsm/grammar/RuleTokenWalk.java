@@ -34,10 +34,6 @@ final class RuleTokenWalk {
   private final long[][] follow;
   private final Stacks stacks;
   private final byte[][] tokenBytes;
-  private final int[] sorted;
-  private final int[] lcp;
-  private final int[] skip1;
-  private final int[] skip2;
   private final int words;
 
   // Per depth: a bare state of r (>= 0) or -1 with frames in cfg[d]; alive, ends, pending.
@@ -52,10 +48,6 @@ final class RuleTokenWalk {
     this.follow = follow;
     this.stacks = new Stacks(rules, Integer.MAX_VALUE, 1_000_000);
     this.tokenBytes = vocab.tokenBytes();
-    this.sorted = vocab.ids();
-    this.lcp = vocab.lcp();
-    this.skip1 = vocab.skip1();
-    this.skip2 = vocab.skip2();
     this.words = (vocabSize + 63) >>> 6;
     int depth = vocab.maxLength() + 1;
     bare = new int[depth];
@@ -71,10 +63,19 @@ final class RuleTokenWalk {
   /** The result for one node: accepted bitset and uncertain token ids (in byte order). */
   record Sets(long[] accepted, int[] uncertain) {}
 
-  Sets compute(int r, int s) {
+  /**
+   * The sets of stack top {@code (r, s)}, walking {@code view}: the full sorted vocabulary, or the
+   * part of it not made only of {@code s}'s self-loop bytes (those tokens are accepted as they are:
+   * they leave the walk in {@code s}).
+   */
+  Sets compute(int r, int s, VocabView view) {
     RuleAutomaton a = rules[r];
     long[] fol = follow[r];
-    long[] accepted = new long[words];
+    long[] accepted = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
+    int[] sorted = view.ids;
+    int[] lcp = view.lcp;
+    int[] skip1 = view.skip1;
+    int[] skip2 = view.skip2;
     IntArrayList uncertain = new IntArrayList();
     bare[0] = s;
     alive[0] = true;

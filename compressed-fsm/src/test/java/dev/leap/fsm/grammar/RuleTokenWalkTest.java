@@ -1,0 +1,72 @@
+package dev.leap.fsm.grammar;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leap.fsm.Shared;
+import dev.leap.fsm.SortedVocabulary;
+import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.fsm.Vocabulary;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The self-loop shortcut of the precomputation (tokens made only of a state's self-loop bytes
+ * accepted without a walk, the rest walked over a filtered view) against walking the full sorted
+ * vocabulary, for every stack-top state of random grammars and the example grammars.
+ */
+class RuleTokenWalkTest {
+
+  private static int check(Grammar g, Vocabulary v) {
+    RuleAutomaton[] rules = g.automata();
+    long[][] follow = FollowBytes.of(rules);
+    SortedVocabulary sv = SortedVocabulary.of(v);
+    RuleTokenWalk walk = new RuleTokenWalk(rules, follow, sv, v.size());
+    VocabView full = VocabView.full(sv);
+    int compared = 0;
+    for (int r = 0; r < rules.length; r++) {
+      for (int s = 0; s < rules[r].stateCount(); s++) {
+        if (!rules[r].hasBytes(s)) {
+          continue;
+        }
+        long[] loop = rules[r].selfLoop(s);
+        if (Long.bitCount(loop[0]) + Long.bitCount(loop[1]) + Long.bitCount(loop[2]) + Long.bitCount(loop[3]) == 0) {
+          continue;
+        }
+        RuleTokenWalk.Sets a = walk.compute(r, s, full);
+        RuleTokenWalk.Sets b = walk.compute(r, s, VocabView.without(sv, loop, v.size()));
+        assertArrayEquals(a.accepted(), b.accepted(), "accepted, rule " + r + " state " + s);
+        int[] ua = a.uncertain().clone();
+        int[] ub = b.uncertain().clone();
+        java.util.Arrays.sort(ua);
+        java.util.Arrays.sort(ub);
+        assertArrayEquals(ua, ub, "uncertain, rule " + r + " state " + s);
+        compared++;
+      }
+    }
+    return compared;
+  }
+
+  @Test
+  void shortcutEqualsTheFullWalk() {
+    Vocabulary gpt2 = TokenizerJsonVocabulary.load(Shared.require("tokenizers/gpt2/tokenizer.json"));
+    int compared = 0;
+    for (String n : List.of("json", "tool-call", "arithmetic")) {
+      compared += check(Grammar.parse(Examples.text(n)), gpt2);
+    }
+    SplittableRandom rnd = new SplittableRandom(77);
+    Vocabulary small = dev.leap.fsm.SmallVocabulary.create();
+    int grammars = 0;
+    while (grammars < 80) {
+      try {
+        Grammar g = Grammar.parse(RandomGrammars.grammar(rnd), 2_000);
+        grammars++;
+        compared += check(g, small);
+      } catch (GrammarSyntaxException | dev.leap.fsm.AutomatonTooLargeException e) {
+        // skip
+      }
+    }
+    assertTrue(compared > 100, "states compared: " + compared);
+  }
+}
