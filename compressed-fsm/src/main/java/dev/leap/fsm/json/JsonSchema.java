@@ -46,7 +46,7 @@ import java.util.Optional;
  * ({@link Numbers}); {@code multipleOf} a power of ten or a whole number; {@code oneOf} of other
  * schemas only when its branches are provably disjoint; {@code allOf} when it merges simply;
  * {@code not} of types; local {@code $ref} (recursion unrolled {@link JsonSchemaOptions#maxRecursion}
- * times); every {@code format} of the specification ({@link Formats}; others are annotations).
+ * times, or, where that exceeds the state limit, grammar rules: see {@link #compileDetailed}); every {@code format} of the specification ({@link Formats}; others are annotations).
  * Annotations and unknown keywords are ignored (they assert nothing). Everything else is a
  * {@link JsonSchemaException} naming the keyword and its JSON pointer, unless the options are
  * lenient: then it is ignored and listed in {@link Result#ignored()}.

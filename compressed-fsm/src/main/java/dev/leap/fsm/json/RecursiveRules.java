@@ -141,7 +141,7 @@ final class RecursiveRules {
   /** A reference's name as a rule: its canonical name, the fragment alone in a document without a base URI. */
   static String displayName(String key) {
     String base = SchemaIndex.DEFAULT_BASE.toString();
-    return key.startsWith(base + "#") ? key.substring(base.length()) : key;
+    return key.equals(base) ? "#" : key.startsWith(base + "#") ? key.substring(base.length()) : key;
   }
 
   private Re call(int k) {

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>To record the fingerprints again (only when a change of behaviour is intended), run {@code mvn
  * -o -pl compressed-fsm test -Dtest=JsonSchemaFingerprintTest -Dleap.fingerprints.record=true} and
- * commit the file with the change that explains it.
+ * commit the file with the change that explains it; {@code -Dleap.fingerprints.update=true}
+ * instead rewrites only the lines that changed and lists them.
  */
 class JsonSchemaFingerprintTest {
   static final String RESOURCE = "json-fingerprints.txt";
@@ -71,6 +72,10 @@ class JsonSchemaFingerprintTest {
     assumeTrue(!schemas.isEmpty(), "no corpus under ../shared/corpora: skipping");
     if (Boolean.getBoolean("leap.fingerprints.record")) {
       record(schemas);
+      return;
+    }
+    if (Boolean.getBoolean("leap.fingerprints.update")) {
+      update(schemas);
       return;
     }
     boolean all = Boolean.getBoolean("leap.fingerprints.all");
@@ -129,6 +134,37 @@ class JsonSchemaFingerprintTest {
     Files.write(RECORDED, lines, StandardCharsets.UTF_8);
     System.out.println("recorded " + lines.size() + " fingerprints (" + quick.size() + " quick) in "
         + RECORDED.toAbsolutePath());
+  }
+
+  /**
+   * Computes every recorded fingerprint again and rewrites only the lines that differ (their
+   * {@code quick}/{@code full} marks kept), printing each change as {@code name: old kind -> new
+   * kind} and a count per change of kind: for a change of behaviour that touches few schemas.
+   */
+  static void update(Map<String, String> schemas) throws IOException {
+    List<String> lines = new ArrayList<>();
+    Map<String, Integer> kinds = new java.util.TreeMap<>();
+    int changed = 0;
+    for (String[] r : recorded()) {
+      int space = r[0].lastIndexOf(' ');
+      String set = r[0].substring(space + 1);
+      String now = fingerprint(schemas.get(r[0].substring(0, space)), OPTION_SETS.get(set), set.equals("compact"));
+      if (!now.equals(r[2])) {
+        changed++;
+        String change = kind(r[2]) + " -> " + kind(now);
+        kinds.merge(change, 1, Integer::sum);
+        System.out.println("changed: " + r[0] + ": " + change);
+      }
+      lines.add(r[0] + "\t" + r[1] + "\t" + now);
+    }
+    Files.write(RECORDED, lines, StandardCharsets.UTF_8);
+    System.out.println("updated " + changed + " of " + lines.size() + " fingerprints: " + kinds);
+  }
+
+  /** {@code ok}, {@code grammar} or {@code fail CLASS}. */
+  private static String kind(String fingerprint) {
+    String[] p = fingerprint.split(" ");
+    return p[0].equals("fail") ? p[0] + " " + p[1] : p[0];
   }
 
   /** The schemas by name ({@code suite/FILE/i}, {@code peer/i}, {@code bench/SUBSET/LINE}), in a fixed order. */

@@ -118,7 +118,7 @@ class RecursiveRulesCorpusTest {
     List<String> lost = new ArrayList<>();
     SplittableRandom rnd = new SplittableRandom(17L);
     for (String subset : new String[] {"WashingtonPost", "Kubernetes", "Github_hard", "Github_medium"}) {
-      int oneIn = subset.startsWith("Github") ? 4 : 2;
+      int oneIn = subset.startsWith("Github") ? 10 : 4;
       Tally t = bySubset.computeIfAbsent(subset, k -> new Tally());
       try (BufferedReader in = new BufferedReader(new InputStreamReader(
           new GZIPInputStream(Files.newInputStream(dir.resolve(subset + ".jsonl.gz"))), StandardCharsets.UTF_8))) {
