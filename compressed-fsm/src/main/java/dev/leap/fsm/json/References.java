@@ -56,7 +56,7 @@ final class References {
       return NOTHING; // recursion unrolled as far as allowed: deeper values cannot be generated
     }
     JsonNode target = t.node();
-    ObjectNode rest = o.deepCopy();
+    ObjectNode rest = index.copy(o);
     rest.remove("$ref");
     depth.put(key, d + 1);
     try {
@@ -108,12 +108,12 @@ final class References {
       SchemaIndex.Target t = target(schema.get("$ref").asText(), schema, ptr);
       followed.add(t.key());
       JsonNode target = t.node();
-      ObjectNode rest = ((ObjectNode) schema).deepCopy();
+      ObjectNode rest = index.copy((ObjectNode) schema);
       rest.remove("$ref");
       if (rest.isEmpty()) {
         schema = target;
       } else {
-        JsonNode copy = target.isObject() ? ((ObjectNode) target).deepCopy() : target;
+        JsonNode copy = target.isObject() ? index.copy(target) : target;
         schema = converter.merge.merge(copy, rest, ptr);
       }
     }
@@ -121,6 +121,11 @@ final class References {
       schema = converter.merge.mergeAllOf((ObjectNode) schema, ptr);
     }
     return schema;
+  }
+
+  /** A deep copy of {@code node} in which references resolve as in {@code node} ({@link SchemaIndex#copy}). */
+  <T extends JsonNode> T copy(T node) {
+    return index.copy(node);
   }
 
   /** A mark of the references followed so far, for {@link #forgetFollowedSince}. */
