@@ -15,11 +15,14 @@ import java.util.List;
  * ({@code [0-9]}, {@code [A-Za-z0-9_]}, {@code [ \t\n\r\f\v]}; {@link #parse(String, boolean)} reads
  * {@code \s} and {@code .} as ECMA-262 does, for JSON Schema); groups {@code ( )}, {@code (?: )},
  * {@code (?P<name> )}, {@code (?<name> )}; alternation; {@code * + ? {m} {m,} {m,n}}, lazy forms
- * accepted as greedy (a DFA has no preference); {@code ^} only as the first and {@code $} only as
- * the last character. Everything else is a {@link RegexSyntaxException} naming the feature and its
- * index: backreferences, lookaround, possessive quantifiers, inline flags, word boundaries,
- * {@code \p} classes, POSIX classes and nested classes. An unescaped {@code {} that does not start a
- * valid quantifier is an error (Python would read it as a literal; Java and Rust reject it).
+ * accepted as greedy (a DFA has no preference); {@code ^} only at the start and {@code $} only at
+ * the end of the regex or of one of its top-level alternatives ({@code ^$|^a$}: anchors that change
+ * nothing, since Leap matches whole texts). An unescaped {@code [} inside a class is a literal, as
+ * in Python ({@code [[a]} is {@code [\[a]}). Everything else is a {@link RegexSyntaxException}
+ * naming the feature and its index: backreferences, lookaround, possessive quantifiers, inline
+ * flags, word boundaries, {@code \p} classes, POSIX classes ({@code [[:alpha:]]}) and class set
+ * operations. An unescaped {@code {} that does not start a valid quantifier is an error (Python
+ * would read it as a literal; Java and Rust reject it).
  */
 public final class RegexParser {
   /** Largest count allowed in {@code {m,n}}. */
@@ -59,13 +62,7 @@ public final class RegexParser {
   public static Re parse(String pattern, boolean ecma) {
     RegexParser p = new RegexParser(pattern, ecma);
     int end = pattern.length();
-    if (pattern.startsWith("^")) {
-      p.pos = 1;
-    }
-    if (end > p.pos && pattern.endsWith("$") && !escapedAt(pattern, end - 1)) {
-      end--;
-    }
-    Re re = p.parseAlt(end);
+    Re re = p.parseAlt(end, true);
     if (p.pos < end) {
       if (pattern.charAt(p.pos) == ')') {
         throw p.error("unbalanced ')'", p.pos);
@@ -73,15 +70,6 @@ public final class RegexParser {
       throw p.error("unexpected character", p.pos);
     }
     return re;
-  }
-
-  /** Whether the character at {@code i} is preceded by an odd number of backslashes. */
-  private static boolean escapedAt(String s, int i) {
-    int n = 0;
-    for (int j = i - 1; j >= 0 && s.charAt(j) == '\\'; j--) {
-      n++;
-    }
-    return (n & 1) == 1;
   }
 
   private RegexSyntaxException error(String description, int index) {
@@ -96,21 +84,34 @@ public final class RegexParser {
     return pattern.charAt(pos);
   }
 
-  private Re parseAlt(int end) {
+  /** {@code top}: the regex's own alternatives, where {@code ^} and {@code $} may stand at the ends. */
+  private Re parseAlt(int end, boolean top) {
     List<Re> options = new ArrayList<>();
-    options.add(parseConcat(end));
+    options.add(parseConcat(end, top));
     while (more(end) && peek() == '|') {
       pos++;
-      options.add(parseConcat(end));
+      options.add(parseConcat(end, top));
     }
     return options.size() == 1 ? options.get(0) : new Re.Alt(options);
   }
 
-  private Re parseConcat(int end) {
+  /**
+   * One alternative. In a top-level one ({@code top}), a {@code ^} first and a {@code $} last are
+   * anchors that change nothing (Leap's regexes match whole texts), as Python's {@code fullmatch}
+   * reads {@code ^$|^a$}.
+   */
+  private Re parseConcat(int end, boolean top) {
     List<Re> items = new ArrayList<>();
+    if (top && more(end) && peek() == '^') {
+      pos++;
+    }
     while (more(end)) {
       char c = peek();
       if (c == '|' || c == ')') {
+        break;
+      }
+      if (top && c == '$' && (pos + 1 == end || pattern.charAt(pos + 1) == '|')) {
+        pos++;
         break;
       }
       Re atom = parseAtom(end);
@@ -219,9 +220,9 @@ public final class RegexParser {
       case '\\':
         return parseEscapeAtom(end);
       case '^':
-        throw error("'^' is supported only as the first character of the regex", at);
+        throw error("'^' is supported only at the start of the regex or of one of its top-level alternatives", at);
       case '$':
-        throw error("'$' is supported only as the last character of the regex", at);
+        throw error("'$' is supported only at the end of the regex or of one of its top-level alternatives", at);
       case '*':
       case '+':
       case '?':
@@ -275,7 +276,7 @@ public final class RegexParser {
         throw error("inline flags and other (?...) constructs are not supported", at);
       }
     }
-    Re inner = parseAlt(end);
+    Re inner = parseAlt(end, false);
     if (!more(end) || peek() != ')') {
       throw error("missing ')' for the group opened here", at);
     }
@@ -442,11 +443,9 @@ public final class RegexParser {
         break;
       }
       int itemAt = pos;
-      if (c == '[') {
-        if (pos + 1 < end && (pattern.charAt(pos + 1) == ':' || pattern.charAt(pos + 1) == '=' || pattern.charAt(pos + 1) == '.')) {
-          throw error("POSIX classes ([:name:]) are not supported", pos);
-        }
-        throw error("nested classes and unescaped '[' inside a class are not supported (escape it as \\[)", pos);
+      if (c == '[' && pos + 1 < end
+          && (pattern.charAt(pos + 1) == ':' || pattern.charAt(pos + 1) == '=' || pattern.charAt(pos + 1) == '.')) {
+        throw error("POSIX classes ([:name:]) are not supported", pos);
       }
       if ((c == '&' || c == '~' || c == '|' || c == '-') && pos + 1 < end && pattern.charAt(pos + 1) == c
           && !(c == '-' && first)) {
@@ -478,8 +477,6 @@ public final class RegexParser {
             throw error("a class like \\d cannot end a range", itemAt);
           }
           hi = set[0];
-        } else if (d == '[') {
-          throw error("nested classes and unescaped '[' inside a class are not supported (escape it as \\[)", pos);
         } else {
           hi = pattern.codePointAt(pos);
           pos += Character.charCount(hi);

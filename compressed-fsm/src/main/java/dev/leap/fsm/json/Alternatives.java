@@ -36,7 +36,7 @@ final class Alternatives {
     if (o.has("oneOf") && o.has("anyOf")) {
       converter.notHonoured("anyOf", ptr, "anyOf beside oneOf");
     }
-    ObjectNode siblings = o.deepCopy();
+    ObjectNode siblings = converter.references.copy(o);
     siblings.remove(key);
     JsonNode arr = o.get(key);
     JsonNode kinds = key.equals("oneOf") && arr.size() > 1 ? oneOfKinds(siblings, arr, ptr) : null;
@@ -74,7 +74,7 @@ final class Alternatives {
       Set<Disjoint.Kind> allowed = EnumSet.noneOf(Disjoint.Kind.class);
       for (JsonNode schema : schemas) {
         JsonNode r = proof.resolved(schema);
-        allowed.addAll(r.isObject() ? Disjoint.kinds(r) : r.asBoolean() ? EnumSet.allOf(Disjoint.Kind.class) : Set.of());
+        allowed.addAll(r.isObject() ? proof.kinds(r) : r.asBoolean() ? EnumSet.allOf(Disjoint.Kind.class) : Set.of());
       }
       Set<Disjoint.Kind> ok = EnumSet.copyOf(allowed);
       for (int i = 0; i < schemas.size(); i++) {
@@ -185,7 +185,7 @@ final class Alternatives {
       for (JsonNode b : branches) {
         JsonNode r = converter.references.resolveShallow(b, ptr);
         if (r.isObject()) {
-          ObjectNode copy = ((ObjectNode) r).deepCopy();
+          ObjectNode copy = converter.references.copy((ObjectNode) r);
           Set<String> names = new LinkedHashSet<>();
           r.path("required").forEach(n -> names.add(n.asText()));
           o.path("required").forEach(n -> names.add(n.asText()));

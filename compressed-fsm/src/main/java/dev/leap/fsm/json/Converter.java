@@ -233,7 +233,7 @@ final class Converter {
     } else {
       o.get("enum").forEach(values::add);
     }
-    ObjectNode rest = o.deepCopy();
+    ObjectNode rest = references.copy(o);
     rest.remove("const");
     rest.remove("enum");
     if (Keywords.hasAssertions(rest)) {
@@ -267,7 +267,7 @@ final class Converter {
     for (JsonNode v : values) {
       String text = layout.write(v, level);
       if (seen.add(text)) {
-        out.add(lit(text));
+        out.add(StringValues.jsonText(text));
       }
     }
     return alt(out);

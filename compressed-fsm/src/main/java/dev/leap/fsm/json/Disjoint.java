@@ -19,8 +19,9 @@ import java.util.function.UnaryOperator;
  * spelling per number), so two disjoint generated languages say nothing about the valid values.
  *
  * <p>Sound, not complete: only the keywords below are read, and leaving a keyword out only makes a
- * schema allow more, so a proof on the rest holds for the whole. Two schemas are disjoint when,
- * for every kind of value both allow: their {@code const}/{@code enum} values share none; or (numbers)
+ * schema allow more, so a proof on the rest holds for the whole. The kinds of value a schema allows
+ * are read from {@code type}, {@code const}/{@code enum} and its {@code anyOf}/{@code oneOf}
+ * branches. Two schemas are disjoint when, for every kind of value both allow: their {@code const}/{@code enum} values share none; or (numbers)
  * their bounds leave no common number; or (objects) a member that one requires is forbidden by the
  * other ({@code false}, {@code {"not": {}}}, or {@code additionalProperties: false} without a
  * matching pattern), or is required by both with provably disjoint values.
@@ -140,7 +141,16 @@ final class Disjoint {
   }
 
   /** The kinds of values {@code schema} allows by {@code type} and {@code const}/{@code enum}. */
-  static Set<Kind> kinds(JsonNode schema) {
+  Set<Kind> kinds(JsonNode schema) {
+    return kinds(schema, 0);
+  }
+
+  /**
+   * The kinds of value that resolved object schema {@code schema} allows, read from {@code type},
+   * {@code const}/{@code enum}, and its {@code anyOf} and {@code oneOf} branches (a value valid
+   * against either is valid against one of its branches, so of one of their kinds).
+   */
+  private Set<Kind> kinds(JsonNode schema, int depth) {
     Set<Kind> out = EnumSet.allOf(Kind.class);
     JsonNode t = schema.get("type");
     if (t != null) {
@@ -167,6 +177,17 @@ final class Disjoint {
       Set<Kind> of = EnumSet.noneOf(Kind.class);
       lits.forEach(v -> of.add(kind(v)));
       out.retainAll(of);
+    }
+    for (String k : new String[] {"anyOf", "oneOf"}) {
+      JsonNode branches = schema.get(k);
+      if (depth < MAX_DEPTH && branches != null && branches.isArray() && !branches.isEmpty()) {
+        Set<Kind> union = EnumSet.noneOf(Kind.class);
+        for (JsonNode branch : branches) {
+          JsonNode r = resolve.apply(branch);
+          union.addAll(r.isObject() ? kinds(r, depth + 1) : isFalse(r) ? EnumSet.noneOf(Kind.class) : EnumSet.allOf(Kind.class));
+        }
+        out.retainAll(union);
+      }
     }
     return out;
   }

@@ -15,7 +15,9 @@ import java.util.Set;
  *   <li>{@code email}, {@code idn-email}: dot-atom local part, host names with a letter TLD;
  *   <li>{@code uri}, {@code iri}, {@code uri-reference}, {@code iri-reference},
  *       {@code uri-template}: absolute host-based URLs without braces;
- *   <li>{@code hostname}, {@code idn-hostname}: ASCII labels, at most four;
+ *   <li>{@code hostname}, {@code idn-hostname}: ASCII labels, at most four and 253 characters, none
+ *       with {@code --} in its 3rd and 4th positions (so no Punycode {@code xn--} labels, whose
+ *       validity is not regular);
  *   <li>{@code ipv6}: the eight-group and {@code ::}-compressed forms, no embedded IPv4 or zone;
  *   <li>{@code regex}: literal text without regex metacharacters;
  *   <li>{@code duration}, {@code ipv4}, {@code uuid}, {@code json-pointer},
@@ -39,8 +41,27 @@ final class Formats {
   private static final String URI = "[a-zA-Z][a-zA-Z0-9+.-]*://" + LABEL + "(?:\\." + LABEL + ")*(?::[0-9]{1,5})?(?:/"
       + PCHAR + "*)*(?:\\?(?:" + PCHAR + "|[/?])*)?";
   private static final String EMAIL = ATOM + "(?:\\." + ATOM + ")*@" + LABEL + "(?:\\." + LABEL + ")*\\.[a-zA-Z]{2,24}";
-  private static final String BOUNDED_LABEL = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?";
-  private static final String HOSTNAME = BOUNDED_LABEL + "(?:\\." + BOUNDED_LABEL + "){0,3}";
+  /**
+   * A host name label (RFC 1123: letters, digits and inner hyphens, 1 to 63 characters) without
+   * {@code --} in its 3rd and 4th positions: RFC 5891 reserves those labels, and the ones in use,
+   * {@code xn--} A-labels, are valid only when their Punycode decodes to a valid U-label, which no
+   * automaton of a useful size checks. So no A-label is generated or accepted (a valid one is
+   * rejected, an invalid one such as {@code xn--X} never accepted).
+   */
+  private static final String BOUNDED_LABEL = label(63);
+  /**
+   * At most four labels and 253 characters (RFC 1034's limit on a name's text): four labels of 63
+   * would make 255, so a fourth label has at most 61 characters.
+   */
+  private static final String HOSTNAME = BOUNDED_LABEL + "(?:\\." + BOUNDED_LABEL + "(?:\\." + BOUNDED_LABEL + "(?:\\."
+      + label(61) + ")?)?)?";
+
+  /** A {@link #BOUNDED_LABEL} of at most {@code max} (at least 5) characters. */
+  private static String label(int max) {
+    return "[a-zA-Z0-9](?:[a-zA-Z0-9-]?[a-zA-Z0-9]|[a-zA-Z0-9-]{2}[a-zA-Z0-9]"
+        + "|[a-zA-Z0-9-](?:[a-zA-Z0-9][a-zA-Z0-9-]|-[a-zA-Z0-9])[a-zA-Z0-9-]{0," + (max - 5) + "}[a-zA-Z0-9])?";
+  }
+
   private static final String OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
   private static final String H = "[0-9a-fA-F]{1,4}";
   private static final String IPV6 = "(?:(?:" + H + ":){7}" + H + "|(?:" + H + ":){1,7}:|(?:" + H + ":){1,6}:" + H

@@ -167,7 +167,7 @@ final class ObjectValues {
           return acc;
         }, cp, level + 1);
       }
-      versions[v] = value == NOTHING ? NOTHING : seq(lit(key), value);
+      versions[v] = value == NOTHING ? NOTHING : seq(StringValues.jsonText(key), value);
     }
     return versions;
   }

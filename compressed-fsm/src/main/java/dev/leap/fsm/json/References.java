@@ -67,7 +67,7 @@ final class References {
       return NOTHING; // recursion unrolled as far as allowed: deeper values cannot be generated
     }
     JsonNode target = t.node();
-    ObjectNode rest = o.deepCopy();
+    ObjectNode rest = index.copy(o);
     rest.remove("$ref");
     depth.put(key, d + 1);
     try {
@@ -125,12 +125,12 @@ final class References {
       SchemaIndex.Target t = target(schema.get("$ref").asText(), schema, ptr);
       followed.add(t.key());
       JsonNode target = t.node();
-      ObjectNode rest = ((ObjectNode) schema).deepCopy();
+      ObjectNode rest = index.copy((ObjectNode) schema);
       rest.remove("$ref");
       if (rest.isEmpty()) {
         schema = target;
       } else {
-        JsonNode copy = target.isObject() ? ((ObjectNode) target).deepCopy() : target;
+        JsonNode copy = target.isObject() ? index.copy(target) : target;
         schema = converter.merge.merge(copy, rest, ptr);
       }
     }
@@ -145,10 +145,16 @@ final class References {
     return reachableRefs(target).contains(key);
   }
 
-  private static ObjectNode withoutRef(ObjectNode o) {
-    ObjectNode rest = o.deepCopy();
+  /** {@code o} without its {@code $ref}: a copy in which references resolve as in {@code o}. */
+  private ObjectNode withoutRef(ObjectNode o) {
+    ObjectNode rest = index.copy(o);
     rest.remove("$ref");
     return rest;
+  }
+
+  /** A deep copy of {@code node} in which references resolve as in {@code node} ({@link SchemaIndex#copy}). */
+  <T extends JsonNode> T copy(T node) {
+    return index.copy(node);
   }
 
   /** A mark of the references followed so far, for {@link #forgetFollowedSince}. */

@@ -81,6 +81,39 @@ final class SchemaIndex {
   }
 
   /**
+   * A deep copy of {@code node} whose nodes keep the base URIs of the nodes they copy, so that a
+   * reference inside the copy (a merge's result, a schema without some keyword) resolves where it
+   * does in the original: a {@code $ref} in an embedded resource ({@code $id}) stays relative to that
+   * resource's URI, not the document's.
+   */
+  @SuppressWarnings("unchecked")
+  <T extends JsonNode> T copy(T node) {
+    T copy = (T) node.deepCopy();
+    inherit(copy, node);
+    return copy;
+  }
+
+  private void inherit(JsonNode copy, JsonNode original) {
+    URI base = baseOf.get(original);
+    if (base != null) {
+      baseOf.putIfAbsent(copy, base);
+    }
+    if (original.isObject()) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = original.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        JsonNode c = copy.get(e.getKey());
+        if (c != null && !DATA.contains(e.getKey())) {
+          inherit(c, e.getValue());
+        }
+      }
+    } else if (original.isArray()) {
+      for (int i = 0; i < original.size() && i < copy.size(); i++) {
+        inherit(copy.get(i), original.get(i));
+      }
+    }
+  }
+
+  /**
    * Resolves {@code ref}, written in node {@code at} (the document's base if {@code at} is not a
    * node of it, e.g. a merged copy).
    *

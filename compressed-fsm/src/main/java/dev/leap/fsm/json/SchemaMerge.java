@@ -33,7 +33,7 @@ final class SchemaMerge {
 
   /** Object schema {@code o} with its {@code allOf} branches merged in (the result has no {@code allOf}). */
   ObjectNode mergeAllOf(ObjectNode o, String ptr) {
-    ObjectNode base = o.deepCopy();
+    ObjectNode base = converter.references.copy(o);
     base.remove("allOf");
     JsonNode all = o.get("allOf");
     JsonNode acc = base;
@@ -57,7 +57,7 @@ final class SchemaMerge {
       return b.asBoolean() ? a : b;
     }
     rejectTupleBesideList(a, b, ptr);
-    ObjectNode out = ((ObjectNode) a).deepCopy();
+    ObjectNode out = converter.references.copy((ObjectNode) a);
     for (Iterator<Map.Entry<String, JsonNode>> it = b.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       mergeKeyword(out, e.getKey(), e.getValue(), ptr);
@@ -130,7 +130,7 @@ final class SchemaMerge {
 
   /** Both sides' {@code properties}, a member listed by both with its two schemas merged. */
   private ObjectNode mergeProperties(JsonNode have, JsonNode v, String ptr) {
-    ObjectNode props = ((ObjectNode) have).deepCopy();
+    ObjectNode props = converter.references.copy((ObjectNode) have);
     for (Iterator<Map.Entry<String, JsonNode>> pi = v.fields(); pi.hasNext(); ) {
       Map.Entry<String, JsonNode> pe = pi.next();
       JsonNode prev = props.get(pe.getKey());
@@ -200,7 +200,7 @@ final class SchemaMerge {
    * additionalProperties} ({@code false}: forbidden).
    */
   private void applyAdditionalToListed(ObjectNode out, JsonNode a, JsonNode b, String ptr) {
-    ObjectNode props = out.has("properties") ? ((ObjectNode) out.get("properties")).deepCopy()
+    ObjectNode props = out.has("properties") ? converter.references.copy((ObjectNode) out.get("properties"))
         : JsonNodeFactory.instance.objectNode();
     List<String> names = new ArrayList<>();
     props.fieldNames().forEachRemaining(names::add);
@@ -223,7 +223,7 @@ final class SchemaMerge {
    * out, and the result is closed (a part of the valid objects). {@code additionalProperties} as a
    * schema merges only where it does not apply to the other side's members.
    */
-  private static void keepMembersBothAllow(ObjectNode out, JsonNode a, JsonNode b, String ptr) {
+  private void keepMembersBothAllow(ObjectNode out, JsonNode a, JsonNode b, String ptr) {
     Set<String> allowed = null;
     for (JsonNode side : new JsonNode[] {a, b}) {
       JsonNode ap = side.get("additionalProperties");
@@ -248,7 +248,7 @@ final class SchemaMerge {
       }
     }
     if (allowed != null) {
-      ObjectNode props = out.has("properties") ? ((ObjectNode) out.get("properties")).deepCopy()
+      ObjectNode props = out.has("properties") ? converter.references.copy((ObjectNode) out.get("properties"))
           : JsonNodeFactory.instance.objectNode();
       props.retain(allowed);
       out.set("properties", props);

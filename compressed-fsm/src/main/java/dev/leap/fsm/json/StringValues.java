@@ -22,8 +22,11 @@ import java.util.List;
  * intersected into one language of string contents.
  *
  * <p>Escaping: a language of decoded strings becomes one of JSON string contents through {@link
- * #jsonEncode}, which writes every character JSON must escape in its one canonical escape; only
- * "any string" ({@link #anyChar}) allows every spelling JSON has.
+ * #jsonEncode}, which writes every character JSON must escape in its canonical escape (the
+ * two-character one where JSON has it, else {@code \\u00XY} with the hex letter in either case);
+ * only "any string" ({@link #anyChar}) allows every spelling JSON has. Literal JSON text (listed
+ * keys, {@code enum}, {@code const}) goes through {@link #jsonText}, which accepts the same two
+ * cases.
  */
 final class StringValues {
   /** The characters a JSON string holds unescaped: all but controls, {@code "} and {@code \}. */
@@ -115,7 +118,7 @@ final class StringValues {
       }
       for (int cp = 0; cp <= 0x5C; cp++) {
         if ((cp < 0x20 || cp == '"' || cp == '\\') && CharRanges.contains(c.ranges(), cp)) {
-          options.add(lit(escape(cp)));
+          options.add(escape(cp));
         }
       }
       return options.isEmpty() ? NOTHING : alt(options);
@@ -136,26 +139,68 @@ final class StringValues {
     return re;
   }
 
-  /** The canonical JSON escape of a character that must be escaped. */
-  private static String escape(int cp) {
+  /**
+   * The JSON escape of a character that must be escaped: its two-character escape where JSON has
+   * one, else {@code \\u00XY} with a hex letter in either case ({@code \\u001f} and
+   * {@code \\u001F}: both are the same string, and writers differ, RFC 8785 and Python writing
+   * lowercase, Jackson uppercase).
+   */
+  private static Re escape(int cp) {
     switch (cp) {
       case '"':
-        return "\\\"";
+        return lit("\\\"");
       case '\\':
-        return "\\\\";
+        return lit("\\\\");
       case '\n':
-        return "\\n";
+        return lit("\\n");
       case '\t':
-        return "\\t";
+        return lit("\\t");
       case '\r':
-        return "\\r";
+        return lit("\\r");
       case '\b':
-        return "\\b";
+        return lit("\\b");
       case '\f':
-        return "\\f";
+        return lit("\\f");
       default:
-        return String.format("\\u%04X", cp);
+        return seq(lit(String.format("\\u%03x", cp >> 4)), hexDigitEitherCase(Character.forDigit(cp & 0xF, 16)));
     }
+  }
+
+  /** Hex digit {@code d} (lowercase or a decimal digit) in either case. */
+  private static Re hexDigitEitherCase(char d) {
+    char upper = Character.toUpperCase(d);
+    return new Re.Chars(d == upper ? CharRanges.of(d, d) : CharRanges.of(upper, upper, d, d));
+  }
+
+  /**
+   * JSON text as a JSON writer wrote it (a value, or a quoted key with what follows), as a tree
+   * that accepts every {@code \\uXXXX} escape in it with its hex letters in either case, so that a
+   * listed key, an {@code enum} or a {@code const} matches however a writer spelled its escapes.
+   * Everything else is matched literally.
+   */
+  static Re jsonText(String text) {
+    int at = text.indexOf("\\u");
+    if (at < 0) {
+      return lit(text);
+    }
+    List<Re> items = new ArrayList<>();
+    int from = 0;
+    for (int i = 0; i < text.length(); i++) {
+      if (text.charAt(i) == '\\' && i + 1 < text.length()) {
+        if (text.charAt(i + 1) == 'u' && i + 6 <= text.length()) {
+          items.add(lit(text.substring(from, i + 2)));
+          for (int k = i + 2; k < i + 6; k++) {
+            items.add(hexDigitEitherCase(Character.toLowerCase(text.charAt(k))));
+          }
+          from = i + 6;
+          i += 5;
+        } else {
+          i++; // any other escape, such as an escaped backslash before a 'u'
+        }
+      }
+    }
+    items.add(lit(text.substring(from)));
+    return seq(items.toArray(new Re[0]));
   }
 
   /** The intersection of two range sets ({@link Re.Chars} encoding). */

@@ -141,6 +141,38 @@ class JsonSchemaSuiteTest {
     assertTrue(total.run > 150, "too few groups run: " + total.run);
   }
 
+  /**
+   * The suite's {@code optional/format} files: {@code format} asserted, as Leap reads it (each
+   * format a subset of its strings, so valid strings outside the subset are rejected and counted).
+   * No invalid string may be accepted.
+   */
+  @Test
+  void optionalFormatsAsserted() throws IOException {
+    Path dir = Shared.require("corpora/json-schema-test-suite/draft2020-12/optional/format");
+    List<String> wrongAccepts = new ArrayList<>();
+    List<String> rejectedValid = new ArrayList<>();
+    Map<String, Tally> byFormat = run(dir, Set.of(), wrongAccepts, rejectedValid);
+    StringBuilder sb = new StringBuilder(
+        "JSON Schema Test Suite draft 2020-12 optional/format (format: groups, run, passed, rejected as unsupported, valid instances rejected)\n");
+    Tally total = new Tally();
+    for (Map.Entry<String, Tally> e : byFormat.entrySet()) {
+      Tally t = e.getValue();
+      sb.append(String.format("  %-22s %3d %3d %3d %3d %3d%n", e.getKey(), t.groups, t.run, t.passed, t.unsupported, t.wronglyRejected));
+      total.groups += t.groups;
+      total.run += t.run;
+      total.passed += t.passed;
+      total.unsupported += t.unsupported;
+      total.wronglyRejected += t.wronglyRejected;
+    }
+    sb.append(String.format("  %-22s %3d %3d %3d %3d %3d%n", "TOTAL", total.groups, total.run, total.passed, total.unsupported,
+        total.wronglyRejected));
+    sb.append("valid instances rejected:\n");
+    rejectedValid.forEach(r -> sb.append("  ").append(r).append('\n'));
+    System.out.print(sb);
+    assertEquals(List.of(), wrongAccepts, "invalid instances accepted");
+    assertTrue(total.run >= 19, "too few groups run: " + total.run);
+  }
+
   @Test
   void paperEraAsInJsonSchemaBench() throws IOException {
     Path dir = Shared.require("corpora/json-schema-test-suite/draft2020-12-paper-era");
