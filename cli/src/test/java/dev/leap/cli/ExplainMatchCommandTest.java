@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -103,5 +104,29 @@ class ExplainMatchCommandTest {
     r = run("", "explain", "--regex", "a", "--tokenizer", "/nonexistent/tokenizer.json");
     assertEquals(1, r.code());
     assertTrue(r.err().contains("/nonexistent/tokenizer.json"), r.err());
+  }
+
+  @Test
+  void grammarsExplainTheirRulesAndMatchWithAStack() throws Exception {
+    java.nio.file.Path g = java.nio.file.Files.createTempFile("arith", ".gbnf");
+    java.nio.file.Files.writeString(g, "root ::= e\ne ::= t ([+-] t)*\nt ::= [0-9]+ | \"(\" e \")\"\n");
+    Run r = run("", "explain", "--grammar", g.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("context-free grammar") && r.out().contains("recursive"), r.out());
+    r = run("\"(1+2)-3\"\n\"((1)\"\n\"1+\"\n\"((((((((7))))))))\"\n", "match", "--grammar", g.toString());
+    assertEquals(0, r.code(), r.err());
+    assertEquals(List.of("true", "false", "false", "true"), r.out().lines().toList());
+    // Without recursion a grammar is one DFA, explained like a regex.
+    java.nio.file.Files.writeString(g, "root ::= \"a\" [0-9]{2}\n");
+    r = run("", "explain", "--grammar", g.toString());
+    assertTrue(r.out().contains("regular grammar: one DFA") && r.out().contains("jump"), r.out());
+    java.nio.file.Files.writeString(g, "root ::= \"a\" value\n");
+    r = run("", "explain", "--grammar", g.toString());
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("line 1") && r.err().contains("value"), r.err());
+    r = run("", "match", "--grammar", "/nonexistent/g.gbnf");
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("grammar file not found: /nonexistent/g.gbnf"), r.err());
+    java.nio.file.Files.delete(g);
   }
 }
