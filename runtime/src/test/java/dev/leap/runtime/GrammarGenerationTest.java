@@ -33,14 +33,14 @@ class GrammarGenerationTest {
       "root ::= \"{\\\"name\\\": \\\"\" [a-z]{1,6} \"\\\", \\\"children\\\": [\" ( node ( \", \" node )* )? \"]}\"",
       "node ::= \"{\\\"name\\\": \\\"\" [a-z]{1,6} \"\\\", \\\"children\\\": [\" ( node ( \", \" node )* )? \"]}\"");
 
-  private static boolean accepts(Grammar g, Vocabularyless v, String text) {
+  private static boolean accepts(Grammar g, GrammarCompiler v, String text) {
     GrammarMatcher m = v.compiled(g).newMatcher();
     int s = m.walk(m.initialState(), text.getBytes(StandardCharsets.UTF_8));
     return s != ByteAutomaton.DEAD && m.isAccepting(s);
   }
 
-  /** Compiles grammars against the test model's tokenizer once. */
-  private record Vocabularyless(LeapRuntime rt) {
+  /** Compiles grammars against the test model's tokenizer, to check outputs with a fresh matcher. */
+  private record GrammarCompiler(LeapRuntime rt) {
     CompiledGrammar compiled(Grammar g) {
       return CompiledGrammar.compile(g, rt.tokenizer());
     }
@@ -63,7 +63,7 @@ class GrammarGenerationTest {
     }
     ObjectMapper json = new ObjectMapper();
     try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optCheckInvariants(true).build()) {
-      Vocabularyless v = new Vocabularyless(rt);
+      GrammarCompiler v = new GrammarCompiler(rt);
       List<Generation> out = rt.generateAll(reqs);
       long jumped = 0;
       int stopped = 0;
