@@ -1,6 +1,5 @@
 package dev.leap.runtime.internal.engine;
 
-import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.radix.RadixCache;
@@ -13,7 +12,6 @@ import dev.leap.runtime.OutputListener;
 import dev.leap.runtime.internal.model.LlamaModel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,15 +34,14 @@ import org.slf4j.LoggerFactory;
  * has room and their KV slots can be reserved ({@link KvLedger}; a forced start is jumped at once);
  * <b>step</b>: one forward pass over every running sequence — a chunk of a prompt, a single decode
  * token, or a multi-token extension after a jump — and one token sampled per sequence whose input is
- * complete, under its {@link ConstraintState}'s mask; {@link Decoding} then accepts it, checks the
+ * complete, under its {@link ConstraintState}'s mask ({@link ForwardStep}); {@link Decoding} then accepts it, checks the
  * ends and jumps where the constraint forces text; <b>finish</b> the ended ones ({@link Results},
  * their K/V into the radix cache). Submission checks are {@link Admission}'s.
  *
- * <p>Chunked prefill (as vLLM and SGLang do it): a sequence with more than a few pending tokens (a
- * prompt, a long jump extension) is fed at most {@link Options#prefillChunk()} of them per step, and
- * those sequences share that budget; each chunk attends to the K/V the earlier chunks left in the
- * pool, and only its last chunk's logits are sampled. A step's memory is then bounded by the chunk
- * and linear in the context, and the others' decode steps go on between chunks.
+ * <p>Chunked prefill ({@link ForwardStep}): long pending inputs share {@link Options#prefillChunk()}
+ * tokens per step; each chunk attends to the K/V the earlier chunks left in the pool, and only the
+ * last chunk's logits are sampled, so a step's memory is bounded and the others' decode steps go on
+ * between chunks.
  *
  * <p>Lifecycle: every accepted request completes exactly once (a result, an error result, or a
  * cancelled result) on the callback executor ({@code leap-callback-N} daemon threads, never this
@@ -59,9 +56,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Scheduler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
-
-  /** Sequences with at most this many pending tokens are fed whole, outside the prefill budget. */
-  private static final int SHORT_PENDING = 64;
 
   /** Default {@link Options#prefillChunk()}: tokens of long prefills per step. */
   public static final int DEFAULT_PREFILL_CHUNK = 512;
@@ -88,7 +82,6 @@ public final class Scheduler implements AutoCloseable {
     }
   }
 
-  private final LlamaModel model;
   private final Options options;
   private final KvLedger ledger;
   private final NDManager manager;
@@ -102,6 +95,7 @@ public final class Scheduler implements AutoCloseable {
   private final Results results;
   private final Decoding decoding;
   private final Streaming streaming;
+  private final ForwardStep forward;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread thread;
@@ -110,17 +104,15 @@ public final class Scheduler implements AutoCloseable {
   private volatile boolean closed;
   private volatile boolean cancelsPending;
 
-  // totals, for benchmarks and tests
-  private long totalForwardPasses;
   // queue lengths as of the loop's last iteration, for metrics
   private volatile int runningCount;
   private volatile int queuedCount;
 
   public Scheduler(LlamaModel model, Tokenizer tokenizer, Options options) {
-    this.model = model;
     this.options = options;
     this.ledger = new KvLedger(options.kvCapacity(), options.prefixCache());
     this.manager = model.manager().newSubManager();
+    this.forward = new ForwardStep(model, ledger, manager, options.prefillChunk());
     int logitsVocab = model.config().vocabSize();
     int maxPositions = model.config().maxPositionEmbeddings();
     this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
@@ -222,7 +214,7 @@ public final class Scheduler implements AutoCloseable {
   }
 
   public long totalForwardPasses() {
-    return totalForwardPasses;
+    return forward.passes();
   }
 
   /** Requests in the running batch (as of the scheduler's last iteration). */
@@ -383,115 +375,27 @@ public final class Scheduler implements AutoCloseable {
     }
   }
 
-  /**
-   * How many of each running sequence's pending tokens (those without K/V yet) this step feeds:
-   * a sequence with few pending tokens (a decode, a short jump extension) gets them all; longer ones
-   * (a prompt, a long jump) share a budget of {@code prefillChunk} tokens per step, first admitted
-   * first. So a step's activations and attention scores are bounded whatever the prompt length, and a
-   * long prefill runs interleaved with everyone else's decode steps instead of freezing them.
-   */
-  private int[] plan() {
-    int b = running.size();
-    int[] feed = new int[b];
-    int chunk = options.prefillChunk();
-    int whole = Math.min(chunk, SHORT_PENDING);
-    int budget = chunk;
-    for (int i = 0; i < b; i++) {
-      Sequence s = running.get(i);
-      int pending = s.tokens.size() - s.kvLen;
-      if (pending <= whole) {
-        feed[i] = pending;
-      } else {
-        feed[i] = Math.min(pending, budget);
-        budget -= feed[i];
-      }
-    }
-    return feed;
-  }
-
+  /** One forward pass ({@link ForwardStep}), then what each sampled token does to its sequence. */
   private void step() {
-    int[] feed = plan();
-    List<Sequence> batch = new ArrayList<>(running.size());
-    List<LlamaModel.SequenceInput> inputs = new ArrayList<>(running.size());
-    List<int[]> newSlots = new ArrayList<>(running.size());
-    for (int i = 0; i < feed.length; i++) {
-      if (feed[i] == 0) {
-        continue; // a long prefill waiting for the budget: it keeps its place
-      }
-      Sequence s = running.get(i);
-      int[] slots = ledger.allocate(s, feed[i]);
-      batch.add(s);
-      newSlots.add(slots);
-      inputs.add(new LlamaModel.SequenceInput(
-          slice(s.tokens, s.kvLen, feed[i]), s.kvLen, s.slots.elements(), slots, false)); // read, not copied
-    }
-    int b = batch.size();
-    int[] chosen;
-    boolean[] partial = new boolean[b];
-    String[] failed = new String[b];
-    try (NDManager stepManager = manager.newSubManager()) {
-      NDArray logits;
-      try {
-        logits = model.forward(stepManager, inputs);
-      } catch (RuntimeException e) {
-        for (int i = 0; i < b; i++) {
-          ledger.release(batch.get(i), newSlots.get(i));
-        }
-        throw e;
-      }
-      totalForwardPasses++;
-      Sampler.Row[] rows = new Sampler.Row[b];
-      for (int i = 0; i < b; i++) {
-        Sequence s = batch.get(i);
-        s.slots.addElements(s.slots.size(), newSlots.get(i));
-        s.kvLen += newSlots.get(i).length;
-        s.forwardPasses++;
-        if (s.kvLen < s.tokens.size()) {
-          partial[i] = true; // a chunk of a longer prefill: its logits are not the next token's
-          continue;
-        }
-        NDArray mask = null;
-        if (s.constraint != null) {
-          try {
-            if (s.constraint.allowedCount() == 0) {
-              rows[i] = null;
-              continue;
-            }
-            mask = s.constraint.disallowedMask(stepManager);
-          } catch (ConstraintException e) {
-            failed[i] = e.getMessage(); // a grammar's work limit: this request ends, the batch goes on
-            continue;
-          }
-        }
-        rows[i] = new Sampler.Row(mask, s.request.params(), s.rng);
-      }
-      chosen = sampleRows(stepManager, logits, rows);
-    }
-    for (int i = 0; i < b; i++) {
-      Sequence s = batch.get(i);
-      if (s.treeOwned < s.prompt.length && s.kvLen >= s.prompt.length) {
-        ledger.share(s, s.prompt.length); // others may reuse the prompt's K/V from now on
-      }
-    }
     List<Sequence> ended = new ArrayList<>();
-    for (int i = 0; i < b; i++) {
-      Sequence s = batch.get(i);
-      if (partial[i]) {
+    for (ForwardStep.Result r : forward.run(running)) {
+      Sequence s = r.sequence();
+      if (r.partial()) {
         continue;
       }
-      if (failed[i] != null) {
-        abort(s, failed[i]);
+      if (r.failure() != null) {
+        abort(s, r.failure());
         ended.add(s);
         continue;
       }
-      if (chosen[i] < 0) {
+      if (r.token() < 0) {
         abort(s, "no token of the vocabulary can continue the constraint from " + s.constraint.describe());
         ended.add(s);
         continue;
       }
       FinishReason done;
       try {
-        done = decoding.onToken(s, chosen[i]);
+        done = decoding.onToken(s, r.token());
       } catch (ConstraintException e) {
         abort(s, e.getMessage());
         ended.add(s);
@@ -506,41 +410,6 @@ public final class Scheduler implements AutoCloseable {
     }
     running.removeAll(ended);
     constraints.closeRetired();
-  }
-
-  private int[] sampleRows(NDManager stepManager, NDArray logits, Sampler.Row[] rows) {
-    int b = rows.length;
-    int valid = 0;
-    for (Sampler.Row r : rows) {
-      valid += r == null ? 0 : 1;
-    }
-    int[] out = new int[b];
-    if (valid == b) {
-      return Sampler.sample(stepManager, logits, rows);
-    }
-    Arrays.fill(out, -1);
-    if (valid == 0) {
-      return out;
-    }
-    long[] keep = new long[valid];
-    Sampler.Row[] kept = new Sampler.Row[valid];
-    for (int i = 0, j = 0; i < b; i++) {
-      if (rows[i] != null) {
-        keep[j] = i;
-        kept[j++] = rows[i];
-      }
-    }
-    int[] got = Sampler.sample(stepManager, logits.get(stepManager.create(keep)), kept);
-    for (int i = 0, j = 0; i < b; i++) {
-      if (rows[i] != null) {
-        out[i] = got[j++];
-      }
-    }
-    return out;
-  }
-
-  private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
-    return java.util.Arrays.copyOfRange(list.elements(), from, from + length);
   }
 
   private void finish(Sequence s, FinishReason reason) {
