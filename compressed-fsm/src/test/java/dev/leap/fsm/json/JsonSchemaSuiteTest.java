@@ -114,16 +114,11 @@ class JsonSchemaSuiteTest {
     return byKeyword;
   }
 
-  @Test
-  void testSuiteDraft2020() throws IOException {
-    Path dir = Shared.require("corpora/json-schema-test-suite/draft2020-12");
-    List<String> wrongAccepts = new ArrayList<>();
-    List<String> rejectedValid = new ArrayList<>();
-    Map<String, Tally> byKeyword = run(dir, Set.of(), wrongAccepts, rejectedValid);
-    StringBuilder sb = new StringBuilder(
-        "JSON Schema Test Suite draft 2020-12 (keyword: groups, run, passed, rejected as unsupported, valid instances rejected)\n");
+  /** Prints one row per key and a total, then the valid instances rejected; returns the total. */
+  private static Tally printTable(String title, Map<String, Tally> rows, List<String> rejectedValid) {
+    StringBuilder sb = new StringBuilder(title).append('\n');
     Tally total = new Tally();
-    for (Map.Entry<String, Tally> e : byKeyword.entrySet()) {
+    for (Map.Entry<String, Tally> e : rows.entrySet()) {
       Tally t = e.getValue();
       sb.append(String.format("  %-22s %3d %3d %3d %3d %3d%n", e.getKey(), t.groups, t.run, t.passed, t.unsupported, t.wronglyRejected));
       total.groups += t.groups;
@@ -137,6 +132,17 @@ class JsonSchemaSuiteTest {
     sb.append("valid instances rejected:\n");
     rejectedValid.forEach(r -> sb.append("  ").append(r).append('\n'));
     System.out.print(sb);
+    return total;
+  }
+
+  @Test
+  void testSuiteDraft2020() throws IOException {
+    Path dir = Shared.require("corpora/json-schema-test-suite/draft2020-12");
+    List<String> wrongAccepts = new ArrayList<>();
+    List<String> rejectedValid = new ArrayList<>();
+    Map<String, Tally> byKeyword = run(dir, Set.of(), wrongAccepts, rejectedValid);
+    Tally total = printTable("JSON Schema Test Suite draft 2020-12 (keyword: groups, run, passed, rejected as "
+        + "unsupported, valid instances rejected)", byKeyword, rejectedValid);
     assertEquals(List.of(), wrongAccepts, "invalid instances accepted");
     assertTrue(total.run > 150, "too few groups run: " + total.run);
   }
@@ -152,23 +158,8 @@ class JsonSchemaSuiteTest {
     List<String> wrongAccepts = new ArrayList<>();
     List<String> rejectedValid = new ArrayList<>();
     Map<String, Tally> byFormat = run(dir, Set.of(), wrongAccepts, rejectedValid);
-    StringBuilder sb = new StringBuilder(
-        "JSON Schema Test Suite draft 2020-12 optional/format (format: groups, run, passed, rejected as unsupported, valid instances rejected)\n");
-    Tally total = new Tally();
-    for (Map.Entry<String, Tally> e : byFormat.entrySet()) {
-      Tally t = e.getValue();
-      sb.append(String.format("  %-22s %3d %3d %3d %3d %3d%n", e.getKey(), t.groups, t.run, t.passed, t.unsupported, t.wronglyRejected));
-      total.groups += t.groups;
-      total.run += t.run;
-      total.passed += t.passed;
-      total.unsupported += t.unsupported;
-      total.wronglyRejected += t.wronglyRejected;
-    }
-    sb.append(String.format("  %-22s %3d %3d %3d %3d %3d%n", "TOTAL", total.groups, total.run, total.passed, total.unsupported,
-        total.wronglyRejected));
-    sb.append("valid instances rejected:\n");
-    rejectedValid.forEach(r -> sb.append("  ").append(r).append('\n'));
-    System.out.print(sb);
+    Tally total = printTable("JSON Schema Test Suite draft 2020-12 optional/format (format: groups, run, passed, "
+        + "rejected as unsupported, valid instances rejected)", byFormat, rejectedValid);
     assertEquals(List.of(), wrongAccepts, "invalid instances accepted");
     assertTrue(total.run >= 19, "too few groups run: " + total.run);
   }
