@@ -94,6 +94,10 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   @Option(names = "--device", description = "DJL device, e.g. cpu or gpu0. Default: cpu.")
   String device;
 
+  @Option(names = "--dtype", defaultValue = "auto", description = "Weights, activations and KV cache: auto (the"
+      + " checkpoint's dtype; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
+  String dtype;
+
   @Option(names = "--json", description = "Print one JSON object: text, tokenIds, finishReason, complete, stats.")
   boolean json;
 
@@ -120,7 +124,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
     GenerationRequest request = prompt.ids != null
         ? GenerationRequest.ofIds(prompt.ids, c, params)
         : GenerationRequest.of(prompt.text, c, params);
-    LeapRuntime.Builder b = LeapRuntime.builder().setModelDir(dir).optJumpForward(!noJumpForward);
+    LeapRuntime.Builder b = LeapRuntime.builder().setModelDir(dir).optJumpForward(!noJumpForward).optDtype(dtype);
     if (device != null) {
       b.optDevice(device);
     }

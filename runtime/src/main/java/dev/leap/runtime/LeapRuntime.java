@@ -40,7 +40,7 @@ public final class LeapRuntime implements AutoCloseable {
     Device device = device(b.device);
     LlamaModel m;
     try {
-      m = LlamaModel.load(b.modelDir, device, b.kvCapacity);
+      m = LlamaModel.load(b.modelDir, device, b.kvCapacity, b.dtype);
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -156,6 +156,11 @@ public final class LeapRuntime implements AutoCloseable {
     return model.device().toString();
   }
 
+  /** The dtype the model computes in: {@code f32}, {@code f16} or {@code bf16} ({@code optDtype}). */
+  public String dtype() {
+    return model.precision().label();
+  }
+
   /** KV slots free right now (with the prefix cache off and no request running, equals {@link #kvCapacity()}). */
   public int freeKvSlots() {
     return scheduler.freeSlots();
@@ -222,6 +227,7 @@ public final class LeapRuntime implements AutoCloseable {
   public static final class Builder {
     private Path modelDir;
     private String device;
+    private String dtype = "auto";
     private int kvCapacity = 32_768;
     private int maxBatch = 64;
     private boolean jumpForward = true;
@@ -244,6 +250,19 @@ public final class LeapRuntime implements AutoCloseable {
      */
     public Builder optDevice(String device) {
       this.device = device;
+      return this;
+    }
+
+    /**
+     * The dtype of weights, activations and the KV cache: {@code auto} (default: the checkpoint's
+     * dtype; the demo model's is f16), {@code f32}, {@code f16} or {@code bf16}. RMSNorm statistics,
+     * the attention softmax, the rotary tables and the logits sampled from stay float32, as in
+     * transformers. {@code bf16} on the CPU fails {@link #build()} with a one-line
+     * {@link IllegalArgumentException} (DJL 0.35.1's PyTorch engine aborts on bfloat16 CPU tensors), and
+     * {@code auto} computes a bfloat16 checkpoint in f32 there.
+     */
+    public Builder optDtype(String dtype) {
+      this.dtype = dtype;
       return this;
     }
 

@@ -38,6 +38,7 @@ class PublicSurfaceTest {
         "dev.leap.runtime.internal.model.LlamaModel",
         "dev.leap.runtime.internal.model.LlamaModel$SequenceInput",
         "dev.leap.runtime.internal.model.ModelConfig",
+        "dev.leap.runtime.internal.model.Precision",
         "dev.leap.runtime.internal.model.Rope",
         "dev.leap.runtime.internal.model.SafeTensors"));
   }

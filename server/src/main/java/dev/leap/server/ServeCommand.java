@@ -34,6 +34,10 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--device", defaultValue = "cpu", description = "cpu, gpu or gpuN. Default: ${DEFAULT-VALUE}.")
   String device;
 
+  @Option(names = "--dtype", defaultValue = "auto", description = "Weights, activations and KV cache: auto (the"
+      + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
+  String dtype;
+
   @Option(names = "--kv-capacity", defaultValue = "32768", description = "KV cache slots (tokens). Default: ${DEFAULT-VALUE}.")
   int kvCapacity;
 
@@ -54,7 +58,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
     String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
     Path dir = DemoModel.resolve(model, err);
-    LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optKvCapacity(kvCapacity)
+    LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optDtype(dtype).optKvCapacity(kvCapacity)
         .optMaxBatch(maxBatch).build();
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
     LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000);

@@ -98,6 +98,14 @@ public final class BenchCommand implements Callable<Integer> {
   int docTokensMin;
   int docTokensMax;
 
+  @Option(names = "--dtype", defaultValue = "auto", description = "Weights, activations and KV cache: auto (the"
+      + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
+  String dtype;
+
+  @Option(names = "--compare-dtype", paramLabel = "DTYPE", description = "characters: also run batch 1 in this dtype"
+      + " (both modes, interleaved with the main runs) and report its latency and its greedy agreement with --dtype.")
+  String compareDtype;
+
   @Option(names = "--out", paramLabel = "FILE", description = "JSON results. Default: bench-results/<benchmark>.json.")
   Path out;
 
@@ -167,23 +175,38 @@ public final class BenchCommand implements Callable<Integer> {
     ModeResult tbt = new ModeResult("token-by-token");
     ModeResult jf = new ModeResult("jump-forward");
     int capacity = Math.max(32_768, Math.min(parallel, n) * (maxTokens + 64));
-    try (LeapRuntime rtTbt = runtime(dir, false, true, capacity); LeapRuntime rtJf = runtime(dir, true, true, capacity)) {
-      o.printf("characters: %d requests, model %s, device %s; warming up, then batch 1 (one request at a time)%n", n, dir,
-          rtJf.device());
+    ModeResult cmpTbt = new ModeResult("token-by-token, " + compareDtype);
+    ModeResult cmpJf = new ModeResult("jump-forward, " + compareDtype);
+    String[] labels = new String[2]; // the main dtype, the compared one (null without --compare-dtype)
+    try (LeapRuntime rtTbt = runtime(dir, false, true, capacity, dtype); LeapRuntime rtJf = runtime(dir, true, true, capacity, dtype);
+        LeapRuntime cTbt = compareDtype == null ? null : runtime(dir, false, true, 4096, compareDtype);
+        LeapRuntime cJf = compareDtype == null ? null : runtime(dir, true, true, 4096, compareDtype)) {
+      labels[0] = rtJf.dtype();
+      o.printf("characters: %d requests, model %s, device %s, dtype %s%s; warming up, then batch 1 (one request at a time)%n",
+          n, dir, rtJf.device(), labels[0], cJf == null ? "" : " (and " + cJf.dtype() + " at batch 1)");
       o.flush();
-      rtTbt.generate(reqs.get(0).prompt(), reqs.get(0).constraint(), params);
-      rtJf.generate(reqs.get(0).prompt(), reqs.get(0).constraint(), params);
+      List<LeapRuntime> rts = new ArrayList<>(List.of(rtTbt, rtJf));
+      List<ModeResult> modes = new ArrayList<>(List.of(tbt, jf));
+      if (cJf != null) {
+        labels[1] = cJf.dtype();
+        rts.addAll(List.of(cTbt, cJf));
+        modes.addAll(List.of(cmpTbt, cmpJf));
+      }
+      for (LeapRuntime rt : rts) {
+        rt.generate(reqs.get(0).prompt(), reqs.get(0).constraint(), params);
+      }
       for (int i = 0; i < n; i++) {
-        // Alternate which mode goes first, so slow drifts of the machine hit both.
-        if (i % 2 == 0) {
-          tbt.batch1.add(rtTbt.submit(reqs.get(i)).join());
-          jf.batch1.add(rtJf.submit(reqs.get(i)).join());
-        } else {
-          jf.batch1.add(rtJf.submit(reqs.get(i)).join());
-          tbt.batch1.add(rtTbt.submit(reqs.get(i)).join());
+        // Rotate which mode goes first, so slow drifts of the machine hit all of them.
+        for (int k = 0; k < rts.size(); k++) {
+          int m = (i + k) % rts.size();
+          modes.get(m).batch1.add(rts.get(m).submit(reqs.get(i)).join());
         }
       }
       o.printf("batch 1 done: latency p50 %.0f ms token-by-token, %.0f ms jump-forward%n", tbt.latencyMsP50(), jf.latencyMsP50());
+      if (cJf != null) {
+        o.printf("batch 1 in %s: latency p50 %.0f ms token-by-token, %.0f ms jump-forward%n", labels[1], cmpTbt.latencyMsP50(),
+            cmpJf.latencyMsP50());
+      }
       o.printf("throughput: %d request%s at once per mode, %d round%s%n", Math.min(parallel, n), Math.min(parallel, n) == 1 ? "" : "s",
           repeats, repeats == 1 ? "" : "s");
       o.flush();
@@ -195,6 +218,10 @@ public final class BenchCommand implements Callable<Integer> {
       Pattern p = Pattern.compile(regex);
       tbt.score(p, rtTbt.tokenizer());
       jf.score(p, rtJf.tokenizer());
+      if (cJf != null) {
+        cmpTbt.score(p, cTbt.tokenizer());
+        cmpJf.score(p, cJf.tokenizer());
+      }
     }
     Map<String, Character> facts = new HashMap<>();
     for (Character c : Character.all()) {
@@ -202,7 +229,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
     for (int i = 0; i < n; i++) {
       Character c = facts.get(names.get(i));
-      for (ModeResult m : List.of(tbt, jf)) {
+      for (ModeResult m : List.of(tbt, jf, cmpTbt, cmpJf)) {
         m.labels.add(names.get(i));
         m.truths.add(c == null ? Map.of() : c.fields());
       }
@@ -220,6 +247,37 @@ public final class BenchCommand implements Callable<Integer> {
     if (!differences.isEmpty()) {
       o.println("Greedy differences (token-by-token vs jump-forward):");
       differences.forEach(d -> o.println("  " + d));
+    }
+    if (labels[1] != null) {
+      String mainDtype = labels[0];
+      String cmpLabel = labels[1];
+      failIfErrors(cmpTbt);
+      failIfErrors(cmpJf);
+      List<String> dTbt = greedyDifferences(tbt, cmpTbt);
+      List<String> dJf = greedyDifferences(jf, cmpJf);
+      o.println();
+      o.printf("| batch 1 | %s token-by-token | %s jump-forward | %s token-by-token | %s jump-forward |%n", mainDtype, mainDtype,
+          cmpLabel, cmpLabel);
+      o.println("|---|---:|---:|---:|---:|");
+      o.printf(Locale.ROOT, "| latency p50 (ms) | %.1f | %.1f | %.1f | %.1f |%n", tbt.latencyMsP50(), jf.latencyMsP50(),
+          cmpTbt.latencyMsP50(), cmpJf.latencyMsP50());
+      o.printf(Locale.ROOT, "| forward passes per request | %.1f | %.1f | %.1f | %.1f |%n", tbt.forwardPassesPerRequest(),
+          jf.forwardPassesPerRequest(), cmpTbt.forwardPassesPerRequest(), cmpJf.forwardPassesPerRequest());
+      o.printf(Locale.ROOT, "| valid outputs (%%) | %.1f | %.1f | %.1f | %.1f |%n", 100.0 * tbt.valid / n, 100.0 * jf.valid / n,
+          100.0 * cmpTbt.valid / n, 100.0 * cmpJf.valid / n);
+      o.printf(Locale.ROOT, "| fields equal to the truth (%%) | %.1f | %.1f | %.1f | %.1f |%n", 100.0 * tbt.fieldAccuracy(),
+          100.0 * jf.fieldAccuracy(), 100.0 * cmpTbt.fieldAccuracy(), 100.0 * cmpJf.fieldAccuracy());
+      o.printf(Locale.ROOT, "| greedy output equal to %s's, same mode | | | %d of %d | %d of %d |%n", mainDtype, n - dTbt.size(), n,
+          n - dJf.size(), n);
+      dTbt.forEach(d -> o.println("  token-by-token " + mainDtype + " vs " + cmpLabel + ": " + d));
+      dJf.forEach(d -> o.println("  jump-forward " + mainDtype + " vs " + cmpLabel + ": " + d));
+      ObjectNode c = json.putObject("compareDtype");
+      c.put("dtype", cmpLabel);
+      c.put("latencyMsP50TokenByToken", cmpTbt.latencyMsP50());
+      c.put("latencyMsP50JumpForward", cmpJf.latencyMsP50());
+      c.put("agreementTokenByToken", (double) (n - dTbt.size()) / n);
+      c.put("agreementJumpForward", (double) (n - dJf.size()) / n);
+      write(outFile, json);
     }
     drawChart(chartFile, tbt, jf, Math.min(parallel, n));
     o.printf("%nwrote %s and %s%n", outFile, chartFile);
@@ -266,9 +324,13 @@ public final class BenchCommand implements Callable<Integer> {
     return s.replace("\n", "\\n");
   }
 
-  private static LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity) {
+  private LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity) {
+    return runtime(dir, jump, cache, capacity, dtype);
+  }
+
+  private static LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity, String dtype) {
     return LeapRuntime.builder().setModelDir(dir).optJumpForward(jump).optPrefixCache(cache)
-        .optKvCapacity(capacity).optMaxBatch(256).build();
+        .optKvCapacity(capacity).optMaxBatch(256).optDtype(dtype).build();
   }
 
   private static void parallelRun(LeapRuntime rt, List<GenerationRequest> wave, ModeResult into) {

@@ -32,6 +32,10 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo", description = "Default: ${DEFAULT-VALUE}.")
   String model;
 
+  @Option(names = "--dtype", defaultValue = "auto", description = "auto (the checkpoint's; the demo model's is f16),"
+      + " f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
+  String dtype;
+
   @Option(names = "--requests", defaultValue = "10", description = "Names in the comparison. Default: ${DEFAULT-VALUE}.")
   int requests;
 
@@ -42,7 +46,7 @@ public final class DemoCommand implements Callable<Integer> {
     Path dir = BenchCommand.modelDir(model, err);
     String prompt = BenchData.sglang("character_regex").get("prompt_template").asText().replace("{name}", "Hermione Granger");
     phase(err, "loading the model from " + dir + " and writing Hermione Granger's sheet");
-    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).build()) {
+    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optDtype(dtype).build()) {
       Generation g = rt.generate(prompt, Constraint.regex(BenchData.characterRegex()), SamplingParams.greedy());
       GenerationStats s = g.stats();
       out.println("Prompt: " + prompt.strip());
@@ -75,12 +79,12 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /** One held-out city article (about 3,000 tokens): the extraction by both modes beside the truth. */
-  private static void longDocument(Path dir, PrintWriter out) {
+  private void longDocument(Path dir, PrintWriter out) {
     long citySeed = City.EVAL_SEED_BASE + 100;
     City city = City.of(citySeed);
     String regex = BenchData.cityRegex();
-    try (LeapRuntime jf = LeapRuntime.builder().setModelDir(dir).build();
-        LeapRuntime tbt = LeapRuntime.builder().setModelDir(dir).optJumpForward(false).build()) {
+    try (LeapRuntime jf = LeapRuntime.builder().setModelDir(dir).optDtype(dtype).build();
+        LeapRuntime tbt = LeapRuntime.builder().setModelDir(dir).optJumpForward(false).optDtype(dtype).build()) {
       String doc = CityDocument.text(city, citySeed, 3000, jf.tokenizer());
       String prompt = CityDocument.prompt(doc, CityDocument.questions().get(0));
       out.printf("%nLong-document extraction: a held-out article about a fictional city (%d tokens), SGLang's city_regex.%n",

@@ -3,12 +3,11 @@ package dev.leap.runtime.internal.model;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 
 /**
  * The KV cache: per layer, K and V tensors of shape {@code [capacity, kvHeads, headDim]} allocated
- * once on the model's device. Slot ids (from the radix cache's allocator) index the first
+ * once on the model's device, in the model's compute dtype. Slot ids (from the radix cache's allocator) index the first
  * dimension: a token's K/V are written to its slot, and attention gathers a sequence's slots.
  */
 public final class KvPool {
@@ -17,16 +16,16 @@ public final class KvPool {
   private final int capacity;
   private final long bytesPerSlot;
 
-  KvPool(NDManager manager, int layers, int capacity, int kvHeads, int headDim) {
+  KvPool(NDManager manager, int layers, int capacity, int kvHeads, int headDim, Precision precision) {
     this.capacity = capacity;
     this.keys = new NDArray[layers];
     this.values = new NDArray[layers];
     Shape shape = new Shape(capacity, kvHeads, headDim);
     for (int l = 0; l < layers; l++) {
-      keys[l] = manager.zeros(shape, DataType.FLOAT32);
-      values[l] = manager.zeros(shape, DataType.FLOAT32);
+      keys[l] = manager.zeros(shape, precision.dataType());
+      values[l] = manager.zeros(shape, precision.dataType());
     }
-    this.bytesPerSlot = 2L * layers * kvHeads * headDim * 4;
+    this.bytesPerSlot = 2L * layers * kvHeads * headDim * precision.width();
   }
 
   /** Writes {@code k} and {@code v} ({@code [n, kvHeads, headDim]}) at {@code slots} ({@code [n]}, int64). */

@@ -28,6 +28,10 @@ import java.util.List;
  * q/k/v and gate/up weights are fused at load time; the final norm and the vocabulary projection
  * run only for the rows whose logits are asked for.
  *
+ * <p>Dtype ({@link Precision}): weights, activations and the KV pool in the compute dtype (the
+ * checkpoint's by default: the demo model computes in float16); RMSNorm statistics, attention
+ * scores, mask and softmax, and the returned logits in float32, as transformers keeps them.
+ *
  * <p>Memory: weights and the pool live in the model's manager; everything a forward pass makes is
  * attached to the manager the caller passes (close it after reading the logits). Not thread-safe:
  * one thread runs forward passes.
@@ -71,6 +75,10 @@ public final class LlamaModel implements AutoCloseable {
   private final Layer[] layers;
   private final NDArray ropeCos;
   private final NDArray ropeSin;
+  private final Precision precision;
+  private final DataType dtype;
+  /** The computation is not in float32: norms and softmax cast to float32 and back. */
+  private final boolean narrow;
 
   private static final class Layer {
     NDArray inputNorm;
@@ -85,10 +93,14 @@ public final class LlamaModel implements AutoCloseable {
     NDArray downT;
   }
 
-  private LlamaModel(ModelConfig config, Device device, NDManager manager, SafeTensors st, int kvCapacity) {
+  private LlamaModel(ModelConfig config, Device device, NDManager manager, SafeTensors st, int kvCapacity,
+      Precision precision) {
     this.config = config;
     this.device = device;
     this.manager = manager;
+    this.precision = precision;
+    this.dtype = precision.dataType();
+    this.narrow = precision != Precision.F32;
     int h = config.hiddenSize();
     int hd = config.headDim();
     this.embed = tensor(st, "model.embed_tokens.weight", config.vocabSize(), h);
@@ -132,9 +144,10 @@ public final class LlamaModel implements AutoCloseable {
       layers[i] = l;
     }
     float[][] rope = Rope.table(config, config.maxPositionEmbeddings());
-    this.ropeCos = manager.create(rope[0], new Shape(config.maxPositionEmbeddings(), hd));
-    this.ropeSin = manager.create(rope[1], new Shape(config.maxPositionEmbeddings(), hd));
-    this.pool = new KvPool(manager, config.numLayers(), kvCapacity, config.numKvHeads(), hd);
+    // Computed in float32 and cast once, as transformers casts cos/sin to the activations' dtype.
+    this.ropeCos = cast(manager.create(rope[0], new Shape(config.maxPositionEmbeddings(), hd)));
+    this.ropeSin = cast(manager.create(rope[1], new Shape(config.maxPositionEmbeddings(), hd)));
+    this.pool = new KvPool(manager, config.numLayers(), kvCapacity, config.numKvHeads(), hd, precision);
   }
 
   /**
@@ -142,18 +155,30 @@ public final class LlamaModel implements AutoCloseable {
    * slots.
    */
   public static LlamaModel load(Path dir, Device device, int kvCapacity) {
+    return load(dir, device, kvCapacity, "auto");
+  }
+
+  /**
+   * Loads a Hugging Face model directory onto {@code device} computing in {@code dtype} ({@code auto}
+   * = the checkpoint's, see {@link Precision#resolve}).
+   */
+  public static LlamaModel load(Path dir, Device device, int kvCapacity, String dtype) {
     if (kvCapacity < 1) {
       throw new IllegalArgumentException("KV capacity must be >= 1 slot, got " + kvCapacity);
     }
     ModelConfig config = ModelConfig.load(dir);
-    NDManager manager = NDManager.newBaseManager(device);
     try (SafeTensors st = SafeTensors.open(dir)) {
-      return new LlamaModel(config, device, manager, st, kvCapacity);
-    } catch (RuntimeException e) {
-      manager.close();
-      throw e;
+      Precision precision = Precision.resolve(dtype, st.mainDtype(), device);
+      NDManager manager = NDManager.newBaseManager(device);
+      try {
+        return new LlamaModel(config, device, manager, st, kvCapacity, precision);
+      } catch (RuntimeException e) {
+        manager.close();
+        throw e;
+      }
     }
   }
+
 
   private NDArray tensor(SafeTensors st, String name, long... shape) {
     long[] actual = st.shape(name);
@@ -161,8 +186,21 @@ public final class LlamaModel implements AutoCloseable {
       throw new IllegalArgumentException("tensor " + name + " has shape " + Arrays.toString(actual)
           + ", the config implies " + Arrays.toString(shape));
     }
+    if (precision == Precision.F16 && st.dtype(name).equals("F16")) {
+      return manager.create(st.halves(name), new Shape(shape), DataType.FLOAT16); // as stored, no copy through float
+    }
     FloatBuffer data = st.floats(name);
-    return manager.create(data, new Shape(shape), DataType.FLOAT32);
+    return cast(manager.create(data, new Shape(shape), DataType.FLOAT32));
+  }
+
+  /** {@code a} (float32) in the compute dtype; {@code a} itself when that is float32. */
+  private NDArray cast(NDArray a) {
+    if (!narrow) {
+      return a;
+    }
+    NDArray c = a.toType(dtype, false);
+    a.close();
+    return c;
   }
 
   /** Concatenates [out_i, in] weights along out, transposed to [in, sum out]. */
@@ -178,6 +216,11 @@ public final class LlamaModel implements AutoCloseable {
     return device;
   }
 
+  /** The compute dtype of weights, activations and the KV pool. */
+  public Precision precision() {
+    return precision;
+  }
+
   public KvPool pool() {
     return pool;
   }
@@ -189,7 +232,8 @@ public final class LlamaModel implements AutoCloseable {
 
   /**
    * Runs the new tokens of every sequence through the model, writes their K/V into the pool at
-   * their new slots, and returns the logits {@code [rows, vocab]} (float32, on the device, attached
+   * their new slots, and returns the logits {@code [rows, vocab]} (float32 whatever the compute
+   * dtype, on the device, attached
    * to {@code step}) for the last new token of each sequence, or for all its new tokens when
    * {@code allLogits}, in batch order.
    */
@@ -260,7 +304,8 @@ public final class LlamaModel implements AutoCloseable {
       }
       sel = x.get(new NDIndex("{}", step.create(pick)));
     }
-    return rmsNorm(sel, finalNorm).matMul(lmHeadT);
+    NDArray logits = rmsNorm(sel, finalNorm).matMul(lmHeadT);
+    return narrow ? logits.toType(DataType.FLOAT32, false) : logits;
   }
 
   /** One decoder layer on the flattened new tokens {@code x} [n, hidden]; its temporaries go to {@code scope}. */
@@ -307,7 +352,7 @@ public final class LlamaModel implements AutoCloseable {
     int g = config.groups();
     float scale = (float) (1.0 / Math.sqrt(hd));
     NDArray qFlat = q.reshape(n, heads * hd);
-    NDArray qExt = qFlat.concat(step.zeros(new Shape(1, heads * hd)), 0);
+    NDArray qExt = qFlat.concat(step.zeros(new Shape(1, heads * hd), dtype), 0);
     List<NDArray> outs = new ArrayList<>(plan.groups().size());
     for (AttentionGroup grp : plan.groups()) {
       int bs = grp.sequences();
@@ -319,8 +364,15 @@ public final class LlamaModel implements AutoCloseable {
           .reshape(bs, c, kv, hd).transpose(0, 2, 3, 1);
       NDArray vAll = own(step, pool.values(layer).get(new NDIndex("{}", grp.contextSlots())))
           .reshape(bs, c, kv, hd).transpose(0, 2, 1, 3);
-      NDArray scores = qg.matMul(kAll).mul(scale).reshape(bs, kv, g, t, c).add(grp.mask());
+      NDArray raw = qg.matMul(kAll);
+      if (narrow) {
+        raw = raw.toType(DataType.FLOAT32, false); // scale, mask and softmax in float32, as transformers does
+      }
+      NDArray scores = raw.mul(scale).reshape(bs, kv, g, t, c).add(grp.mask());
       NDArray probs = scores.softmax(-1).reshape(bs, kv, g * t, c);
+      if (narrow) {
+        probs = probs.toType(dtype, false);
+      }
       NDArray out = probs.matMul(vAll).reshape(bs, kv, g, t, hd).transpose(0, 3, 1, 2, 4).reshape(bs * t, heads * hd);
       outs.add(grp.isDense() ? out : out.get(new NDIndex("{}", grp.validRows())));
     }
@@ -328,9 +380,12 @@ public final class LlamaModel implements AutoCloseable {
     return plan.order() == null ? all : all.get(new NDIndex("{}", plan.order()));
   }
 
+  /** RMSNorm with its statistics in float32 (transformers' LlamaRMSNorm), the weight applied in the compute dtype. */
   private NDArray rmsNorm(NDArray x, NDArray weight) {
-    NDArray var = x.square().mean(new int[] {-1}, true);
-    return x.mul(var.add((float) config.rmsNormEps()).pow(-0.5f)).mul(weight);
+    NDArray xf = narrow ? x.toType(DataType.FLOAT32, false) : x;
+    NDArray var = xf.square().mean(new int[] {-1}, true);
+    NDArray normed = xf.mul(var.add((float) config.rmsNormEps()).pow(-0.5f));
+    return (narrow ? normed.toType(dtype, false) : normed).mul(weight);
   }
 
   private static NDArray rope(NDArray x, NDArray cos, NDArray sin) {

@@ -23,7 +23,8 @@ import java.util.Map;
  * {@code shape}, {@code data_offsets} relative to the data block), then the data. The header is read
  * with Jackson; each tensor's bytes are mapped with {@link FileChannel#map} on demand, so shards
  * larger than 2 GiB work and nothing is copied into one heap array. F32 is read as is; F16 and BF16
- * are widened to float32 on the host.
+ * are widened to float32 on the host ({@link #floats}), or F16 handed over as stored ({@link #halves})
+ * when the model computes in F16.
  */
 public final class SafeTensors implements AutoCloseable {
 
@@ -131,8 +132,30 @@ public final class SafeTensors implements AutoCloseable {
     return e;
   }
 
-  /** The tensor as float32 values in a direct little-endian buffer (row-major). */
-  public FloatBuffer floats(String name) {
+  /** The tensor's stored dtype as safetensors names it ({@code F32}, {@code F16}, {@code BF16}, ...). */
+  public String dtype(String name) {
+    return entry(name).dtype();
+  }
+
+  /** The dtype most tensors are stored in (by bytes), the checkpoint's dtype for {@code --dtype auto}. */
+  public String mainDtype() {
+    Map<String, Long> bytes = new HashMap<>();
+    for (Entry e : entries.values()) {
+      bytes.merge(e.dtype(), e.end() - e.begin(), Long::sum);
+    }
+    String best = "F32";
+    long most = -1;
+    for (Map.Entry<String, Long> b : bytes.entrySet()) {
+      if (b.getValue() > most) {
+        most = b.getValue();
+        best = b.getKey();
+      }
+    }
+    return best;
+  }
+
+  /** The tensor's stored bytes, checked against its dtype and shape, mapped read-only (little-endian). */
+  private ByteBuffer mapped(String name) {
     Entry e = entry(name);
     long count = 1;
     for (long d : e.shape()) {
@@ -148,13 +171,41 @@ public final class SafeTensors implements AutoCloseable {
       throw new IllegalArgumentException(e.file() + ": tensor " + name + " has " + (e.end() - e.begin())
           + " bytes, expected " + count * width + " for shape " + java.util.Arrays.toString(e.shape()));
     }
-    ByteBuffer mapped;
     try {
-      mapped = channels.get(e.file()).map(FileChannel.MapMode.READ_ONLY, e.begin(), e.end() - e.begin())
+      return channels.get(e.file()).map(FileChannel.MapMode.READ_ONLY, e.begin(), e.end() - e.begin())
           .order(ByteOrder.LITTLE_ENDIAN);
     } catch (IOException ex) {
       throw new IllegalArgumentException("cannot map tensor " + name + " of " + e.file() + ": " + ex.getMessage());
     }
+  }
+
+  /**
+   * The tensor's stored bytes copied into a direct buffer in native order (as stored: no widening),
+   * for a tensor created in its own dtype. Only for F16 (the one 2-byte type DJL creates from a
+   * buffer on every device; see {@link Precision} on bfloat16).
+   */
+  public ByteBuffer halves(String name) {
+    if (!dtype(name).equals("F16")) {
+      throw new IllegalStateException("tensor " + name + " is " + dtype(name) + ", not F16");
+    }
+    ByteBuffer src = mapped(name);
+    ByteBuffer out = ByteBuffer.allocateDirect(src.remaining()).order(ByteOrder.nativeOrder());
+    if (ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN) {
+      out.put(src);
+    } else {
+      while (src.hasRemaining()) {
+        out.putShort(src.getShort());
+      }
+    }
+    out.flip();
+    return out;
+  }
+
+  /** The tensor as float32 values in a direct little-endian buffer (row-major). */
+  public FloatBuffer floats(String name) {
+    Entry e = entry(name);
+    ByteBuffer mapped = mapped(name);
+    long count = mapped.remaining() / (e.dtype().equals("F32") ? 4 : 2);
     FloatBuffer out = ByteBuffer.allocateDirect((int) (count * 4)).order(ByteOrder.nativeOrder()).asFloatBuffer();
     switch (e.dtype()) {
       case "F32" -> out.put(mapped.asFloatBuffer());

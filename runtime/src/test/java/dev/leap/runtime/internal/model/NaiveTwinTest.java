@@ -44,7 +44,7 @@ class NaiveTwinTest {
       for (int i = 0; i < len; i++) {
         slots[i] = len - 1 - i; // reversed slots: order must not matter
       }
-      try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 64); NDManager step = m.manager().newSubManager()) {
+      try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 64, "f32"); NDManager step = m.manager().newSubManager()) {
         float[] got = m.forward(step, List.of(new LlamaModel.SequenceInput(tokens, 0, new int[0], slots, true))).toFloatArray();
         double worst = 0;
         for (int t = 0; t < len; t++) {
