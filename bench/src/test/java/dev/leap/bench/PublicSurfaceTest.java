@@ -21,6 +21,7 @@ class PublicSurfaceTest {
         "dev.leap.bench.grammar.GrammarMaskSteps",
         "dev.leap.bench.jsonschema.SchemaCoverage",
         "dev.leap.bench.model.PrefillGapBench",
+        "dev.leap.bench.model.ProfileCommand",
         "dev.leap.bench.model.StepBench",
         "dev.leap.bench.model.StopMatcherBench",
         "dev.leap.bench.radix.RadixCacheBench",

@@ -2,6 +2,7 @@ package dev.leap.runtime.internal.model;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,14 +20,21 @@ import java.util.List;
  * @param rows {@code [B*T]} row of each padded (sequence, new token) in the flattened batch, or the
  *     zero row {@code n} for padding
  * @param contextSlots {@code [B*C]} KV slot of each (sequence, position), padding reads slot 0
- * @param mask {@code [B, 1, 1, T, C]} additive mask: 0 where a new token may attend, -inf elsewhere
+ * @param mask {@code [B, 1, 1, T, C]} additive mask: 0 where a new token may attend, -inf elsewhere;
+ *     null when it would be all zeros (one new token per sequence, equal contexts), so none is added
  * @param validRows indices of the non-padding rows of {@code [B*T]}, or null when there is no padding
+ * @param rowIndex, contextIndex, validIndex the three index arrays as {@link NDIndex}es, built once per
+ *     forward pass and used by every layer (validIndex null with validRows)
  */
 record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, NDArray contextSlots, NDArray mask,
-    NDArray validRows) {
+    NDArray validRows, NDIndex rowIndex, NDIndex contextIndex, NDIndex validIndex) {
 
-  /** The groups, and the permutation from group order back to batch order (null if none is needed). */
-  record Plan(List<AttentionGroup> groups, NDArray order) {}
+  /**
+   * The groups, and the permutation from group order back to batch order (null if none is needed);
+   * {@code inOrder}: a single dense group whose rows are the batch's rows in order, so attention reads
+   * q as it is (every all-decode batch, a lone prefill).
+   */
+  record Plan(List<AttentionGroup> groups, NDArray order, boolean inOrder) {}
 
   boolean isDense() {
     return validRows == null;
@@ -68,7 +76,8 @@ record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, N
         }
       }
     }
-    return new Plan(groups, identity ? null : step.create(order));
+    boolean inOrder = identity && groups.size() == 1 && groups.get(0).isDense();
+    return new Plan(groups, identity ? null : step.create(order), inOrder);
   }
 
   private static AttentionGroup build(List<LlamaModel.SequenceInput> batch, int[] offset, int n, List<Integer> members,
@@ -87,6 +96,7 @@ record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, N
     java.util.Arrays.fill(mask, Float.NEGATIVE_INFINITY);
     List<Long> valid = new ArrayList<>();
     boolean dense = true;
+    boolean masked = false;
     for (int j = 0; j < bs; j++) {
       LlamaModel.SequenceInput s = batch.get(members.get(j));
       int len = s.tokens().length;
@@ -106,10 +116,12 @@ record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, N
           for (int p = 0; p < visible; p++) {
             mask[base + p] = 0;
           }
+          masked |= visible < c;
         } else {
           rows[j * t + r] = n;
           mask[base] = 0; // padding attends to something, to keep softmax finite; its output is dropped
           dense = false;
+          masked = true;
         }
       }
     }
@@ -121,7 +133,9 @@ record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, N
       }
       validRows = step.create(v);
     }
-    return new AttentionGroup(bs, t, c, step.create(rows), step.create(ctx),
-        step.create(mask, new Shape(bs, 1, 1, t, c)), validRows);
+    NDArray rowArr = step.create(rows);
+    NDArray ctxArr = step.create(ctx);
+    return new AttentionGroup(bs, t, c, rowArr, ctxArr, masked ? step.create(mask, new Shape(bs, 1, 1, t, c)) : null,
+        validRows, new NDIndex("{}", rowArr), new NDIndex("{}", ctxArr), validRows == null ? null : new NDIndex("{}", validRows));
   }
 }

@@ -28,9 +28,8 @@ public final class KvPool {
     this.bytesPerSlot = 2L * layers * kvHeads * headDim * precision.width();
   }
 
-  /** Writes {@code k} and {@code v} ({@code [n, kvHeads, headDim]}) at {@code slots} ({@code [n]}, int64). */
-  void write(int layer, NDArray slots, NDArray k, NDArray v) {
-    NDIndex at = new NDIndex("{}", slots);
+  /** Writes {@code k} and {@code v} ({@code [n, kvHeads, headDim]}) at {@code at}, an index over int64 slots {@code [n]}. */
+  void write(int layer, NDIndex at, NDArray k, NDArray v) {
     keys[layer].set(at, k);
     values[layer].set(at, v);
   }

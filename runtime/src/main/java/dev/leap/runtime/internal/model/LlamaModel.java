@@ -79,6 +79,22 @@ public final class LlamaModel implements AutoCloseable {
   private final DataType dtype;
   /** The computation is not in float32: norms and softmax cast to float32 and back. */
   private final boolean narrow;
+  /**
+   * Narrow weights on the CPU: a product with at least {@link #WIDE_ROWS} rows runs in float32 (see
+   * {@link #linear}).
+   */
+  private final boolean widenWideProducts;
+  /** {@code [headDim, headDim]}: {@code x.matMul(rotateHalf)} is {@code [-x2, x1]}, RoPE's rotate-half in one op. */
+  private final NDArray rotateHalf;
+
+  /**
+   * Rows from which a narrow product on the CPU is computed in float32: PyTorch has no fast float16
+   * GEMM on CPUs without native float16 arithmetic (this project's AVX-512 EPYC: [64 x 256] x
+   * [256 x 1536] takes 2.4 ms in float16, 0.55 ms cast to float32 and back), while its float16 GEMV is
+   * the fastest way through a large weight (the vocabulary projection: 1.4 ms against 5 ms). Measured
+   * crossover: about 8 rows.
+   */
+  static final int WIDE_ROWS = 8;
 
   private static final class Layer {
     NDArray inputNorm;
@@ -101,6 +117,7 @@ public final class LlamaModel implements AutoCloseable {
     this.precision = precision;
     this.dtype = precision.dataType();
     this.narrow = precision != Precision.F32;
+    this.widenWideProducts = narrow && !device.isGpu();
     int h = config.hiddenSize();
     int hd = config.headDim();
     this.embed = tensor(st, "model.embed_tokens.weight", config.vocabSize(), h);
@@ -147,6 +164,12 @@ public final class LlamaModel implements AutoCloseable {
     // Computed in float32 and cast once, as transformers casts cos/sin to the activations' dtype.
     this.ropeCos = cast(manager.create(rope[0], new Shape(config.maxPositionEmbeddings(), hd)));
     this.ropeSin = cast(manager.create(rope[1], new Shape(config.maxPositionEmbeddings(), hd)));
+    float[] rot = new float[hd * hd];
+    for (int i = 0; i < hd / 2; i++) {
+      rot[(i + hd / 2) * hd + i] = -1; // out[i] = -x[i + half]
+      rot[i * hd + i + hd / 2] = 1; // out[i + half] = x[i]
+    }
+    this.rotateHalf = cast(manager.create(rot, new Shape(hd, hd)));
     this.pool = new KvPool(manager, config.numLayers(), kvCapacity, config.numKvHeads(), hd, precision);
   }
 
@@ -274,12 +297,13 @@ public final class LlamaModel implements AutoCloseable {
     NDArray cos = own(step, ropeCos.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
     NDArray sin = own(step, ropeSin.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
     AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
+    NDIndex slotIndex = new NDIndex("{}", slotArr); // built once, used by every layer
     for (int li = 0; li < layers.length; li++) {
       // Each layer's temporaries (attention scores above all: [heads, new, context] floats) live in
       // their own scope, closed when the layer is done: a pass holds one layer's, not every layer's.
       try (NDManager layerScope = step.newSubManager()) {
         x.attach(layerScope); // the layer's input goes with its scope; ops on it allocate there
-        x = layer(layerScope, li, x, cos, sin, slotArr, groups, n);
+        x = layer(layerScope, li, x, cos, sin, slotIndex, groups, n);
         x.attach(step);
       }
     }
@@ -304,77 +328,120 @@ public final class LlamaModel implements AutoCloseable {
       }
       sel = x.get(new NDIndex("{}", step.create(pick)));
     }
-    NDArray logits = rmsNorm(sel, finalNorm).matMul(lmHeadT);
+    NDArray logits = linear(rmsNorm(sel, finalNorm), lmHeadT, rows);
     return narrow ? logits.toType(DataType.FLOAT32, false) : logits;
   }
 
-  /** One decoder layer on the flattened new tokens {@code x} [n, hidden]; its temporaries go to {@code scope}. */
-  private NDArray layer(NDManager scope, int li, NDArray x, NDArray cos, NDArray sin, NDArray slotArr,
+  /**
+   * One decoder layer on the flattened new tokens {@code x} [n, hidden]; its temporaries go to
+   * {@code scope}. Ops per layer are kept few (each DJL op costs microseconds of host time, which at
+   * batch 1 is most of a small model's step): q/k/v and gate/up come out of one product each and are
+   * split as views, RoPE runs on q and k together with rotate-half as one product, and the pool write
+   * reuses one index for every layer.
+   */
+  private NDArray layer(NDManager scope, int li, NDArray x, NDArray cos, NDArray sin, NDIndex slotIndex,
       AttentionGroup.Plan groups, int n) {
     int hd = config.headDim();
     int heads = config.numHeads();
     int kv = config.numKvHeads();
     Layer l = layers[li];
     NDArray hN = rmsNorm(x, l.inputNorm);
-    NDArray qkv = hN.matMul(l.qkvT);
+    NDArray qkv = linear(hN, l.qkvT, n);
     if (l.qkvBias != null) {
       qkv = qkv.add(l.qkvBias);
     }
-    NDArray q = qkv.get(new NDIndex(":, 0:" + heads * hd)).reshape(n, heads, hd);
-    NDArray k = qkv.get(new NDIndex(":, " + heads * hd + ":" + (heads + kv) * hd)).reshape(n, kv, hd);
-    NDArray v = qkv.get(new NDIndex(":, " + (heads + kv) * hd + ":")).reshape(n, kv, hd);
+    NDList qkAndV = qkv.split(new long[] {(long) (heads + kv) * hd}, 1);
+    NDArray qk = qkAndV.get(0).reshape(n, heads + kv, hd);
+    NDArray v = qkAndV.get(1).reshape(n, kv, hd);
     if (l.qNorm != null) {
-      q = rmsNorm(q, l.qNorm);
-      k = rmsNorm(k, l.kNorm);
+      NDList parts = qk.split(new long[] {heads}, 1);
+      qk = rmsNorm(parts.get(0), l.qNorm).concat(rmsNorm(parts.get(1), l.kNorm), 1);
     }
-    q = rope(q, cos, sin);
-    k = rope(k, cos, sin);
-    pool.write(li, slotArr, k, v);
+    qk = qk.mul(cos).add(qk.matMul(rotateHalf).mul(sin)); // x cos + rotate_half(x) sin
+    NDList qAndK = qk.split(new long[] {heads}, 1);
+    NDArray q = qAndK.get(0);
+    pool.write(li, slotIndex, qAndK.get(1), v);
     NDArray attn = attention(scope, li, q, groups, n);
-    NDArray o = attn.matMul(l.oT);
+    NDArray o = linear(attn, l.oT, n);
     if (l.oBias != null) {
       o = o.add(l.oBias);
     }
     x = x.add(o);
     NDArray h2 = rmsNorm(x, l.postNorm);
-    NDArray gu = h2.matMul(l.gateUpT);
-    int inter = config.intermediateSize();
-    NDArray gate = gu.get(new NDIndex(":, 0:" + inter));
-    NDArray up = gu.get(new NDIndex(":, " + inter + ":"));
-    NDArray act = gate.mul(Activation.sigmoid(gate)).mul(up);
-    return x.add(act.matMul(l.downT));
+    NDList gu = linear(h2, l.gateUpT, n).split(2, 1);
+    NDArray gate = gu.get(0);
+    NDArray act = gate.mul(Activation.sigmoid(gate)).mul(gu.get(1));
+    return x.add(linear(act, l.downT, n));
   }
 
+  /**
+   * {@code x.matMul(w)} for {@code rows} rows of {@code x}; with narrow weights on the CPU and at
+   * least {@link #WIDE_ROWS} rows, computed in float32 (both operands cast, the result cast back).
+   */
+  private NDArray linear(NDArray x, NDArray w, int rows) {
+    if (widenWideProducts && rows >= WIDE_ROWS) {
+      return x.toType(DataType.FLOAT32, false).matMul(w.toType(DataType.FLOAT32, false)).toType(dtype, false);
+    }
+    return x.matMul(w);
+  }
+
+  /**
+   * Attention for every group of the plan. A single dense group in batch order (every all-decode
+   * batch, a lone prefill) reads q as it is; others gather their rows (padding reads a zero row). A
+   * group whose mask is all zeros (equal context lengths, one token each) adds none. A one-token
+   * group skips the transposes that order (sequence, new token) pairs. Extensions with narrow
+   * weights on the CPU attend in float32 (see {@link #WIDE_ROWS}).
+   */
   private NDArray attention(NDManager step, int layer, NDArray q, AttentionGroup.Plan plan, int n) {
     int hd = config.headDim();
     int heads = config.numHeads();
     int kv = config.numKvHeads();
     int g = config.groups();
     float scale = (float) (1.0 / Math.sqrt(hd));
-    NDArray qFlat = q.reshape(n, heads * hd);
-    NDArray qExt = qFlat.concat(step.zeros(new Shape(1, heads * hd), dtype), 0);
+    NDArray qExt = null;
     List<NDArray> outs = new ArrayList<>(plan.groups().size());
     for (AttentionGroup grp : plan.groups()) {
       int bs = grp.sequences();
       int t = grp.maxNew();
       int c = grp.maxContext();
-      NDArray qg = qExt.get(new NDIndex("{}", grp.rows()))
-          .reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
-      NDArray kAll = own(step, pool.keys(layer).get(new NDIndex("{}", grp.contextSlots())))
-          .reshape(bs, c, kv, hd).transpose(0, 2, 3, 1);
-      NDArray vAll = own(step, pool.values(layer).get(new NDIndex("{}", grp.contextSlots())))
-          .reshape(bs, c, kv, hd).transpose(0, 2, 1, 3);
+      NDArray qRows;
+      if (plan.inOrder()) {
+        qRows = q;
+      } else {
+        if (qExt == null) {
+          qExt = q.reshape(n, heads * hd).concat(step.zeros(new Shape(1, heads * hd), q.getDataType()), 0);
+        }
+        qRows = qExt.get(grp.rowIndex());
+      }
+      NDArray qg = t == 1 ? qRows.reshape(bs, kv, g, hd)
+          : qRows.reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
+      NDArray kAll = own(step, pool.keys(layer).get(grp.contextIndex())).reshape(bs, c, kv, hd).transpose(0, 2, 3, 1);
+      NDArray vAll = own(step, pool.values(layer).get(grp.contextIndex())).reshape(bs, c, kv, hd).transpose(0, 2, 1, 3);
+      boolean wide = widenWideProducts && t > 1;
+      if (wide) {
+        qg = qg.toType(DataType.FLOAT32, false);
+        kAll = kAll.toType(DataType.FLOAT32, false);
+        vAll = vAll.toType(DataType.FLOAT32, false);
+      }
       NDArray raw = qg.matMul(kAll);
-      if (narrow) {
+      if (narrow && !wide) {
         raw = raw.toType(DataType.FLOAT32, false); // scale, mask and softmax in float32, as transformers does
       }
-      NDArray scores = raw.mul(scale).reshape(bs, kv, g, t, c).add(grp.mask());
-      NDArray probs = scores.softmax(-1).reshape(bs, kv, g * t, c);
-      if (narrow) {
+      NDArray scores = raw.mul(scale);
+      if (grp.mask() != null) {
+        scores = scores.reshape(bs, kv, g, t, c).add(grp.mask());
+      }
+      NDArray probs = scores.softmax(-1);
+      if (narrow && !wide) {
         probs = probs.toType(dtype, false);
       }
-      NDArray out = probs.matMul(vAll).reshape(bs, kv, g, t, hd).transpose(0, 3, 1, 2, 4).reshape(bs * t, heads * hd);
-      outs.add(grp.isDense() ? out : out.get(new NDIndex("{}", grp.validRows())));
+      NDArray out = probs.reshape(bs, kv, g * t, c).matMul(vAll);
+      out = t == 1 ? out.reshape(bs, heads * hd)
+          : out.reshape(bs, kv, g, t, hd).transpose(0, 3, 1, 2, 4).reshape(bs * t, heads * hd);
+      if (wide) {
+        out = out.toType(dtype, false);
+      }
+      outs.add(grp.isDense() ? out : out.get(grp.validIndex()));
     }
     NDArray all = outs.size() == 1 ? outs.get(0) : NDArrays.concat(new NDList(outs), 0);
     return plan.order() == null ? all : all.get(new NDIndex("{}", plan.order()));
@@ -386,14 +453,6 @@ public final class LlamaModel implements AutoCloseable {
     NDArray var = xf.square().mean(new int[] {-1}, true);
     NDArray normed = xf.mul(var.add((float) config.rmsNormEps()).pow(-0.5f));
     return (narrow ? normed.toType(dtype, false) : normed).mul(weight);
-  }
-
-  private static NDArray rope(NDArray x, NDArray cos, NDArray sin) {
-    long half = x.getShape().get(2) / 2;
-    NDArray x1 = x.get(new NDIndex(":, :, 0:" + half));
-    NDArray x2 = x.get(new NDIndex(":, :, " + half + ":"));
-    NDArray rotated = x2.neg().concat(x1, 2);
-    return x.mul(cos).add(rotated.mul(sin));
   }
 
   private static NDArray own(NDManager step, NDArray a) {

@@ -1,0 +1,256 @@
+package dev.leap.bench.model;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.pytorch.jni.JniUtils;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.bench.BenchData;
+import dev.leap.fsm.CompressedFsm;
+import dev.leap.fsm.TokenIndex;
+import dev.leap.retokenize.Tokenizer;
+import dev.leap.runtime.DemoModel;
+import dev.leap.runtime.internal.model.LlamaModel;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code leap bench profile}: where the time of one forward pass goes, op kind by op kind, for a
+ * batch-1 decode step (with the character regex's mask applied and the greedy token copied back, as
+ * the scheduler does it) and for a prefill.
+ *
+ * <p>How: PyTorch's own profiler (DJL's {@code JniUtils.startProfile}/{@code stopProfile}, a Chrome
+ * trace) records every native op; ops nested in another op on the same thread (aten::mm inside
+ * aten::matmul) are folded into their outermost one, so each row is one call Leap's Java code made
+ * through DJL. On the CPU every PyTorch op runs to completion before the call returns, so the
+ * recorded durations are the device's time (on a GPU they would be launch times; this command says
+ * so and is meant for the CPU). "host between ops" is the profiled wall time minus the ops' time:
+ * Java, JNI crossings and array bookkeeping. Step times are also measured without the profiler.
+ *
+ * <pre>
+ * ./leap bench profile [--model DIR|demo] [--dtype auto|f32|f16] [--context 200] [--steps 40] [--prefill 512]
+ * </pre>
+ */
+@Command(name = "profile", mixinStandardHelpOptions = true,
+    description = "Per-op profile of a batch-1 decode step and of a prefill (PyTorch's profiler; CPU).")
+public final class ProfileCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo", description = "Default: ${DEFAULT-VALUE}.")
+  String model;
+
+  @Option(names = "--dtype", defaultValue = "auto", description = "auto, f32, f16 (bf16: GPU only). Default: ${DEFAULT-VALUE}.")
+  String dtype;
+
+  @Option(names = "--context", defaultValue = "200", description = "Tokens already in the KV cache at the decode steps. Default: ${DEFAULT-VALUE}.")
+  int context;
+
+  @Option(names = "--steps", defaultValue = "40", description = "Decode steps profiled (and timed). Default: ${DEFAULT-VALUE}.")
+  int steps;
+
+  @Option(names = "--prefill", defaultValue = "512", description = "Prompt tokens of the profiled prefill. Default: ${DEFAULT-VALUE}.")
+  int prefill;
+
+  @Option(names = "--out", defaultValue = "bench-results/profile.json", description = "JSON results. Default: ${DEFAULT-VALUE}.")
+  Path out;
+
+  /** One op kind's total over a profiled run. */
+  record OpRow(String name, long calls, double micros) {}
+
+  @Override
+  public Integer call() throws IOException {
+    if (context < 1 || steps < 1 || prefill < 1) {
+      throw new IllegalArgumentException("--context, --steps and --prefill must be at least 1");
+    }
+    PrintWriter o = spec.commandLine().getOut();
+    Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
+    Path trace = Files.createTempFile("leap-profile", ".json");
+    Map<String, Object> json = new java.util.LinkedHashMap<>();
+    try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), context + steps + prefill + 64, dtype)) {
+      int v = m.config().vocabSize();
+      int layers = m.config().numLayers();
+      Tokenizer tok = Tokenizer.loadFromModelDir(dir);
+      CompressedFsm fsm = CompressedFsm.compile(BenchData.characterRegex());
+      TokenIndex index = TokenIndex.of(fsm.dfa(), tok).buildAll();
+      int state = fsm.dfa().walk(0, "{\n    \"name\": \"".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      boolean[] disallowed = new boolean[v];
+      Arrays.fill(disallowed, true);
+      long[] words = index.allowed(state);
+      for (int w = 0; w < words.length; w++) {
+        for (long bits = words[w]; bits != 0; bits &= bits - 1) {
+          disallowed[(w << 6) + Long.numberOfTrailingZeros(bits)] = false;
+        }
+      }
+      SplittableRandom rnd = new SplittableRandom(24);
+      int[] slots = new int[context + steps * 3 + prefill + 8];
+      for (int i = 0; i < slots.length; i++) {
+        slots[i] = i;
+      }
+      try (NDManager s = m.manager().newSubManager()) {
+        m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(context, 0, v).toArray(), 0, new int[0],
+            Arrays.copyOf(slots, context), false)));
+      }
+      try (NDManager maskScope = m.manager().newSubManager()) {
+        NDArray mask = maskScope.create(disallowed);
+        int[] pos = {context};
+        Runnable decode = () -> {
+          int p = pos[0]++;
+          try (NDManager s = m.manager().newSubManager()) {
+            NDArray logits = m.forward(s, List.of(new LlamaModel.SequenceInput(new int[] {rnd.nextInt(v)}, p, slots,
+                new int[] {slots[p]}, false)));
+            // As the sampler does it for one constrained greedy row: fill -inf in place, argmax, one id back.
+            logits.set(mask.expandDims(0), Float.NEGATIVE_INFINITY);
+            logits.argMax(1).toLongArray();
+          }
+        };
+        for (int i = 0; i < 5; i++) {
+          decode.run();
+        }
+        pos[0] = context; // the warm-up's K/V are overwritten: every timed step sees the same context lengths
+        double plainMs = timeMs(decode, steps);
+        pos[0] = context;
+        JniUtils.startProfile(false, false, false);
+        double profiledMs = timeMs(decode, steps);
+        JniUtils.stopProfile(trace.toString());
+        List<OpRow> rows = ops(trace);
+        o.printf("Decode step, batch 1, context %d, %s (%s), %d steps: %.3f ms per step without the profiler, %.3f ms with it%n%n",
+            context, dir.getFileName(), m.precision().label(), steps, plainMs, profiledMs);
+        o.println(table(rows, steps, profiledMs, layers));
+        json.put("decode", section(rows, steps, plainMs, profiledMs));
+
+        // Prefill of `prefill` tokens into a fresh part of the pool, logits at the last token only.
+        int base = context + steps * 2 + 4;
+        Runnable fill = () -> {
+          try (NDManager s = m.manager().newSubManager()) {
+            m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(prefill, 0, v).toArray(), 0, new int[0],
+                Arrays.copyOfRange(slots, base, base + prefill), false))).argMax(1).toLongArray();
+          }
+        };
+        fill.run();
+        int reps = 3;
+        double fillPlain = timeMs(fill, reps);
+        JniUtils.startProfile(false, false, false);
+        double fillProfiled = timeMs(fill, reps);
+        JniUtils.stopProfile(trace.toString());
+        List<OpRow> fillRows = ops(trace);
+        o.printf("%nPrefill of %d tokens (one pass, logits at the last), %d runs: %.1f ms per pass without the profiler, %.1f ms"
+            + " with it (%.3f ms per token)%n%n", prefill, reps, fillPlain, fillProfiled, fillPlain / prefill);
+        o.println(table(fillRows, reps, fillProfiled, layers));
+        json.put("prefill", section(fillRows, reps, fillPlain, fillProfiled));
+        json.put("prefillTokens", prefill);
+        json.put("context", context);
+        json.put("dtype", m.precision().label());
+        json.put("model", dir.toString());
+      }
+    } finally {
+      Files.deleteIfExists(trace);
+    }
+    if (out.getParent() != null) {
+      Files.createDirectories(out.getParent());
+    }
+    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(out.toFile(), json);
+    o.printf("%nwrote %s%n", out);
+    o.flush();
+    return 0;
+  }
+
+  private static double timeMs(Runnable r, int n) {
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      r.run();
+    }
+    return (System.nanoTime() - t0) / 1e6 / n;
+  }
+
+  /**
+   * The outermost ops of a Chrome trace by name: an op whose time lies inside another op's on the
+   * same thread is that op's work, not a call of its own.
+   */
+  static List<OpRow> ops(Path trace) throws IOException {
+    JsonNode root = new ObjectMapper().readTree(trace.toFile());
+    JsonNode events = root.isArray() ? root : root.path("traceEvents");
+    Map<String, List<double[]>> byThread = new HashMap<>();
+    Map<String, List<String>> names = new HashMap<>();
+    for (JsonNode e : events) {
+      if (!"X".equals(e.path("ph").asText()) || !e.has("dur")) {
+        continue;
+      }
+      String cat = e.path("cat").asText("");
+      if (!cat.isEmpty() && !cat.equals("cpu_op") && !cat.equals("Operator")) {
+        continue; // user annotations, kernels, memory events
+      }
+      String tid = e.path("pid").asText() + "/" + e.path("tid").asText();
+      byThread.computeIfAbsent(tid, k -> new ArrayList<>()).add(new double[] {e.path("ts").asDouble(), e.path("dur").asDouble(),
+          names.computeIfAbsent(tid, k -> new ArrayList<>()).size()});
+      names.get(tid).add(e.path("name").asText());
+    }
+    Map<String, long[]> calls = new HashMap<>();
+    Map<String, double[]> micros = new HashMap<>();
+    for (Map.Entry<String, List<double[]>> t : byThread.entrySet()) {
+      List<double[]> evs = t.getValue();
+      evs.sort((a, b) -> a[0] != b[0] ? Double.compare(a[0], b[0]) : Double.compare(b[1], a[1]));
+      double end = Double.NEGATIVE_INFINITY;
+      for (double[] ev : evs) {
+        if (ev[0] < end) {
+          continue; // nested in the current outermost op
+        }
+        end = ev[0] + ev[1];
+        String name = names.get(t.getKey()).get((int) ev[2]);
+        calls.computeIfAbsent(name, k -> new long[1])[0]++;
+        micros.computeIfAbsent(name, k -> new double[1])[0] += ev[1];
+      }
+    }
+    List<OpRow> rows = new ArrayList<>();
+    for (String name : calls.keySet()) {
+      rows.add(new OpRow(name, calls.get(name)[0], micros.get(name)[0]));
+    }
+    rows.sort((a, b) -> Double.compare(b.micros(), a.micros()));
+    return rows;
+  }
+
+  static String table(List<OpRow> rows, int runs, double wallMsPerRun, int layers) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| op | calls per pass | per layer | time per pass (ms) | share of the pass |\n|---|---:|---:|---:|---:|\n");
+    double opsMs = 0;
+    long allCalls = 0;
+    for (OpRow r : rows) {
+      double ms = r.micros() / 1000 / runs;
+      opsMs += ms;
+      allCalls += r.calls();
+      sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.2f | %.3f | %.1f%% |%n", r.name(), (double) r.calls() / runs,
+          (double) r.calls() / runs / layers, ms, 100 * ms / wallMsPerRun));
+    }
+    double host = Math.max(0, wallMsPerRun - opsMs);
+    sb.append(String.format(Locale.ROOT, "| host between ops (Java, JNI) | | | %.3f | %.1f%% |%n", host, 100 * host / wallMsPerRun));
+    sb.append(String.format(Locale.ROOT, "| **all ops** | **%.1f** | %.1f | %.3f | %.1f%% |%n", (double) allCalls / runs,
+        (double) allCalls / runs / layers, opsMs, 100 * opsMs / wallMsPerRun));
+    return sb.toString();
+  }
+
+  private static Map<String, Object> section(List<OpRow> rows, int runs, double plainMs, double profiledMs) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("msPerPass", plainMs);
+    m.put("msPerPassProfiled", profiledMs);
+    List<Map<String, Object>> ops = new ArrayList<>();
+    for (OpRow r : rows) {
+      ops.add(Map.of("op", r.name(), "callsPerPass", (double) r.calls() / runs, "msPerPass", r.micros() / 1000 / runs));
+    }
+    m.put("ops", ops);
+    return m;
+  }
+}
