@@ -56,7 +56,7 @@ import picocli.CommandLine.Model.CommandSpec;
     name = "bench",
     mixinStandardHelpOptions = true,
     subcommands = {dev.leap.bench.serve.ServeBenchCommand.class, dev.leap.bench.serve.IdleConnectionsCommand.class,
-        dev.leap.bench.model.ProfileCommand.class},
+        dev.leap.bench.model.ProfileCommand.class, dev.leap.bench.peers.PeersCommand.class},
     description = "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server) or 'idle' (idle connections against a running server).")
 public final class BenchCommand implements Callable<Integer> {
 

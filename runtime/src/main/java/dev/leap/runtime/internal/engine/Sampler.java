@@ -36,7 +36,12 @@ final class Sampler {
     for (Row r : rows) {
       anyMask |= r.mask() != null;
     }
-    if (anyMask) {
+    if (anyMask && n == 1) {
+      // One row: the cached mask as a [1, vocab] view, no stacked copy.
+      NDArray disallowed = rows[0].mask().expandDims(0);
+      disallowed.attach(manager);
+      logits.set(disallowed, Float.NEGATIVE_INFINITY);
+    } else if (anyMask) {
       NDList masks = new NDList(n);
       NDArray none = null;
       for (Row r : rows) {

@@ -1,0 +1,67 @@
+package dev.leap.bench.peers;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import de.kherud.llama.InferenceParameters;
+import de.kherud.llama.LlamaModel;
+import de.kherud.llama.ModelParameters;
+import de.kherud.llama.args.LogFormat;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The llama.cpp side of {@code leap bench peers}, run in a child JVM (java-llama.cpp can hang, in
+ * a grammar or in {@code close()}, so the parent kills it past a time limit). Reads a job (JSON: the
+ * GGUF file, threads, context size, prompts to tokenize, completions to run), writes the results
+ * (token ids; per completion its text and wall time in ms), then halts without closing the model.
+ *
+ * <p>Each completion is greedy (temperature 0, one candidate), with the prompt cache off unless the
+ * job asks for it, so every timing includes its prompt's prefill.
+ *
+ * <pre>java -cp ... dev.leap.bench.peers.LlamaCppChild job.json results.json</pre>
+ */
+public final class LlamaCppChild {
+  private LlamaCppChild() {}
+
+  public static void main(String[] args) throws Exception {
+    ObjectMapper om = new ObjectMapper();
+    JsonNode job = om.readTree(Path.of(args[0]).toFile());
+    ObjectNode out = om.createObjectNode();
+    LlamaModel.setLogger(LogFormat.TEXT, (level, msg) -> { });
+    ModelParameters mp = new ModelParameters().setModel(job.path("gguf").asText())
+        .setThreads(job.path("threads").asInt(1)).setThreadsBatch(job.path("threads").asInt(1))
+        .setCtxSize(job.path("ctx").asInt(4096)).setParallel(1).setGpuLayers(0);
+    long t0 = System.nanoTime();
+    LlamaModel model = new LlamaModel(mp);
+    out.put("loadMs", (System.nanoTime() - t0) / 1e6);
+    ArrayNode toks = out.putArray("tokens");
+    for (JsonNode p : job.path("tokenize")) {
+      ArrayNode ids = toks.addArray();
+      for (int id : model.encode(p.asText())) {
+        ids.add(id);
+      }
+    }
+    ArrayNode results = out.putArray("completions");
+    for (JsonNode c : job.path("completions")) {
+      InferenceParameters ip = new InferenceParameters(c.path("prompt").asText()).setTemperature(0).setTopK(1)
+          .setNPredict(c.path("nPredict").asInt(256)).setCachePrompt(c.path("cachePrompt").asBoolean(false))
+          .setIgnoreEos(c.path("ignoreEos").asBoolean(false)).setSeed(0);
+      if (c.hasNonNull("grammar")) {
+        ip.setGrammar(c.path("grammar").asText());
+      }
+      long s = System.nanoTime();
+      String text = model.complete(ip);
+      double ms = (System.nanoTime() - s) / 1e6;
+      ObjectNode r = results.addObject();
+      r.put("id", c.path("id").asText());
+      r.put("ms", ms);
+      r.put("text", text);
+      Files.writeString(Path.of(args[1]), om.writeValueAsString(out)); // partial results survive a hang later on
+    }
+    Files.writeString(Path.of(args[1]), om.writeValueAsString(out));
+    System.out.flush();
+    Runtime.getRuntime().halt(0); // not model.close(): it can hang
+  }
+}
