@@ -60,6 +60,9 @@ public final class ProfileCommand implements Callable<Integer> {
   @Option(names = "--context", defaultValue = "200", description = "Tokens already in the KV cache at the decode steps. Default: ${DEFAULT-VALUE}.")
   int context;
 
+  @Option(names = "--batch", defaultValue = "1", description = "Sequences per decode step (contexts of --context minus 0..B-1 tokens). Default: ${DEFAULT-VALUE}.")
+  int batch;
+
   @Option(names = "--steps", defaultValue = "40", description = "Decode steps profiled (and timed). Default: ${DEFAULT-VALUE}.")
   int steps;
 
@@ -74,14 +77,14 @@ public final class ProfileCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (context < 1 || steps < 1 || prefill < 1) {
-      throw new IllegalArgumentException("--context, --steps and --prefill must be at least 1");
+    if (context < 1 || steps < 1 || prefill < 1 || batch < 1 || batch >= context) {
+      throw new IllegalArgumentException("--context, --steps, --prefill and --batch must be at least 1, --batch below --context");
     }
     PrintWriter o = spec.commandLine().getOut();
     Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
     Path trace = Files.createTempFile("leap-profile", ".json");
     Map<String, Object> json = new java.util.LinkedHashMap<>();
-    try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), context + steps + prefill + 64, dtype)) {
+    try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), batch * (context + steps + 8) + prefill + 64, dtype)) {
       int v = m.config().vocabSize();
       int layers = m.config().numLayers();
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
@@ -97,44 +100,57 @@ public final class ProfileCommand implements Callable<Integer> {
         }
       }
       SplittableRandom rnd = new SplittableRandom(24);
-      int[] slots = new int[context + steps * 3 + prefill + 8];
+      // Sequence j owns slots [j * stride, (j + 1) * stride); the prefill below uses the slots after them.
+      int stride = context + steps + 8;
+      int[][] seqSlots = new int[batch][stride];
+      for (int j = 0; j < batch; j++) {
+        for (int i = 0; i < stride; i++) {
+          seqSlots[j][i] = j * stride + i;
+        }
+        try (NDManager s = m.manager().newSubManager()) {
+          m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(context - j, 0, v).toArray(), 0, new int[0],
+              Arrays.copyOf(seqSlots[j], context - j), false)));
+        }
+      }
+      int[] slots = new int[batch * stride + prefill];
       for (int i = 0; i < slots.length; i++) {
         slots[i] = i;
       }
-      try (NDManager s = m.manager().newSubManager()) {
-        m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(context, 0, v).toArray(), 0, new int[0],
-            Arrays.copyOf(slots, context), false)));
-      }
       try (NDManager maskScope = m.manager().newSubManager()) {
         NDArray mask = maskScope.create(disallowed);
-        int[] pos = {context};
+        NDArray masks = maskScope.create(disallowed).expandDims(0).repeat(0, batch);
+        int[] pos = {0};
         Runnable decode = () -> {
           int p = pos[0]++;
+          List<LlamaModel.SequenceInput> in = new ArrayList<>(batch);
+          for (int j = 0; j < batch; j++) {
+            in.add(new LlamaModel.SequenceInput(new int[] {rnd.nextInt(v)}, context - j + p, seqSlots[j],
+                new int[] {seqSlots[j][context - j + p]}, false));
+          }
           try (NDManager s = m.manager().newSubManager()) {
-            NDArray logits = m.forward(s, List.of(new LlamaModel.SequenceInput(new int[] {rnd.nextInt(v)}, p, slots,
-                new int[] {slots[p]}, false)));
-            // As the sampler does it for one constrained greedy row: fill -inf in place, argmax, one id back.
-            logits.set(mask.expandDims(0), Float.NEGATIVE_INFINITY);
+            NDArray logits = m.forward(s, in);
+            // As the sampler does it for constrained greedy rows: fill -inf in place, argmax, the ids back.
+            logits.set(batch == 1 ? mask.expandDims(0) : masks, Float.NEGATIVE_INFINITY);
             logits.argMax(1).toLongArray();
           }
         };
         for (int i = 0; i < 5; i++) {
           decode.run();
         }
-        pos[0] = context; // the warm-up's K/V are overwritten: every timed step sees the same context lengths
+        pos[0] = 0; // the warm-up's K/V are overwritten: every timed step sees the same context lengths
         double plainMs = timeMs(decode, steps);
-        pos[0] = context;
+        pos[0] = 0;
         JniUtils.startProfile(false, false, false);
         double profiledMs = timeMs(decode, steps);
         JniUtils.stopProfile(trace.toString());
         List<OpRow> rows = ops(trace);
-        o.printf("Decode step, batch 1, context %d, %s (%s), %d steps: %.3f ms per step without the profiler, %.3f ms with it%n%n",
-            context, dir.getFileName(), m.precision().label(), steps, plainMs, profiledMs);
+        o.printf("Decode step, batch %d, context %d, %s (%s), %d steps: %.3f ms per step without the profiler, %.3f ms with it%n%n",
+            batch, context, dir.getFileName(), m.precision().label(), steps, plainMs, profiledMs);
         o.println(table(rows, steps, profiledMs, layers));
         json.put("decode", section(rows, steps, plainMs, profiledMs));
 
         // Prefill of `prefill` tokens into a fresh part of the pool, logits at the last token only.
-        int base = context + steps * 2 + 4;
+        int base = batch * stride;
         Runnable fill = () -> {
           try (NDManager s = m.manager().newSubManager()) {
             m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(prefill, 0, v).toArray(), 0, new int[0],
@@ -154,6 +170,7 @@ public final class ProfileCommand implements Callable<Integer> {
         json.put("prefill", section(fillRows, reps, fillPlain, fillProfiled));
         json.put("prefillTokens", prefill);
         json.put("context", context);
+        json.put("batch", batch);
         json.put("dtype", m.precision().label());
         json.put("model", dir.toString());
       }

@@ -288,10 +288,10 @@ public final class PeersCommand implements Callable<Integer> {
 
   private LeapSide leapSide(Path dir, List<String> prompts, String longPrompt, String regex) {
     LeapSide s = new LeapSide();
-    s.threads = JniUtils.getNumThreads();
     // The model alone: greedy decode steps at batch 1, and the long prompt's prefill in 512-token chunks.
     try (LlamaModel m = LlamaModel.load(dir, ai.djl.Device.cpu(), 4096, dtype)) {
       s.dtype = m.precision().label();
+      s.threads = JniUtils.getNumThreads(); // after the engine is up
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
       int[] prompt = tok.encode(prompts.get(0));
       int[] slots = new int[4096];

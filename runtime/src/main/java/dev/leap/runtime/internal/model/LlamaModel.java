@@ -88,13 +88,20 @@ public final class LlamaModel implements AutoCloseable {
   private final NDArray rotateHalf;
 
   /**
-   * Rows from which a narrow product on the CPU is computed in float32: PyTorch has no fast float16
-   * GEMM on CPUs without native float16 arithmetic (this project's AVX-512 EPYC: [64 x 256] x
-   * [256 x 1536] takes 2.4 ms in float16, 0.55 ms cast to float32 and back), while its float16 GEMV is
-   * the fastest way through a large weight (the vocabulary projection: 1.4 ms against 5 ms). Measured
-   * crossover: about 8 rows.
+   * Rows from which a narrow product with a layer weight is computed in float32 on the CPU: PyTorch
+   * has no fast float16 GEMM on CPUs without native float16 arithmetic (on this project's AVX-512
+   * EPYC a float16 product costs about one GEMV per row: [64 x 256] x [256 x 1536] takes 2.4 ms in
+   * float16, 0.55 ms cast to float32 and back), while its float16 GEMV is the fastest way through a
+   * large weight (the vocabulary projection at one row: 1.4-2.5 ms against 5-8 ms in float32).
+   * Measured crossover for the layer weights: about 8 rows.
    */
   static final int WIDE_ROWS = 8;
+
+  /**
+   * The same for the vocabulary projection, whose cast to float32 costs more than a layer's
+   * (50,257 x 256: about 50 ms, as much as 20 float16 rows): measured crossover about 32 rows.
+   */
+  static final int WIDE_ROWS_VOCAB = 32;
 
   private static final class Layer {
     NDArray inputNorm;
@@ -328,7 +335,7 @@ public final class LlamaModel implements AutoCloseable {
       }
       sel = x.get(new NDIndex("{}", step.create(pick)));
     }
-    NDArray logits = linear(rmsNorm(sel, finalNorm), lmHeadT, rows);
+    NDArray logits = linear(rmsNorm(sel, finalNorm), lmHeadT, rows >= WIDE_ROWS_VOCAB ? rows : 0);
     return narrow ? logits.toType(DataType.FLOAT32, false) : logits;
   }
 
@@ -377,6 +384,7 @@ public final class LlamaModel implements AutoCloseable {
   /**
    * {@code x.matMul(w)} for {@code rows} rows of {@code x}; with narrow weights on the CPU and at
    * least {@link #WIDE_ROWS} rows, computed in float32 (both operands cast, the result cast back).
+   * The vocabulary projection passes 0 rows below {@link #WIDE_ROWS_VOCAB}.
    */
   private NDArray linear(NDArray x, NDArray w, int rows) {
     if (widenWideProducts && rows >= WIDE_ROWS) {
