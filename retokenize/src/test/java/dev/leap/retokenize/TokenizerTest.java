@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
