@@ -18,7 +18,6 @@ import dev.leap.train.data.City;
 import dev.leap.train.data.CityDocument;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -88,15 +87,13 @@ public final class PeersCommand implements Callable<Integer> {
     GgufWriter.write(dir, gguf);
     o.printf("wrote %s (%d MB) in %.1f s%n", gguf, Files.size(gguf) >> 20, (System.nanoTime() - t0) / 1e9);
 
-    List<String> names = Files.readAllLines(BenchData.file("corpora/sglang-json-bench/dataset.txt"), StandardCharsets.UTF_8)
-        .stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
+    List<String> names = BenchData.characterNames();
     int n = Math.min(requests, names.size());
-    String template = BenchData.sglang("character_regex").get("prompt_template").asText();
     String regex = BenchData.characterRegex();
     String grammar = GbnfPrinter.print(regex);
     List<String> prompts = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      prompts.add(template.replace("{name}", names.get(i)));
+      prompts.add(BenchData.characterPrompt(names.get(i)));
     }
     Tokenizer tok = Tokenizer.loadFromModelDir(dir);
     String longPrompt = longPrompt(tok);
