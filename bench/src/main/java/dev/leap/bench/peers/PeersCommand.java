@@ -13,7 +13,10 @@ import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.LeapRuntime;
 import dev.leap.runtime.SamplingParams;
+import dev.leap.retokenize.HfTokenizer;
+import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.LlamaModel;
+import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.City;
 import dev.leap.train.data.CityDocument;
 import java.io.IOException;
@@ -45,7 +48,10 @@ import picocli.CommandLine.Spec;
  * the character sheets' batch-1 latency p50 (Leap jump-forward, Leap token by token, llama.cpp with
  * the grammar).
  *
- * <pre>./leap bench peers [--model DIR|demo] [--requests 10] [--threads 1,2] [--dtype auto]</pre>
+ * <p>{@code --shape qwen2.5-0.5b|llama3.2-1b} runs the same on random F16 weights in those models'
+ * shapes ({@link #shapeModel}).
+ *
+ * <pre>./leap bench peers [--model DIR|demo | --shape S] [--requests 10] [--threads 1,2] [--dtype auto] [--repeats 3]</pre>
  */
 @Command(name = "peers", mixinStandardHelpOptions = true,
     description = "Leap beside llama.cpp (java-llama.cpp, GGUF F16 written by Leap) on the same model, prompts and constraint.")
@@ -57,6 +63,13 @@ public final class PeersCommand implements Callable<Integer> {
 
   @Option(names = "--requests", defaultValue = "10", description = "Character sheets (names). Default: ${DEFAULT-VALUE}.")
   int requests;
+
+  @Option(names = "--shape", description = "Instead of --model: random F16 weights in a real model's shape, written by"
+      + " HfModelWriter (Llama architecture, GPT-2 tokenizer): qwen2.5-0.5b or llama3.2-1b.")
+  String shape;
+
+  @Option(names = "--repeats", defaultValue = "3", description = "Repeats of the decode and prefill timings (medians). Default: ${DEFAULT-VALUE}.")
+  int repeats;
 
   @Option(names = "--threads", defaultValue = "1,2", split = ",", description = "llama.cpp thread counts. Default: ${DEFAULT-VALUE}.")
   List<Integer> threads;
@@ -78,10 +91,13 @@ public final class PeersCommand implements Callable<Integer> {
     if (requests < 1) {
       throw new IllegalArgumentException("--requests must be at least 1, got " + requests);
     }
+    if (repeats < 1) {
+      throw new IllegalArgumentException("--repeats must be at least 1, got " + repeats);
+    }
     PrintWriter o = spec.commandLine().getOut();
-    Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
     Path work = out.toAbsolutePath().getParent() == null ? Path.of("bench-results") : out.toAbsolutePath().getParent();
     Files.createDirectories(work);
+    Path dir = shape == null ? DemoModel.resolve(model, spec.commandLine().getErr()) : shapeModel(shape, work, o);
     Path gguf = work.resolve(dir.getFileName() + "-f16.gguf");
     long t0 = System.nanoTime();
     GgufWriter.write(dir, gguf);
@@ -110,7 +126,7 @@ public final class PeersCommand implements Callable<Integer> {
       prompts.forEach(tz::add);
       tz.add(longPrompt);
       ArrayNode cs = job.putArray("completions");
-      for (int rep = 0; rep < 3; rep++) {
+      for (int rep = 0; rep < repeats; rep++) {
         cs.addObject().put("id", "prefill").put("prompt", longPrompt).put("nPredict", 1).put("ignoreEos", true);
         cs.addObject().put("id", "decode1").put("prompt", prompts.get(0)).put("nPredict", 1).put("ignoreEos", true);
         cs.addObject().put("id", "decodeN").put("prompt", prompts.get(0)).put("nPredict", DECODE_TOKENS + 1).put("ignoreEos", true);
@@ -236,6 +252,32 @@ public final class PeersCommand implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * Random F16 weights in the shape of a real model (timings do not depend on the values; outputs are
+   * compared for equality, not sense), Llama architecture with default RoPE and no biases so the GGUF
+   * writer takes it, with GPT-2's tokenizer (the vocabulary padded with unused entries in the GGUF).
+   * Written once into {@code work/<shape>}.
+   */
+  private static Path shapeModel(String shape, Path work, PrintWriter o) throws IOException {
+    ModelConfig c = switch (shape) {
+      // Qwen2.5-0.5B: hidden 896, 24 layers, 14 heads, 2 KV heads, head_dim 64, MLP 4864, vocab 151,936, tied.
+      case "qwen2.5-0.5b" -> new ModelConfig("llama", 151_936, 896, 4864, 24, 14, 2, 64, 4096, 1e-6, 1e6, "default", 1, 1, 4,
+          8192, true, false, false, false, "float16");
+      // Llama-3.2-1B: hidden 2048, 16 layers, 32 heads, 8 KV heads, head_dim 64, MLP 8192, vocab 128,256, tied.
+      case "llama3.2-1b" -> new ModelConfig("llama", 128_256, 2048, 8192, 16, 32, 8, 64, 4096, 1e-5, 5e5, "default", 1, 1, 4,
+          8192, true, false, false, false, "float16");
+      default -> throw new IllegalArgumentException("unknown --shape '" + shape + "': use qwen2.5-0.5b or llama3.2-1b");
+    };
+    Path dir = work.resolve(shape);
+    if (!Files.exists(dir.resolve("model.safetensors"))) {
+      long t0 = System.nanoTime();
+      HfModelWriter.write(dir, c, 24, 0.02, HfModelWriter.StorageType.F16, 50256);
+      HfTokenizer.copyGpt2(dir.resolve("tokenizer.json"));
+      o.printf("wrote random weights in the shape of %s to %s in %.1f s%n", shape, dir, (System.nanoTime() - t0) / 1e9);
+    }
+    return dir;
+  }
+
   /** A held-out city article cut to about {@value #PREFILL_TOKENS} tokens. */
   private static String longPrompt(Tokenizer tok) {
     long seed = City.EVAL_SEED_BASE + 7;
@@ -296,7 +338,7 @@ public final class PeersCommand implements Callable<Integer> {
         slots[i] = i;
       }
       List<Double> per = new ArrayList<>();
-      for (int rep = 0; rep < 3; rep++) {
+      for (int rep = 0; rep < repeats; rep++) {
         int next = greedy(m, new LlamaModel.SequenceInput(prompt, 0, new int[0], Arrays.copyOf(slots, prompt.length), false));
         long t0 = System.nanoTime();
         for (int k = 0; k < DECODE_TOKENS; k++) {
@@ -309,7 +351,7 @@ public final class PeersCommand implements Callable<Integer> {
       int[] ids = tok.encode(longPrompt);
       s.prefillTokens = ids.length;
       List<Double> pre = new ArrayList<>();
-      for (int rep = 0; rep < 3; rep++) {
+      for (int rep = 0; rep < repeats; rep++) {
         long t0 = System.nanoTime();
         for (int from = 0; from < ids.length; from += 512) {
           int to = Math.min(ids.length, from + 512);
