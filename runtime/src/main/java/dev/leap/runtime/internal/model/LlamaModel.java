@@ -388,7 +388,9 @@ public final class LlamaModel implements AutoCloseable {
    */
   private NDArray linear(NDArray x, NDArray w, int rows) {
     if (widenWideProducts && rows >= WIDE_ROWS) {
-      return x.toType(DataType.FLOAT32, false).matMul(w.toType(DataType.FLOAT32, false)).toType(dtype, false);
+      // A cast belongs to its source's manager: the weight's cast would live as long as the model.
+      NDArray wide = own(x.getManager(), w.toType(DataType.FLOAT32, false));
+      return x.toType(DataType.FLOAT32, false).matMul(wide).toType(dtype, false);
     }
     return x.matMul(w);
   }
