@@ -29,52 +29,52 @@ public final class GbnfPrinter {
     } else if (re instanceof Re.Chars c) {
       chars(c.ranges(), sb);
     } else if (re instanceof Re.Concat c) {
-        // Runs of single characters as one quoted literal.
-        StringBuilder lit = new StringBuilder();
-        boolean first = true;
-        for (Re item : c.items()) {
-          if (item instanceof Re.Chars ch && ch.ranges().length == 2 && ch.ranges()[0] == ch.ranges()[1]) {
-            lit.appendCodePoint(ch.ranges()[0]);
-            continue;
-          }
-          if (lit.length() > 0) {
-            sb.append(first ? "" : " ").append(quote(lit.toString()));
-            lit.setLength(0);
-            first = false;
-          }
-          sb.append(first ? "" : " ");
-          first = false;
-          boolean group = item instanceof Re.Alt || item instanceof Re.Concat;
-          sb.append(group ? "(" : "");
-          print(item, sb);
-          sb.append(group ? ")" : "");
+      // Runs of single characters as one quoted literal.
+      StringBuilder lit = new StringBuilder();
+      boolean first = true;
+      for (Re item : c.items()) {
+        if (item instanceof Re.Chars ch && ch.ranges().length == 2 && ch.ranges()[0] == ch.ranges()[1]) {
+          lit.appendCodePoint(ch.ranges()[0]);
+          continue;
         }
         if (lit.length() > 0) {
           sb.append(first ? "" : " ").append(quote(lit.toString()));
+          lit.setLength(0);
+          first = false;
         }
+        sb.append(first ? "" : " ");
+        first = false;
+        boolean group = item instanceof Re.Alt || item instanceof Re.Concat;
+        sb.append(group ? "(" : "");
+        print(item, sb);
+        sb.append(group ? ")" : "");
+      }
+      if (lit.length() > 0) {
+        sb.append(first ? "" : " ").append(quote(lit.toString()));
+      }
     } else if (re instanceof Re.Alt a) {
-        for (int i = 0; i < a.options().size(); i++) {
-          sb.append(i == 0 ? "" : " | ");
-          Re o = a.options().get(i);
-          boolean group = o instanceof Re.Alt;
-          sb.append(group ? "(" : "");
-          print(o, sb);
-          sb.append(group ? ")" : "");
-        }
+      for (int i = 0; i < a.options().size(); i++) {
+        sb.append(i == 0 ? "" : " | ");
+        Re o = a.options().get(i);
+        boolean group = o instanceof Re.Alt;
+        sb.append(group ? "(" : "");
+        print(o, sb);
+        sb.append(group ? ")" : "");
+      }
     } else if (re instanceof Re.Repeat r) {
-        sb.append('(');
-        print(r.item(), sb);
-        sb.append(')');
-        if (r.min() == 0 && r.max() == -1) {
-          sb.append('*');
-        } else if (r.min() == 1 && r.max() == -1) {
-          sb.append('+');
-        } else if (r.min() == 0 && r.max() == 1) {
-          sb.append('?');
-        } else if (r.max() == -1) {
-          sb.append('{').append(r.min()).append(",}");
-        } else if (r.min() == r.max()) {
-          sb.append('{').append(r.min()).append('}');
+      sb.append('(');
+      print(r.item(), sb);
+      sb.append(')');
+      if (r.min() == 0 && r.max() == -1) {
+        sb.append('*');
+      } else if (r.min() == 1 && r.max() == -1) {
+        sb.append('+');
+      } else if (r.min() == 0 && r.max() == 1) {
+        sb.append('?');
+      } else if (r.max() == -1) {
+        sb.append('{').append(r.min()).append(",}");
+      } else if (r.min() == r.max()) {
+        sb.append('{').append(r.min()).append('}');
         } else {
           sb.append('{').append(r.min()).append(',').append(r.max()).append('}');
         }
