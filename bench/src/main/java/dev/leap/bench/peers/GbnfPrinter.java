@@ -75,9 +75,9 @@ public final class GbnfPrinter {
         sb.append('{').append(r.min()).append(",}");
       } else if (r.min() == r.max()) {
         sb.append('{').append(r.min()).append('}');
-        } else {
-          sb.append('{').append(r.min()).append(',').append(r.max()).append('}');
-        }
+      } else {
+        sb.append('{').append(r.min()).append(',').append(r.max()).append('}');
+      }
     } else {
       throw new IllegalArgumentException("the GBNF printer cannot print an automaton-valued regex part");
     }
