@@ -209,7 +209,6 @@ public final class LlamaModel implements AutoCloseable {
     }
   }
 
-
   private NDArray tensor(SafeTensors st, String name, long... shape) {
     long[] actual = st.shape(name);
     if (!Arrays.equals(actual, shape)) {
@@ -233,9 +232,16 @@ public final class LlamaModel implements AutoCloseable {
     return c;
   }
 
-  /** Concatenates [out_i, in] weights along out, transposed to [in, sum out]. */
+  /**
+   * Concatenates [out_i, in] weights along out, transposed to [in, sum out]; the parts are closed
+   * (the concatenation is a copy: kept, they would hold the layer's weights twice).
+   */
   private static NDArray fuse(NDArray... weights) {
-    return NDArrays.concat(new NDList(weights), 0).transpose();
+    NDArray fused = NDArrays.concat(new NDList(weights), 0).transpose();
+    for (NDArray w : weights) {
+      w.close();
+    }
+    return fused;
   }
 
   public ModelConfig config() {
