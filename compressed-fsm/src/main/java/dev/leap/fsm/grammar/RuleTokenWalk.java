@@ -2,6 +2,7 @@ package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.SortedVocabulary;
+import dev.leap.fsm.internal.VocabView;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 
 /**

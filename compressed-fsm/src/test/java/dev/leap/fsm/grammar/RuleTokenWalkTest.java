@@ -7,6 +7,7 @@ import dev.leap.fsm.Shared;
 import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.Vocabulary;
+import dev.leap.fsm.internal.VocabView;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
