@@ -59,9 +59,10 @@ async function loadVocab(file) {
 
 async function compile(c) {
   if (c.kind === "schema") {
-    // Leap's compact layout: one line, "," and ":" with no whitespace; strictMode off (JSON Schema's own
-    // meaning: members and items beyond those listed are allowed unless the schema says otherwise).
-    return compiler.compileJSONSchema(c.source, false, -1, [",", ":"], false);
+    // Leap's compact layout: one line, "," and ":" with no whitespace. XGrammar's default strictMode
+    // (members and items beyond those listed are not generated), which is also Leap's generation
+    // default where additionalProperties is absent (docs/json-schema.md).
+    return compiler.compileJSONSchema(c.source, false, -1, [",", ":"], true);
   }
   if (c.kind === "builtin-json") {
     return compiler.compileBuiltinJSONGrammar();
@@ -119,7 +120,11 @@ async function runCase(index) {
       pos += inst.tokenBytes[k];
     }
     m.dispose();
-    instances.push({ accepted, rejectedAt, forcedBytes: forced, maskUs });
+    // The text as bytes, without tokens (not timed): tells a language difference from a token one.
+    const t = await xg.GrammarMatcher.createGrammarMatcher(compiled);
+    const acceptsText = t._acceptString(inst.text) && t.acceptToken(eos);
+    t.dispose();
+    instances.push({ accepted, rejectedAt, forcedBytes: forced, acceptsText, maskUs });
   }
   if (firstMaskMs === null) {
     const m = await xg.GrammarMatcher.createGrammarMatcher(compiled);

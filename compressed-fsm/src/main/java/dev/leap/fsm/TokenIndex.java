@@ -122,13 +122,14 @@ public final class TokenIndex {
   }
 
   /**
-   * The mask of {@code state}. Tokens made only of the state's self-loop bytes (inside a JSON
-   * string: nearly all of them) stay in the state and are allowed without a walk, when there are
-   * at least {@link VocabView#MIN_LOOP_BYTES} such bytes; the rest of the vocabulary is walked
-   * through a view without them, shared per vocabulary and byte set ({@link VocabView#of}).
+   * The mask of {@code state}. Tokens made only of the bytes of a loop reached in one step ({@link
+   * #loopBytes}: inside a JSON string and just after its opening quote, nearly all tokens) are
+   * allowed without a walk, when there are at least {@link VocabView#MIN_LOOP_BYTES} such bytes; the
+   * rest of the vocabulary is walked through a view without them, shared per vocabulary and byte
+   * set ({@link VocabView#of}).
    */
   private long[] compute(int state) {
-    VocabView view = VocabView.of(sortedVocab, selfLoop(state), size);
+    VocabView view = VocabView.of(sortedVocab, loopBytes(state), size);
     long[] mask = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
     int[] sorted = view.ids;
     int[] lcp = view.lcp;
@@ -179,11 +180,39 @@ public final class TokenIndex {
     return mask;
   }
 
-  /** The bytes that lead from {@code state} back to itself (four words, a 256-bit set). */
-  private long[] selfLoop(int state) {
+  /**
+   * A byte set {@code L} (four words, a 256-bit set) such that every token made only of bytes in
+   * {@code L} is allowed in {@code state}: the bytes {@code b} with {@code step(state, b) = t} and
+   * {@code step(t, b) = t} for one successor {@code t}, the one with the most such bytes. A
+   * nonempty token of {@code L} bytes goes to {@code t} on its first byte and stays there. With
+   * {@code t = state} these are the state's self-loop bytes (inside a string); with another {@code
+   * t}, the state just before such a loop (right after a string's opening quote).
+   */
+  private long[] loopBytes(int state) {
+    int[] target = new int[256];
+    int best = Dfa.DEAD;
+    int bestCount = 0;
+    for (int b = 0; b < 256; b++) {
+      int t = dfa.step(state, (byte) b);
+      target[b] = t != Dfa.DEAD && dfa.step(t, (byte) b) == t ? t : Dfa.DEAD;
+    }
+    for (int b = 0; b < 256 && bestCount < 256 - b; b++) {
+      int t = target[b];
+      if (t == Dfa.DEAD || t == best) {
+        continue;
+      }
+      int c = 0;
+      for (int x = b; x < 256; x++) {
+        c += target[x] == t ? 1 : 0;
+      }
+      if (c > bestCount) {
+        best = t;
+        bestCount = c;
+      }
+    }
     long[] loop = new long[4];
     for (int b = 0; b < 256; b++) {
-      if (dfa.step(state, (byte) b) == state) {
+      if (best != Dfa.DEAD && target[b] == best) {
         loop[b >>> 6] |= 1L << b;
       }
     }

@@ -12,9 +12,11 @@ import dev.leap.fsm.json.JsonSchema;
 import dev.leap.fsm.json.JsonSchemaOptions;
 
 /**
- * One compiled Leap constraint as the runtime builds it (`CompiledConstraint`): a DFA with its lazy
- * {@link TokenIndex} and jump edges, or a grammar ({@link CompiledGrammar}) with a fresh {@link
- * GrammarMatcher} per request. {@link #walk} is one request that feeds an instance's token ids.
+ * One compiled Leap constraint as the runtime builds it ({@code CompiledConstraint}): a DFA with its
+ * lazy {@link TokenIndex} and jump edges, or a grammar ({@link CompiledGrammar#compileLazily}: each
+ * rule state's token sets on first use) with a fresh {@link GrammarMatcher} per request. The first
+ * mask is timed separately by the caller. {@link #walk} is one request that feeds an instance's
+ * token ids.
  */
 final class LeapEngine {
   private final CompressedFsm fsm;
@@ -51,7 +53,7 @@ final class LeapEngine {
       default -> throw new IllegalArgumentException(kind);
     }
     if (recursive != null) {
-      return new LeapEngine(null, null, CompiledGrammar.compile(recursive, vocab));
+      return new LeapEngine(null, null, CompiledGrammar.compileLazily(recursive, vocab));
     }
     return new LeapEngine(f, TokenIndex.of(f.dfa(), vocab), null);
   }

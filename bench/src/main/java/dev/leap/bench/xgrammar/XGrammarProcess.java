@@ -95,6 +95,7 @@ final class XGrammarProcess implements AutoCloseable {
       o.accepted.add(in.get("accepted").asBoolean());
       o.rejectedAt.add(in.get("rejectedAt").asInt());
       o.forcedBytes.add(in.get("forcedBytes").asInt());
+      o.acceptsText.add(in.path("acceptsText").asBoolean());
       for (JsonNode us : in.get("maskUs")) {
         o.maskUs.add(us.asDouble());
       }

@@ -87,6 +87,8 @@ public final class XGrammarSideBySide {
     final List<Boolean> accepted = new ArrayList<>();
     final List<Integer> rejectedAt = new ArrayList<>();
     final List<Integer> forcedBytes = new ArrayList<>();
+    /** XGrammar only: whether its grammar accepts the instance's text fed as bytes (no tokens). */
+    final List<Boolean> acceptsText = new ArrayList<>();
     final List<Double> maskUs = new ArrayList<>();
   }
 
@@ -202,12 +204,14 @@ public final class XGrammarSideBySide {
               d.put("leapRejectedAtToken", lo.rejectedAt.get(k));
               d.put("xgrammarRejectedAtToken", xo.rejectedAt.get(k));
               d.put("tokens", tok.length);
+              d.put("xgrammarAcceptsTextAsBytes", xo.acceptsText.get(k));
               int at = Math.max(lo.rejectedAt.get(k), xo.rejectedAt.get(k));
               d.put("textBeforeRejection", excerpt(tokenizer, tok, Math.max(0, Math.min(at, tok.length))));
               d.put("text", in.text().length() > 400 ? in.text().substring(0, 400) + "..." : in.text());
-              disagreements.add(String.format(Locale.ROOT, "%s | %s | %s | leap %s, xgrammar %s | ...%s", v, cs.id(), in.label(),
-                  lo.accepted.get(k) ? "accepts" : "rejects at token " + lo.rejectedAt.get(k),
+              disagreements.add(String.format(Locale.ROOT, "%s | %s | %s | leap %s, xgrammar %s (as bytes: %s) | ...%s", v,
+                  cs.id(), in.label(), lo.accepted.get(k) ? "accepts" : "rejects at token " + lo.rejectedAt.get(k),
                   xo.accepted.get(k) ? "accepts" : "rejects at token " + xo.rejectedAt.get(k),
+                  xo.acceptsText.get(k) ? "accepts" : "rejects",
                   d.get("textBeforeRejection").asText().replace("\n", "\\n").replace("|", "\\|")));
             }
           }
