@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
