@@ -103,7 +103,7 @@ public final class CompiledGrammar {
     RuleTokenWalk.Sets s = sets.get(node);
     if (s == null) {
       int r = ruleOf(node);
-      RuleTokenWalk.Sets fresh = walkers.get().compute(r, node - nodeBase[r], view(rules[r].selfLoop(node - nodeBase[r])));
+      RuleTokenWalk.Sets fresh = walkers.get().compute(r, node - nodeBase[r], view(rules[r].loopBytes(node - nodeBase[r])));
       long[] mask = shared.computeIfAbsent(new MaskKey(fresh.accepted()), k -> k.mask);
       fresh = new RuleTokenWalk.Sets(mask, fresh.uncertain());
       if (!sets.compareAndSet(node, null, fresh)) {
@@ -114,7 +114,7 @@ public final class CompiledGrammar {
     return s;
   }
 
-  /** The vocabulary view for a state with self-loop bytes {@code loop}: shared per vocabulary and distinct set. */
+  /** The vocabulary view for a state with loop bytes {@code loop} ({@link RuleAutomaton#loopBytes}): shared per vocabulary and distinct set. */
   private VocabView view(long[] loop) {
     return VocabView.of(sorted, loop, vocab.size());
   }
