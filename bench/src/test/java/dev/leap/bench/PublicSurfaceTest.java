@@ -26,6 +26,7 @@ class PublicSurfaceTest {
         "dev.leap.bench.radix.RadixCacheBench",
         "dev.leap.bench.retokenize.JumpRetokenizeBench",
         "dev.leap.bench.serve.IdleConnectionsCommand",
-        "dev.leap.bench.serve.ServeBenchCommand"));
+        "dev.leap.bench.serve.ServeBenchCommand",
+        "dev.leap.bench.xgrammar.XGrammarSideBySide"));
   }
 }
