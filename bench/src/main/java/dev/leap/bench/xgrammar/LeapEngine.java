@@ -29,7 +29,12 @@ final class LeapEngine {
     this.grammar = grammar;
   }
 
-  static LeapEngine compile(String kind, String source, Vocabulary vocab) {
+  /**
+   * Compiles as the runtime does; with {@code eager}, every state's mask (a DFA's, one thread) or
+   * token sets (a grammar's, {@link CompiledGrammar#compile} on all cores) are computed now, as
+   * XGrammar's compile fills its mask cache.
+   */
+  static LeapEngine compile(String kind, String source, Vocabulary vocab, boolean eager) {
     Grammar recursive = null;
     CompressedFsm f = null;
     switch (kind) {
@@ -53,9 +58,16 @@ final class LeapEngine {
       default -> throw new IllegalArgumentException(kind);
     }
     if (recursive != null) {
-      return new LeapEngine(null, null, CompiledGrammar.compileLazily(recursive, vocab));
+      return new LeapEngine(null, null, eager ? CompiledGrammar.compile(recursive, vocab)
+          : CompiledGrammar.compileLazily(recursive, vocab));
     }
-    return new LeapEngine(f, TokenIndex.of(f.dfa(), vocab), null);
+    TokenIndex index = TokenIndex.of(f.dfa(), vocab);
+    if (eager) {
+      for (int s = 0; s < f.dfa().stateCount(); s++) {
+        index.allowed(s);
+      }
+    }
+    return new LeapEngine(f, index, null);
   }
 
   /** One request's automaton: the DFA with the index's masks, or a fresh matcher. */

@@ -45,10 +45,12 @@ import java.util.zip.GZIPInputStream;
  * bytes per instance (XGrammar's {@code findJumpForwardString}, Leap's jump edges or grammar forced
  * bytes, taken at every token boundary and counted once per byte of the text), whether each instance
  * is accepted (every token in the mask, then the end of sequence), and which cases compile within
- * the limit. Prints Markdown tables and writes {@code report.json} with every disagreement.
+ * the limit. Prints Markdown tables and writes {@code report.json} with every disagreement. With
+ * {@code --leap-eager}, Leap computes every state's mask or token sets in its compile (as XGrammar
+ * fills its mask cache) instead of on first use.
  *
  * <pre>
- * bench/scripts/xgrammar.sh [--per-subset N] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR]
+ * bench/scripts/xgrammar.sh [--per-subset N] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
  * </pre>
  */
 public final class XGrammarSideBySide {
@@ -100,6 +102,7 @@ public final class XGrammarSideBySide {
     String[] vocabs = {"gpt2", "llama3", "qwen3"};
     Path out = Path.of("bench-results", "xgrammar");
     String node = "node";
+    boolean eager = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--per-subset" -> perSubset = Integer.parseInt(args[++i]);
@@ -107,8 +110,9 @@ public final class XGrammarSideBySide {
         case "--limit-s" -> limitS = Integer.parseInt(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         case "--node" -> node = args[++i];
+        case "--leap-eager" -> eager = true;
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--per-subset N, --vocabs a,b, --limit-s S, --out DIR, --node PATH)");
+            + " (--per-subset N, --vocabs a,b, --limit-s S, --out DIR, --node PATH, --leap-eager)");
       }
     }
     Files.createDirectories(out);
@@ -119,6 +123,7 @@ public final class XGrammarSideBySide {
     ObjectNode report = m.createObjectNode();
     report.put("perSubset", perSubset);
     report.put("limitS", limitS);
+    report.put("leapEager", eager);
     report.put("loadAverageAtStart", loadAverage());
     ArrayNode vocabRows = report.putArray("vocabularies");
     StringBuilder tables = new StringBuilder();
@@ -143,7 +148,7 @@ public final class XGrammarSideBySide {
       try (XGrammarProcess xg = new XGrammarProcess(node, Path.of("bench", "xgrammar", "side.mjs"), m)) {
         double xgSetupMs = xg.loadVocabulary(inputs);
         setup.append(String.format(Locale.ROOT, "| %s | %,d | %.0f | %.0f | %.0f |%n", v, vocab.size(), loadMs, sortMs, xgSetupMs));
-        LeapSide leap = new LeapSide(vocab, limitS);
+        LeapSide leap = new LeapSide(vocab, limitS, eager);
         List<Outcome> leapOut = new ArrayList<>();
         List<Outcome> xgOut = new ArrayList<>();
         int idx = 0;
@@ -452,21 +457,23 @@ public final class XGrammarSideBySide {
   static final class LeapSide implements AutoCloseable {
     private final TokenizerJsonVocabulary vocab;
     private final int limitS;
+    private final boolean eager;
     private final ExecutorService pool = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "leap-compile");
       t.setDaemon(true);
       return t;
     });
 
-    LeapSide(TokenizerJsonVocabulary vocab, int limitS) {
+    LeapSide(TokenizerJsonVocabulary vocab, int limitS, boolean eager) {
       this.vocab = vocab;
       this.limitS = limitS;
+      this.eager = eager;
     }
 
     Outcome run(Case c, List<int[]> ids) throws InterruptedException {
       Outcome o = new Outcome();
       long t0 = System.nanoTime();
-      Future<LeapEngine> job = pool.submit(() -> LeapEngine.compile(c.kind(), c.source(), vocab));
+      Future<LeapEngine> job = pool.submit(() -> LeapEngine.compile(c.kind(), c.source(), vocab, eager));
       LeapEngine engine;
       try {
         engine = job.get(limitS, TimeUnit.SECONDS);
