@@ -182,6 +182,23 @@ public final class XGrammarSideBySide {
         tables.append("\n**").append(v).append("** (").append(String.format(Locale.ROOT, "%,d", vocab.size()))
             .append(" tokens; load average ").append(loadAverage()).append(")\n\n");
         tables.append(table(cases, leapOut, xgOut, vrow.putArray("groups")));
+        ArrayNode forcedDiffs = vrow.putArray("forcedBytesDifferences");
+        for (int c = 0; c < cases.size(); c++) {
+          Outcome lo = leapOut.get(c);
+          Outcome xo = xgOut.get(c);
+          if (!lo.compiled || !xo.compiled) {
+            continue;
+          }
+          for (int k = 0; k < lo.accepted.size(); k++) {
+            if (lo.accepted.get(k) && xo.accepted.get(k) && !lo.forcedBytes.get(k).equals(xo.forcedBytes.get(k))) {
+              ObjectNode d = forcedDiffs.addObject();
+              d.put("case", cases.get(c).id());
+              d.put("leapForcedBytes", lo.forcedBytes.get(k));
+              d.put("xgrammarForcedBytes", xo.forcedBytes.get(k));
+              d.put("text", cases.get(c).instances().get(k).text());
+            }
+          }
+        }
         ArrayNode dis = vrow.putArray("disagreements");
         ArrayNode compileDiffs = vrow.putArray("compileDifferences");
         for (int c = 0; c < cases.size(); c++) {
