@@ -46,6 +46,10 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--max-body-bytes", defaultValue = "8388608", description = "Largest request body (413 above). Default: ${DEFAULT-VALUE}.")
   long maxBody;
 
+  @Option(names = "--allowed-hosts", split = ",", paramLabel = "NAME[,NAME...]",
+      description = "Host header names accepted besides the bind address's (a loopback bind: localhost, 127.0.0.1, ::1); '*' for any. Other names get 403 (DNS rebinding).")
+  java.util.List<String> allowedHosts = new java.util.ArrayList<>();
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -57,7 +61,9 @@ public final class ServeCommand implements Callable<Integer> {
     LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optKvCapacity(kvCapacity)
         .optMaxBatch(maxBatch).build();
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
-    LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000);
+    LeapServer.Options d = LeapServer.Options.defaults();
+    LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000, allowedHosts,
+        d.maxConnections(), d.bodyTimeoutMs(), d.maxRequestTokens(), d.maxRequestKv());
     LeapServer server = new LeapServer(runtime, o).start();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

@@ -50,6 +50,9 @@ public final class Completions {
     return contextLength;
   }
 
+  /** The chat roles a message may have (OpenAI's, with the older {@code function}). */
+  static final List<String> ROLES = List.of("system", "developer", "user", "assistant", "tool", "function");
+
   /** A parsed request, ready to submit. */
   public record Prepared(boolean chat, String prompt, int[] promptIds, Constraint constraint, GenerationOptions options) {}
 
@@ -60,7 +63,7 @@ public final class Completions {
     }
     String model = Fields.string(body, "model", "model", null);
     if (model != null && !model.equals(modelName)) {
-      throw ApiError.notFound("model", "model_not_found", "the model '" + model + "' does not exist; this server serves '"
+      throw ApiError.notFound("model", "model_not_found", "the model '" + ApiError.quote(model) + "' does not exist; this server serves '"
           + modelName + "'");
     }
     Constraint constraint = StructuredOutput.parse(body);
@@ -81,7 +84,8 @@ public final class Completions {
       for (int i = 0; i < ids.length; i++) {
         JsonNode t = p.get(i);
         if (!t.isIntegralNumber() || t.asLong() < 0 || t.asLong() >= vocab) {
-          throw ApiError.badRequest("prompt", "'prompt' token " + i + " must be a token id in 0.." + (vocab - 1) + ", got " + t);
+          throw ApiError.badRequest("prompt", "'prompt' token " + i + " must be a token id in 0.." + (vocab - 1) + ", got "
+              + ApiError.quote(t.toString()));
         }
         ids[i] = t.asInt();
       }
@@ -110,17 +114,27 @@ public final class Completions {
       if (role == null) {
         throw ApiError.badRequest(path + ".role", "'" + path + ".role' is required");
       }
+      if (!ROLES.contains(role)) {
+        throw ApiError.badRequest(path + ".role", "'" + path + ".role' must be one of " + String.join(", ", ROLES) + ", got '"
+            + ApiError.quote(role) + "'");
+      }
       Map<String, Object> msg = Json.toJava(m);
       JsonNode content = m.get("content");
       if (content != null && content.isArray()) {
         // OpenAI's content parts: only text parts are supported, joined.
         StringBuilder sb = new StringBuilder();
-        for (JsonNode part : content) {
-          if (!"text".equals(part.path("type").asText())) {
-            throw ApiError.badRequest(path + ".content", "only text content parts are supported, got type '"
-                + part.path("type").asText() + "'");
+        for (int k = 0; k < content.size(); k++) {
+          JsonNode part = content.get(k);
+          String at = path + ".content[" + k + "]";
+          if (!part.isObject() || !"text".equals(part.path("type").asText())) {
+            throw ApiError.badRequest(at, "only text content parts ({\"type\": \"text\", \"text\": ...}) are supported, got "
+                + (part.isObject() ? "type '" + ApiError.quote(part.path("type").asText()) + "'" : Fields.kind(part)));
           }
-          sb.append(part.path("text").asText());
+          JsonNode text = part.get("text");
+          if (text == null || !text.isTextual()) {
+            throw ApiError.badRequest(at + ".text", "'" + at + ".text' must be a string");
+          }
+          sb.append(text.textValue());
         }
         msg.put("content", sb.toString());
       } else if (content == null || content.isNull()) {
