@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import java.nio.file.Path;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -140,8 +141,10 @@ public final class LeapServer implements AutoCloseable {
     connector.setPort(o.port());
     connector.setIdleTimeout(o.idleTimeoutMs());
     server.addConnector(connector);
+    // Past maxConnections the server stops accepting until one closes (the backlog holds the rest).
+    server.addBean(new NetworkConnectionLimit(o.maxConnections(), server));
     this.handler = new ApiHandler(completions, runtime, o.apiKey(), o.maxBodyBytes(), o.maxInFlight(),
-        allowedHosts(o.host(), o.allowedHosts()));
+        allowedHosts(o.host(), o.allowedHosts()), o.bodyTimeoutMs());
     server.setHandler(handler);
     server.setErrorHandler(ApiHandler.errorHandler());
     server.setStopTimeout(o.stopTimeoutMs());

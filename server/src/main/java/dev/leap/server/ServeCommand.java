@@ -50,6 +50,12 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Host header names accepted besides the bind address's (a loopback bind: localhost, 127.0.0.1, ::1); '*' for any. Other names get 403 (DNS rebinding).")
   java.util.List<String> allowedHosts = new java.util.ArrayList<>();
 
+  @Option(names = "--max-connections", defaultValue = "4096", description = "Open connections at most; past it new ones wait in the accept backlog. Default: ${DEFAULT-VALUE}.")
+  int maxConnections;
+
+  @Option(names = "--body-timeout-ms", defaultValue = "10000", description = "Longest time to receive a request body (408 past it; a stalled upload holds a connection, never a thread). Default: ${DEFAULT-VALUE}.")
+  long bodyTimeoutMs;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -63,7 +69,7 @@ public final class ServeCommand implements Callable<Integer> {
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
     LeapServer.Options d = LeapServer.Options.defaults();
     LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000, allowedHosts,
-        d.maxConnections(), d.bodyTimeoutMs(), d.maxRequestTokens(), d.maxRequestKv());
+        maxConnections, bodyTimeoutMs, d.maxRequestTokens(), d.maxRequestKv());
     LeapServer server = new LeapServer(runtime, o).start();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

@@ -14,8 +14,6 @@ import java.security.MessageDigest;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,6 +43,7 @@ public final class ApiHandler extends Handler.Abstract {
   private final Set<String> allowedHosts;
   private final long maxBodyBytes;
   private final int maxInFlight;
+  private final long bodyTimeoutMs;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean failed;
   private final Metrics metrics;
@@ -54,7 +53,8 @@ public final class ApiHandler extends Handler.Abstract {
    * carry; null accepts any.
    */
   public ApiHandler(Completions completions, LeapRuntime runtime, String apiKey, long maxBodyBytes, int maxInFlight,
-      Set<String> allowedHosts) {
+      Set<String> allowedHosts, long bodyTimeoutMs) {
+    this.bodyTimeoutMs = bodyTimeoutMs;
     this.completions = completions;
     this.metrics = new Metrics(completions.modelName(), runtime, inFlight::get);
     this.apiKey = apiKey == null ? null : ("Bearer " + apiKey).getBytes(StandardCharsets.UTF_8);
@@ -73,7 +73,7 @@ public final class ApiHandler extends Handler.Abstract {
     try {
       route(request, response, callback);
     } catch (ApiError e) {
-      send(response, callback, e.status(), e.body());
+      send(response, callback, e);
     } catch (RuntimeException e) {
       LOG.error("a request failed inside the server", e);
       send(response, callback, 500, ApiError.internal("internal error (the server's log has the details)").body());
@@ -201,11 +201,30 @@ public final class ApiHandler extends Handler.Abstract {
   }
 
   private void complete(Request request, Response response, Callback callback, boolean chat) {
-    JsonNode body = readBody(request);
+    long declared = request.getLength();
+    if (declared > maxBodyBytes) {
+      throw ApiError.tooLarge("the request body has " + declared + " bytes; the limit is " + maxBodyBytes);
+    }
+    BodyReader.read(request, maxBodyBytes, bodyTimeoutMs, (bytes, error) -> {
+      try {
+        if (error != null) {
+          throw error;
+        }
+        generate(request, response, callback, RequestBody.parse(bytes), chat);
+      } catch (ApiError e) {
+        send(response, callback, e);
+      } catch (RuntimeException e) {
+        LOG.error("a request failed inside the server", e);
+        send(response, callback, 500, ApiError.internal("internal error (the server's log has the details)").body());
+      }
+    });
+  }
+
+  private void generate(Request request, Response response, Callback callback, JsonNode body, boolean chat) {
     Completions.Prepared prepared = completions.prepare(body, chat);
     if (inFlight.incrementAndGet() > maxInFlight) {
       inFlight.decrementAndGet();
-      throw ApiError.unavailable("the server is at its limit of " + maxInFlight + " requests in flight; retry later");
+      throw ApiError.overloaded("the server is at its limit of " + maxInFlight + " requests in flight; retry later", 1);
     }
     StreamedCompletion streamed = prepared.options().stream()
         ? new StreamedCompletion(prepared, completions.modelName(), onFailure -> new SseWriter(response, callback, onFailure))
@@ -240,7 +259,7 @@ public final class ApiHandler extends Handler.Abstract {
         if (streamed != null && streamed.started()) {
           streamed.error(problem);
         } else {
-          send(response, callback, problem.status(), problem.body());
+          send(response, callback, problem);
         }
       } else if (streamed == null) {
         send(response, callback, 200, completions.response(prepared, results));
@@ -253,21 +272,14 @@ public final class ApiHandler extends Handler.Abstract {
     });
   }
 
-  private JsonNode readBody(Request request) {
-    long declared = request.getLength();
-    if (declared > maxBodyBytes) {
-      throw ApiError.tooLarge("the request body has " + declared + " bytes; the limit is " + maxBodyBytes);
+  private static void send(Response response, Callback callback, ApiError e) {
+    if (e.retryAfterSeconds() > 0) {
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
     }
-    byte[] bytes;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
-    } catch (IOException e) {
-      throw ApiError.badRequest(null, "could not read the request body");
+    if (e.status() == 408 || e.status() == 413) {
+      response.getHeaders().put(HttpHeader.CONNECTION, "close"); // the rest of the body is not read
     }
-    if (bytes.length > maxBodyBytes) {
-      throw ApiError.tooLarge("the request body is over the limit of " + maxBodyBytes + " bytes");
-    }
-    return RequestBody.parse(bytes);
+    send(response, callback, e.status(), e.body());
   }
 
   private static void send(Response response, Callback callback, int status, JsonNode body) {

@@ -14,6 +14,7 @@ public final class ApiError extends RuntimeException {
   private final String type;
   private final String param;
   private final String code;
+  private final int retryAfterSeconds;
 
   /** Most characters of a user's input that an error message quotes. */
   public static final int MAX_QUOTE = 200;
@@ -22,11 +23,16 @@ public final class ApiError extends RuntimeException {
   static final int MAX_MESSAGE = 600;
 
   private ApiError(int status, String type, String param, String code, String message) {
+    this(status, type, param, code, message, 0);
+  }
+
+  private ApiError(int status, String type, String param, String code, String message, int retryAfterSeconds) {
     super(bound(message));
     this.status = status;
     this.type = type;
     this.param = param;
     this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   /**
@@ -91,9 +97,24 @@ public final class ApiError extends RuntimeException {
     return new ApiError(413, "invalid_request_error", null, "request_too_large", message);
   }
 
-  /** 503 while the queue is full or the engine has failed. */
+  /** 503 while the engine has failed. */
   public static ApiError unavailable(String message) {
     return new ApiError(503, "server_error", null, "overloaded", message);
+  }
+
+  /** 503 with {@code Retry-After}: the server is at a limit (requests in flight); the request may be sent again. */
+  public static ApiError overloaded(String message, int retryAfterSeconds) {
+    return new ApiError(503, "server_error", null, "overloaded", message, retryAfterSeconds);
+  }
+
+  /** 429 with {@code Retry-After}: a limit on how much one client may ask at once. */
+  public static ApiError tooManyRequests(String message, int retryAfterSeconds) {
+    return new ApiError(429, "rate_limit_error", null, "rate_limit_exceeded", message, retryAfterSeconds);
+  }
+
+  /** 408: the request body did not arrive in time. */
+  public static ApiError timeout(String message) {
+    return new ApiError(408, "invalid_request_error", null, "request_timeout", message);
   }
 
   /** 415 for a body that is not {@code application/json}. */
@@ -114,6 +135,11 @@ public final class ApiError extends RuntimeException {
   /** 500: a failure of the server itself (never a user's mistake). */
   public static ApiError internal(String message) {
     return new ApiError(500, "server_error", null, "internal_error", message);
+  }
+
+  /** Seconds for a {@code Retry-After} header, 0 for none. */
+  public int retryAfterSeconds() {
+    return retryAfterSeconds;
   }
 
   public int status() {
