@@ -144,7 +144,7 @@ public final class LeapServer implements AutoCloseable {
     // Past maxConnections the server stops accepting until one closes (the backlog holds the rest).
     server.addBean(new NetworkConnectionLimit(o.maxConnections(), server));
     this.handler = new ApiHandler(completions, runtime, o.apiKey(), o.maxBodyBytes(), o.maxInFlight(),
-        allowedHosts(o.host(), o.allowedHosts()), o.bodyTimeoutMs());
+        allowedHosts(o.host(), o.allowedHosts()), o.bodyTimeoutMs(), o.maxRequestTokens(), o.maxRequestKv());
     server.setHandler(handler);
     server.setErrorHandler(ApiHandler.errorHandler());
     server.setStopTimeout(o.stopTimeoutMs());

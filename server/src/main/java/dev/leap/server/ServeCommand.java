@@ -56,6 +56,15 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--body-timeout-ms", defaultValue = "10000", description = "Longest time to receive a request body (408 past it; a stalled upload holds a connection, never a thread). Default: ${DEFAULT-VALUE}.")
   long bodyTimeoutMs;
 
+  @Option(names = "--max-request-tokens", defaultValue = "16384", description = "Most output tokens one request may ask for, n x max_tokens (400 above; a default max_tokens is lowered to fit). Default: ${DEFAULT-VALUE}.")
+  int maxRequestTokens;
+
+  @Option(names = "--max-request-kv", defaultValue = "0", description = "Most KV slots one request may hold, n x (prompt + max_tokens) (400 above). Default: half of --kv-capacity.")
+  int maxRequestKv;
+
+  @Option(names = "--small-request-reserve", defaultValue = "-1", description = "KV slots kept for small requests (those needing at most a quarter of it), so they start while big ones run; 0: none. Default: an eighth of --kv-capacity.")
+  int smallReserve;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -65,11 +74,11 @@ public final class ServeCommand implements Callable<Integer> {
     String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
     Path dir = DemoModel.resolve(model, err);
     LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optKvCapacity(kvCapacity)
-        .optMaxBatch(maxBatch).build();
+        .optMaxBatch(maxBatch).optSmallRequestReserve(smallReserve).build();
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
     LeapServer.Options d = LeapServer.Options.defaults();
     LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000, allowedHosts,
-        maxConnections, bodyTimeoutMs, d.maxRequestTokens(), d.maxRequestKv());
+        maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
     LeapServer server = new LeapServer(runtime, o).start();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

@@ -37,7 +37,8 @@ class ServerLimitsTest {
   @BeforeAll
   static void start() throws Exception {
     runtime = LeapRuntime.builder().setModelDir(DemoModel.ensure()).optKvCapacity(4096).build();
-    server = new LeapServer(runtime, LeapServer.Options.defaults().withPort(0).withLimits(MAX_CONNECTIONS, 2, 1500)).start();
+    server = new LeapServer(runtime, LeapServer.Options.defaults().withPort(0).withLimits(MAX_CONNECTIONS, 2, 1500)
+        .withBudget(8192, 3500)).start();
   }
 
   @AfterAll
@@ -145,5 +146,54 @@ class ServerLimitsTest {
         s.close(); // the client leaves: its request is cancelled at the next write
       }
     }
+  }
+
+  static final String LONG = "{\"prompt\": \"Digits: \", \"max_tokens\": 3000, \"regex\": \"[0-9]{1000}[0-9]{1000}[0-9]{1000}\"}";
+
+  static long cancelledCount() throws Exception {
+    String m = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    java.util.regex.Matcher x = java.util.regex.Pattern.compile("finished_reason=\"cancelled\"} (\\d+)").matcher(m);
+    assertTrue(x.find(), m);
+    return Long.parseLong(x.group(1));
+  }
+
+  @Test
+  void aNonStreamedRequestIsCancelledWhenItsClientLeaves() throws Exception {
+    long before = cancelledCount();
+    try (Socket s = new Socket("127.0.0.1", server.port())) {
+      s.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Content-Length: " + LONG.length() + "\r\n\r\n" + LONG).getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      for (int i = 0; i < 6000 && server.inFlight() < 1; i++) {
+        Thread.sleep(10);
+      }
+      assertEquals(1, server.inFlight());
+    } // the client leaves long before 3,000 forward passes
+    for (int i = 0; i < 12_000 && server.inFlight() > 0; i++) {
+      Thread.sleep(10);
+    }
+    assertEquals(0, server.inFlight());
+    assertEquals(before + 1, cancelledCount(), "the request ended as cancelled, not after its 3,000 tokens");
+    assertEquals(runtime.kvCapacity(), runtime.freeKvSlots() + runtime.cachedKvSlots(), "its KV slots came back");
+  }
+
+  @Test
+  void aRequestOverTheBudgetIsA400NamingTheLimit() throws Exception {
+    String big = "{\"prompt\": \"a\", \"n\": 16, \"max_tokens\": 2096}";
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+        + "/v1/completions")).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(big))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, r.statusCode(), r.body());
+    String m = Json.MAPPER.readTree(r.body()).at("/error/message").asText();
+    assertTrue(m.contains("--max-request-tokens") || m.contains("--max-request-kv"), m);
+    assertEquals("max_tokens", Json.MAPPER.readTree(r.body()).at("/error/param").asText());
+    // Within the token budget (8,192) but over the KV budget (3,500 slots): the KV limit is named.
+    String wide = "{\"prompt\": \"a\", \"n\": 4, \"max_tokens\": 1000}";
+    r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v1/completions"))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(wide)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, r.statusCode(), r.body());
+    assertTrue(r.body().contains("--max-request-kv") && r.body().contains("3500"), r.body());
   }
 }

@@ -44,6 +44,8 @@ public final class ApiHandler extends Handler.Abstract {
   private final long maxBodyBytes;
   private final int maxInFlight;
   private final long bodyTimeoutMs;
+  private final int maxRequestTokens;
+  private final int maxRequestKv;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean failed;
   private final Metrics metrics;
@@ -53,8 +55,10 @@ public final class ApiHandler extends Handler.Abstract {
    * carry; null accepts any.
    */
   public ApiHandler(Completions completions, LeapRuntime runtime, String apiKey, long maxBodyBytes, int maxInFlight,
-      Set<String> allowedHosts, long bodyTimeoutMs) {
+      Set<String> allowedHosts, long bodyTimeoutMs, int maxRequestTokens, int maxRequestKv) {
     this.bodyTimeoutMs = bodyTimeoutMs;
+    this.maxRequestTokens = maxRequestTokens;
+    this.maxRequestKv = maxRequestKv > 0 ? maxRequestKv : Math.max(1, runtime.kvCapacity() / 2);
     this.completions = completions;
     this.metrics = new Metrics(completions.modelName(), runtime, inFlight::get);
     this.apiKey = apiKey == null ? null : ("Bearer " + apiKey).getBytes(StandardCharsets.UTF_8);
@@ -221,7 +225,8 @@ public final class ApiHandler extends Handler.Abstract {
   }
 
   private void generate(Request request, Response response, Callback callback, JsonNode body, boolean chat) {
-    Completions.Prepared prepared = completions.prepare(body, chat);
+    Completions.Prepared prepared = completions.withinBudget(completions.prepare(body, chat), body, maxRequestTokens,
+        maxRequestKv);
     if (inFlight.incrementAndGet() > maxInFlight) {
       inFlight.decrementAndGet();
       throw ApiError.overloaded("the server is at its limit of " + maxInFlight + " requests in flight; retry later", 1);
@@ -240,8 +245,17 @@ public final class ApiHandler extends Handler.Abstract {
       handles.forEach(streamed::add);
     }
     request.addFailureListener(failure -> handles.forEach(GenerationHandle::cancel));
+    // Non-streamed, nothing is written until the end: watch the connection to cancel when the client leaves.
+    DisconnectWatch watch = streamed == null ? DisconnectWatch.start(request, () -> handles.forEach(GenerationHandle::cancel))
+        : null;
     Completions.all(handles).whenComplete((results, error) -> {
       inFlight.decrementAndGet();
+      if (watch != null) {
+        watch.stop();
+        if (watch.pipelined()) {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
+      }
       ApiError problem = null;
       if (error != null) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;

@@ -167,6 +167,47 @@ public final class Completions {
     }
   }
 
+  /**
+   * The request within the per-request budget: {@code n x max_tokens} output tokens at most
+   * {@code maxTokens}, and {@code n x (prompt + max_tokens)} KV slots at most {@code maxKv} (what its
+   * samples reserve when none shares the cached prompt). A {@code max_tokens} the client set is a
+   * 400 naming the limit; the default one (chat's: the rest of the context) is lowered to fit.
+   */
+  public Prepared withinBudget(Prepared p, JsonNode body, int maxTokens, int maxKv) {
+    int n = p.options().n();
+    int asked = p.options().sampling().maxTokens();
+    boolean explicit = Fields.present(body, "max_tokens") || (p.chat() && Fields.present(body, "max_completion_tokens"));
+    String param = p.chat() && Fields.present(body, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+    int promptTokens = p.promptIds() != null ? p.promptIds().length
+        : runtime.tokenizer() == null ? 0 : runtime.tokenizer().encode(p.prompt()).length;
+    long kv = (long) n * (promptTokens + (long) asked);
+    if (!explicit) {
+      int fit = (int) Math.max(1, Math.min(asked, Math.min(maxTokens / n, maxKv / n - (long) promptTokens)));
+      if (fit < asked) {
+        p = withMaxTokens(p, fit);
+        asked = fit;
+        kv = (long) n * (promptTokens + (long) asked);
+      }
+    }
+    if ((long) n * asked > maxTokens) {
+      throw ApiError.badRequest(param, "n x " + param + " = " + n + " x " + asked + " = " + (long) n * asked
+          + " output tokens is over this server's limit of " + maxTokens + " per request (--max-request-tokens)");
+    }
+    if (kv > maxKv) {
+      throw ApiError.badRequest(param, "n x (prompt + " + param + ") = " + n + " x (" + promptTokens + " + " + asked + ") = "
+          + kv + " KV slots is over this server's limit of " + maxKv + " per request (--max-request-kv)");
+    }
+    return p;
+  }
+
+  private static Prepared withMaxTokens(Prepared p, int maxTokens) {
+    SamplingParams s = p.options().sampling();
+    SamplingParams capped = new SamplingParams(s.temperature(), s.topK(), s.topP(), s.seed(), maxTokens, s.stop());
+    GenerationOptions o = p.options();
+    return new Prepared(p.chat(), p.prompt(), p.promptIds(), p.constraint(),
+        new GenerationOptions(capped, o.n(), o.stream(), o.includeUsage(), o.jumpForward()));
+  }
+
   /** Submits the {@code n} samples, sample {@code i} streaming to {@code listeners.apply(i)} (may be null). */
   public List<GenerationHandle> submit(Prepared p, java.util.function.IntFunction<OutputListener> listeners) {
     List<GenerationHandle> handles = new ArrayList<>();
