@@ -65,6 +65,12 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--small-request-reserve", defaultValue = "-1", description = "KV slots kept for small requests (those needing at most a quarter of it), so they start while big ones run; 0: none. Default: an eighth of --kv-capacity.")
   int smallReserve;
 
+  @Option(names = "--compile-threads", defaultValue = "2", description = "Threads compiling constraints, shared by all requests. Default: ${DEFAULT-VALUE}.")
+  int compileThreads;
+
+  @Option(names = "--compile-timeout-ms", defaultValue = "10000", description = "Time limit of one constraint's compilation (400 naming it past that; 0: none). Default: ${DEFAULT-VALUE}.")
+  long compileTimeoutMs;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -74,7 +80,8 @@ public final class ServeCommand implements Callable<Integer> {
     String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
     Path dir = DemoModel.resolve(model, err);
     LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optKvCapacity(kvCapacity)
-        .optMaxBatch(maxBatch).optSmallRequestReserve(smallReserve).build();
+        .optMaxBatch(maxBatch).optSmallRequestReserve(smallReserve).optCompileThreads(compileThreads)
+        .optCompileTimeoutMs(compileTimeoutMs).build();
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
     LeapServer.Options d = LeapServer.Options.defaults();
     LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000, allowedHosts,

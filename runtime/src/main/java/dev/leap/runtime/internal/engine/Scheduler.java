@@ -62,6 +62,12 @@ public final class Scheduler implements AutoCloseable {
     return kvCapacity / 8;
   }
 
+  /** Default {@link Options#compileThreads()}. */
+  public static final int DEFAULT_COMPILE_THREADS = ConstraintCache.DEFAULT_THREADS;
+
+  /** Default {@link Options#compileTimeoutMs()}. */
+  public static final long DEFAULT_COMPILE_TIMEOUT_MS = ConstraintCache.DEFAULT_TIMEOUT_MS;
+
   /** Default {@link Options#prefillChunk()}: tokens of long prefills per step. */
   public static final int DEFAULT_PREFILL_CHUNK = 512;
 
@@ -73,11 +79,18 @@ public final class Scheduler implements AutoCloseable {
    * @param smallReserve KV slots (and one batch place in eight) that only small requests may use: a
    *     request whose reservation fits in a quarter of it; big requests wait for the rest, so a small
    *     one starts while a big one runs ({@link #admit})
+   * @param compileThreads threads compiling constraints, shared by all requests
+   * @param compileTimeoutMs time limit of one constraint's compilation (0: none); past it the
+   *     requests that wait for it fail, naming the limit
    */
   public record Options(
       int kvCapacity, int maxBatch, boolean jumpForward, boolean prefixCache, boolean healing,
-      boolean checkInvariants, int constraintCacheSize, int prefillChunk, int smallReserve) {
+      boolean checkInvariants, int constraintCacheSize, int prefillChunk, int smallReserve, int compileThreads,
+      long compileTimeoutMs) {
     public Options {
+      if (compileThreads < 1) {
+        throw new IllegalArgumentException("constraint compiler threads must be >= 1, got " + compileThreads);
+      }
       if (smallReserve < 0 || smallReserve >= kvCapacity) {
         throw new IllegalArgumentException("the KV reserve for small requests must be within 0.." + (kvCapacity - 1)
             + " slots, got " + smallReserve);
@@ -127,7 +140,8 @@ public final class Scheduler implements AutoCloseable {
     this.forward = new ForwardStep(model, ledger, manager, options.prefillChunk());
     int logitsVocab = model.config().vocabSize();
     int maxPositions = model.config().maxPositionEmbeddings();
-    this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
+    this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize(),
+        options.compileThreads(), options.compileTimeoutMs());
     this.results = new Results(tokenizer);
     this.streaming = new Streaming(results);
     this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
