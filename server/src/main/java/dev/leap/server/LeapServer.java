@@ -47,7 +47,7 @@ public final class LeapServer implements AutoCloseable {
   public record Options(String host, int port, String apiKey, String modelName, long maxBodyBytes, int maxInFlight,
       long idleTimeoutMs, long stopTimeoutMs, List<String> allowedHosts, int maxConnections, long bodyTimeoutMs,
       int maxRequestTokens, int maxRequestKv) {
-    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+    public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
     public static final long DEFAULT_BODY_TIMEOUT_MS = 10_000;
     public static final int DEFAULT_MAX_REQUEST_TOKENS = 16_384;
 

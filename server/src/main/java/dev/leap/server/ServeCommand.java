@@ -50,7 +50,7 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Host header names accepted besides the bind address's (a loopback bind: localhost, 127.0.0.1, ::1); '*' for any. Other names get 403 (DNS rebinding).")
   java.util.List<String> allowedHosts = new java.util.ArrayList<>();
 
-  @Option(names = "--max-connections", defaultValue = "4096", description = "Open connections at most; past it new ones wait in the accept backlog. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--max-connections", defaultValue = "16384", description = "Open connections at most; past it new ones wait in the accept backlog. Default: ${DEFAULT-VALUE}.")
   int maxConnections;
 
   @Option(names = "--body-timeout-ms", defaultValue = "10000", description = "Longest time to receive a request body (408 past it; a stalled upload holds a connection, never a thread). Default: ${DEFAULT-VALUE}.")
