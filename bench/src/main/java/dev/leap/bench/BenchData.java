@@ -1,25 +1,30 @@
 package dev.leap.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.leap.train.data.SglangInputs;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
- * Where benchmark inputs live: the shared data folder ({@code ../shared} beside the repository,
- * or the system property {@code leap.shared}). Missing data is a clear error naming the path.
+ * Where benchmark inputs live. The demo's own inputs (SGLang's 50 character names, its character
+ * and city regexes and prompts) ship with the project ({@link SglangInputs}): the demo and the
+ * character and long-document benchmarks need nothing beside the repository. External corpora
+ * (JSONSchemaBench, real tokenizers) are read from the shared data folder ({@code ../shared} beside
+ * the repository, or the system property {@code leap.shared}); a missing one is a clear error
+ * naming the path and how to get it.
  */
 public final class BenchData {
   private BenchData() {}
+
+  /** How to get the external corpora, quoted in every error about them. */
+  static final String HOW_TO_GET = "scripts/fetch-shared.sh fetches the corpora and tokenizers";
 
   public static Path shared() {
     String p = System.getProperty("leap.shared");
     Path dir = p != null ? Path.of(p) : Path.of("..", "shared");
     if (!Files.isDirectory(dir)) {
       throw new IllegalArgumentException("shared data folder not found: " + dir.toAbsolutePath().normalize()
-          + " (set -Dleap.shared=DIR)");
+          + " (set -Dleap.shared=DIR; " + HOW_TO_GET + ")");
     }
     return dir.toAbsolutePath().normalize();
   }
@@ -27,26 +32,26 @@ public final class BenchData {
   public static Path file(String relative) {
     Path f = shared().resolve(relative);
     if (!Files.exists(f)) {
-      throw new IllegalArgumentException("benchmark input not found: " + f);
+      throw new IllegalArgumentException("benchmark input not found: " + f + " (" + HOW_TO_GET + ")");
     }
     return f;
   }
 
-  /** A node of {@code corpora/sglang-json-bench/regexes.json} under {@code json_jump_forward}. */
-  public static JsonNode sglang(String name) {
-    try {
-      return new ObjectMapper().readTree(file("corpora/sglang-json-bench/regexes.json").toFile())
-          .get("json_jump_forward").get(name);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  /** SGLang's 50 character names, shipped with the project. */
+  public static List<String> characterNames() {
+    return SglangInputs.characterNames();
+  }
+
+  /** SGLang's character prompt with the name filled in. */
+  public static String characterPrompt(String name) {
+    return SglangInputs.characterPromptTemplate().replace("{name}", name);
   }
 
   public static String characterRegex() {
-    return sglang("character_regex").get("pattern").asText();
+    return SglangInputs.characterRegex();
   }
 
   public static String cityRegex() {
-    return sglang("city_regex").get("pattern").asText();
+    return SglangInputs.cityRegex();
   }
 }

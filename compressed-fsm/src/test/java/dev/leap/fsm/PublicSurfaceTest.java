@@ -1,6 +1,6 @@
 package dev.leap.fsm;
 
-import dev.leap.fsm.PublicSurface;
+import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +19,6 @@ class PublicSurfaceTest {
         "dev.leap.fsm.EmptyLanguageException",
         "dev.leap.fsm.Excerpt",
         "dev.leap.fsm.Excerpt$Window",
-        "dev.leap.fsm.FsmCursor",
         "dev.leap.fsm.RegexSyntaxException",
         "dev.leap.fsm.SortedVocabulary",
         "dev.leap.fsm.TokenIndex",

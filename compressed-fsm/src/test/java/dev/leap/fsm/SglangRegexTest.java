@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leap.testkit.Shared;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

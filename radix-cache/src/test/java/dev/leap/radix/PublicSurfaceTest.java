@@ -1,6 +1,6 @@
 package dev.leap.radix;
 
-import dev.leap.fsm.PublicSurface;
+import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

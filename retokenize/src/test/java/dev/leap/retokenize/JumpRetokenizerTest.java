@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
-import dev.leap.fsm.RandomRegex;
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.RandomRegex;
+import dev.leap.testkit.Shared;
 import dev.leap.fsm.TokenIndex;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -110,24 +110,26 @@ class JumpRetokenizerTest {
     return r;
   }
 
-  static List<String> constraints() {
+  /** The project's own fixed regexes. */
+  static List<String> ownRegexes() {
     List<String> regexes = new ArrayList<>();
-    if (Shared.root() != null) {
-      regexes.add(Shared.sglangRegex("character_regex"));
-      regexes.add(Shared.sglangRegex("city_regex"));
-    }
     regexes.add("\\{\"name\": \"[a-z ]{1,12}\", \"age\": [0-9]{1,3}, \"ok\": (true|false)\\}");
     regexes.add("(SELECT|UPDATE) [a-z]+ FROM users WHERE id = [0-9]+;");
     return regexes;
   }
 
-  static Tally run(Tokenizer tok, boolean healing, long seed) {
+  /** SGLang's two benchmark regexes, from {@code ../shared} (the test is skipped where it is absent). */
+  static List<String> sglangRegexes() {
+    return List.of(Shared.sglangRegex("character_regex"), Shared.sglangRegex("city_regex"));
+  }
+
+  static Tally run(Tokenizer tok, boolean healing, long seed, List<String> fixed, int randomRegexes) {
     Tally tally = new Tally();
     SplittableRandom rnd = new SplittableRandom(seed);
     RandomRegex gen = new RandomRegex(seed);
-    List<String> regexes = constraints();
+    List<String> regexes = new ArrayList<>(fixed);
     int random = 0;
-    while (random < 40) {
+    while (random < randomRegexes) {
       String r = gen.next(2);
       try {
         CompressedFsm f = CompressedFsm.compile(r, 2000);
@@ -148,7 +150,7 @@ class JumpRetokenizerTest {
       TokenIndex index = TokenIndex.of(fsm.dfa(), tok);
       int samples = regex.length() > 100 ? 60 : 15;
       for (int i = 0; i < samples; i++) {
-        String text = gen.sampleMatch(fsm.dfa(), 400);
+        String text = gen.sampleMatch(walk(fsm.dfa()), 400);
         if (text == null) {
           continue;
         }
@@ -160,16 +162,24 @@ class JumpRetokenizerTest {
 
   @Test
   void jumpScenariosKeepTheInvariantsAndMeasureCanonicalShare() {
+    checkGpt2(ownRegexes(), 40, 300, "own and random regexes");
+  }
+
+  @Test
+  void sglangBenchmarkRegexesKeepTheInvariants() {
+    checkGpt2(sglangRegexes(), 0, 500, "SGLang's regexes");
+  }
+
+  static void checkGpt2(List<String> fixed, int randomRegexes, int minJumps, String what) {
     Tokenizer tok = Tokenizer.gpt2();
     long seed = 2024L;
-    Tally on = run(tok, true, seed);
-    Tally off = run(tok, false, seed);
-    System.out.printf("jump retokenization (GPT-2): %d jumps; planned %d with healing, %d without;"
+    Tally on = run(tok, true, seed, fixed, randomRegexes);
+    Tally off = run(tok, false, seed, fixed, randomRegexes);
+    System.out.printf("jump retokenization (GPT-2, %s): %d jumps; planned %d with healing, %d without;"
         + " canonical %.1f%% with healing, %.1f%% without; window agrees with full re-encode in %d of %d%n",
-        on.jumps, on.planned, off.planned, 100.0 * on.canonical / on.planned, 100.0 * off.canonical / off.planned,
+        what, on.jumps, on.planned, off.planned, 100.0 * on.canonical / on.planned, 100.0 * off.canonical / off.planned,
         off.windowAgrees, off.jumps);
-    // Without ../shared the SGLang regexes are missing: fewer cases, the same checks.
-    assertTrue(on.jumps > (Shared.root() == null ? 300 : 1000), "too few jump cases: " + on.jumps);
+    assertTrue(on.jumps > minJumps, "too few jump cases: " + on.jumps);
     assertEquals(off.jumps, off.windowAgrees, "bounded window disagrees with the full re-encode");
     assertTrue(share(on) > share(off), "healing did not make forced tokens more canonical");
   }
@@ -178,12 +188,19 @@ class JumpRetokenizerTest {
   void jumpScenariosOnLlama3() {
     Tokenizer tok = HfTokenizer.load(Shared.require("tokenizers/llama3/tokenizer.json"));
     long seed = 7L;
-    Tally on = run(tok, true, seed);
-    Tally off = run(tok, false, seed);
+    List<String> fixed = new ArrayList<>(sglangRegexes());
+    fixed.addAll(ownRegexes());
+    Tally on = run(tok, true, seed, fixed, 40);
+    Tally off = run(tok, false, seed, fixed, 40);
     System.out.printf("jump retokenization (Llama 3): %d jumps; canonical %.1f%% with healing, %.1f%% without;"
         + " window agrees with full re-encode in %d of %d%n",
         on.jumps, 100.0 * on.canonical / on.planned, 100.0 * off.canonical / off.planned, off.windowAgrees, off.jumps);
     assertEquals(off.jumps, off.windowAgrees, "bounded window disagrees with the full re-encode");
     assertTrue(share(on) > share(off), "healing did not make forced tokens more canonical");
+  }
+
+  /** The DFA as testkit's random walk sees it. */
+  static RandomRegex.Automaton walk(Dfa dfa) {
+    return RandomRegex.automaton(dfa.initialState(), dfa::isAccepting, dfa::step);
   }
 }

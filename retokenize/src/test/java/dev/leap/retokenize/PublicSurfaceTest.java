@@ -1,6 +1,6 @@
 package dev.leap.retokenize;
 
-import dev.leap.fsm.PublicSurface;
+import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +13,6 @@ class PublicSurfaceTest {
         "dev.leap.retokenize.HfTokenizer",
         "dev.leap.retokenize.JumpPlan",
         "dev.leap.retokenize.JumpRetokenizer",
-        "dev.leap.retokenize.Tokenizer",
-        "dev.leap.retokenize.Utf8StreamDecoder"));
+        "dev.leap.retokenize.Tokenizer"));
   }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -125,16 +125,5 @@ class TokenizerTest {
         dev.leap.fsm.TokenizerJsonVocabulary.toBytes("<0xE4>", dev.leap.fsm.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
     assertArrayEquals("  ".getBytes(StandardCharsets.UTF_8),
         dev.leap.fsm.TokenizerJsonVocabulary.toBytes("\u2581\u2581", dev.leap.fsm.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
-  }
-
-  @Test
-  void streamDecoderHoldsBackIncompleteCharacters() {
-    Utf8StreamDecoder d = new Utf8StreamDecoder();
-    byte[] smile = "a😀b".getBytes(StandardCharsets.UTF_8);
-    assertEquals("a", d.feed(new byte[] {smile[0], smile[1]}));
-    assertEquals("", d.feed(new byte[] {smile[2], smile[3]}));
-    assertEquals("😀b", d.feed(new byte[] {smile[4], smile[5]}));
-    assertEquals("", d.feed(new byte[] {(byte) 0xE4}));
-    assertEquals("\uFFFD", d.finish());
   }
 }

@@ -11,7 +11,7 @@ import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.json.JsonSchema;
 import dev.leap.fsm.json.JsonSchemaOptions;
-import dev.leap.fsm.tags.NaiveTags;
+import dev.leap.testkit.NaiveTags;
 import dev.leap.fsm.tags.ReasoningGate;
 import dev.leap.fsm.tags.StructuralTags;
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,6 @@
 package dev.leap.train;
 
-import dev.leap.fsm.PublicSurface;
+import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +18,7 @@ class PublicSurfaceTest {
         "dev.leap.train.data.City",
         "dev.leap.train.data.CityDocument",
         "dev.leap.train.data.Example",
+        "dev.leap.train.data.SglangInputs",
         "dev.leap.train.data.TrainingMix",
         "dev.leap.train.model.AdamW",
         "dev.leap.train.model.TrainableLlama"));

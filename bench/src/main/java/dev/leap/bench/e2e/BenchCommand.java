@@ -154,16 +154,14 @@ public final class BenchCommand implements Callable<Integer> {
 
   int characters(Path dir, Path outFile, Path chartFile) throws IOException {
     PrintWriter o = spec.commandLine().getOut();
-    List<String> names = Files.readAllLines(BenchData.file("corpora/sglang-json-bench/dataset.txt"), StandardCharsets.UTF_8)
-        .stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
+    List<String> names = BenchData.characterNames();
     int n = requests == null ? names.size() : Math.min(requests, names.size());
-    String template = BenchData.sglang("character_regex").get("prompt_template").asText();
     String regex = BenchData.characterRegex();
     List<GenerationRequest> reqs = new ArrayList<>();
     SamplingParams params = SamplingParams.builder().temperature(temperature).seed(seed).maxTokens(maxTokens).build();
     for (int i = 0; i < n; i++) {
       SamplingParams p = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();
-      reqs.add(GenerationRequest.of(template.replace("{name}", names.get(i)), Constraint.regex(regex), p));
+      reqs.add(GenerationRequest.of(BenchData.characterPrompt(names.get(i)), Constraint.regex(regex), p));
     }
     ModeResult tbt = new ModeResult("token-by-token");
     ModeResult jf = new ModeResult("jump-forward");

@@ -40,7 +40,7 @@ public final class DemoCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Path dir = BenchCommand.modelDir(model, err);
-    String prompt = BenchData.sglang("character_regex").get("prompt_template").asText().replace("{name}", "Hermione Granger");
+    String prompt = BenchData.characterPrompt("Hermione Granger");
     phase(err, "loading the model from " + dir + " and writing Hermione Granger's sheet");
     try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).build()) {
       Generation g = rt.generate(prompt, Constraint.regex(BenchData.characterRegex()), SamplingParams.greedy());

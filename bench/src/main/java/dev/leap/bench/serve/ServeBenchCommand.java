@@ -159,12 +159,9 @@ public final class ServeBenchCommand implements Callable<Integer> {
   private List<Job> jobs() throws Exception {
     List<Job> jobs = new ArrayList<>();
     if (workload.equals("characters")) {
-      String template = BenchData.sglang("character_regex").get("prompt_template").asText();
       String regex = BenchData.characterRegex();
-      for (String name : Files.readAllLines(BenchData.file("corpora/sglang-json-bench/dataset.txt"), StandardCharsets.UTF_8)) {
-        if (!name.isBlank()) {
-          jobs.add(new Job(template.replace("{name}", name.strip()), regex));
-        }
+      for (String name : BenchData.characterNames()) {
+        jobs.add(new Job(BenchData.characterPrompt(name), regex));
       }
     } else if (workload.equals("longdoc")) {
       String regex = BenchData.cityRegex();

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.leap.fsm.ByteAutomaton;
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.Vocabulary;
 import java.nio.charset.StandardCharsets;

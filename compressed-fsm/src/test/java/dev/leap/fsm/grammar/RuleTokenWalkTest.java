@@ -3,7 +3,7 @@ package dev.leap.fsm.grammar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.Vocabulary;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
-import dev.leap.fsm.RandomRegex;
+import dev.leap.testkit.RandomRegex;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.EmptyLanguageException;
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

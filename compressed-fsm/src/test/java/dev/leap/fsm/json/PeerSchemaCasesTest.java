@@ -16,7 +16,7 @@ import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.EmptyLanguageException;
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leap.testkit.NaiveTags;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;

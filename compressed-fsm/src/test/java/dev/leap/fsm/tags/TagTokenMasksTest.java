@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import dev.leap.fsm.TokenIndex;
 import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.Vocabulary;

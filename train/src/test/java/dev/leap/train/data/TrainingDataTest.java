@@ -1,34 +1,42 @@
 package dev.leap.train.data;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.retokenize.HfTokenizer;
-import java.nio.charset.StandardCharsets;
+import dev.leap.testkit.Shared;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
  * The generated training data keeps SGLang's formats exactly: every character sheet and every city
- * answer matches the benchmark's regex (read from {@code ../shared}; skipped where it is absent), the fact table covers the benchmark's 50
+ * answer matches the benchmark's regex (the copies shipped in {@link SglangInputs}, checked against {@code ../shared}), the fact table covers the benchmark's 50
  * names in order, documents state their city's facts, fall in the asked length, and training
  * never draws an evaluation seed.
  */
 class TrainingDataTest {
   static final HfTokenizer GPT2 = HfTokenizer.gpt2();
 
-  static String sglang(String name) throws Exception {
-    Path shared = Path.of(System.getProperty("leap.shared", "../../shared"), "corpora/sglang-json-bench/regexes.json");
-    Assumptions.assumeTrue(Files.exists(shared), "../shared is absent: " + shared.toAbsolutePath());
-    return new ObjectMapper().readTree(shared.toFile()).get("json_jump_forward").get(name).get("pattern").asText();
+  static String sglang(String name) {
+    return SglangInputs.jumpForward(name).get("pattern").asText();
+  }
+
+  @Test
+  void shippedSglangInputsEqualTheSharedCorpus() throws Exception {
+    for (String file : List.of("regexes.json", "dataset.txt")) {
+      Path shared = Shared.require("corpora/sglang-json-bench/" + file);
+      assertArrayEquals(Files.readAllBytes(shared), SglangInputs.read(file), file);
+    }
+    assertEquals(50, SglangInputs.characterNames().size());
+    assertTrue(SglangInputs.characterPromptTemplate().contains("{name}"));
+    assertTrue(SglangInputs.cityPromptTemplate().contains("{document}"));
   }
 
   @Test
@@ -40,12 +48,7 @@ class TrainingDataTest {
       assertTrue(p.matcher(c.sheet()).matches(), c.benchmarkName() + ":\n" + c.sheet());
       assertTrue(c.prompt().startsWith(c.benchmarkName() + " is a character in Harry Potter."));
     }
-    Path dataset = Path.of(System.getProperty("leap.shared", "../../shared"), "corpora/sglang-json-bench/dataset.txt");
-    if (Files.exists(dataset)) {
-      List<String> names = Files.readAllLines(dataset, StandardCharsets.UTF_8).stream().map(String::strip)
-          .filter(s -> !s.isEmpty()).toList();
-      assertEquals(names, all.stream().map(Character::benchmarkName).toList());
-    }
+    assertEquals(SglangInputs.characterNames(), all.stream().map(Character::benchmarkName).toList());
     assertTrue(all.get(4).ownChoices().contains("wood"), "Snape's wand wood is marked as the project's choice");
     assertFalse(all.get(0).ownChoices().contains("wood"), "Harry's holly wand is from the books");
   }

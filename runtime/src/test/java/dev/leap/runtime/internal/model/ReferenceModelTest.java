@@ -8,7 +8,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.leap.fsm.Shared;
+import dev.leap.testkit.Shared;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

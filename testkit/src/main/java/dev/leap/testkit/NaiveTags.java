@@ -1,4 +1,4 @@
-package dev.leap.fsm.tags;
+package dev.leap.testkit;
 
 import java.util.List;
 import java.util.function.Predicate;

@@ -1,4 +1,4 @@
-package dev.leap.fsm;
+package dev.leap.testkit;
 
 import static org.junit.jupiter.api.Assertions.fail;
 

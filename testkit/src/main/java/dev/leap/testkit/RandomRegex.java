@@ -1,9 +1,11 @@
-package dev.leap.fsm;
+package dev.leap.testkit;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.IntBinaryOperator;
+import java.util.function.IntPredicate;
 import java.util.regex.Pattern;
 
 /**
@@ -157,26 +159,56 @@ public final class RandomRegex {
     return Pattern.compile(sb.toString(), Pattern.UNIX_LINES);
   }
 
-  /** A string drawn by a random walk of the DFA that ends in an accepting state, or null. */
-  public String sampleMatch(Dfa dfa, int maxBytes) {
+  /**
+   * A deterministic byte automaton as the random walk sees it (the project's {@code Dfa} and
+   * {@code ByteAutomaton} through {@link #automaton}; testkit depends on no module of the project).
+   */
+  public interface Automaton {
+    int initialState();
+
+    boolean isAccepting(int state);
+
+    /** The state after byte {@code b} (0-255), or a negative number where the automaton dies. */
+    int step(int state, int b);
+  }
+
+  /** An {@link Automaton} from its three functions ({@code dfa.initialState(), dfa::isAccepting, dfa::step}). */
+  public static Automaton automaton(int initialState, IntPredicate accepting, IntBinaryOperator step) {
+    return new Automaton() {
+      @Override
+      public int initialState() {
+        return initialState;
+      }
+
+      @Override
+      public boolean isAccepting(int state) {
+        return accepting.test(state);
+      }
+
+      @Override
+      public int step(int state, int b) {
+        return step.applyAsInt(state, b);
+      }
+    };
+  }
+
+  /** A string drawn by a random walk of the automaton that ends in an accepting state, or null. */
+  public String sampleMatch(Automaton dfa, int maxBytes) {
     byte[] buf = new byte[maxBytes];
     int s = dfa.initialState();
     int n = 0;
+    int[] live = new int[256];
     while (true) {
-      if (dfa.isAccepting(s) && (rnd.nextInt(4) == 0 || !dfa.hasTransitions(s))) {
-        return new String(buf, 0, n, StandardCharsets.UTF_8);
-      }
-      if (n == maxBytes) {
-        return null;
-      }
-      int[] live = new int[256];
       int count = 0;
       for (int b = 0; b < 256; b++) {
-        if (dfa.step(s, b) != Dfa.DEAD) {
+        if (dfa.step(s, b) >= 0) {
           live[count++] = b;
         }
       }
-      if (count == 0) {
+      if (dfa.isAccepting(s) && (rnd.nextInt(4) == 0 || count == 0)) {
+        return new String(buf, 0, n, StandardCharsets.UTF_8);
+      }
+      if (n == maxBytes || count == 0) {
         return null;
       }
       int b = live[rnd.nextInt(count)];
