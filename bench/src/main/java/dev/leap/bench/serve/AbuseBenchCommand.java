@@ -125,8 +125,9 @@ public final class AbuseBenchCommand implements Callable<Integer> {
 
   // ---------------------------------------------------------------------------------------------
 
+  /** The JIT and the server's caches warm, so that "idle" is not "cold". */
   private void warmUp() throws Exception {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 20; i++) {
       completion(phoneBody(PHONE));
       health();
     }
