@@ -107,11 +107,6 @@ public final class ApiError extends RuntimeException {
     return new ApiError(503, "server_error", null, "overloaded", message, retryAfterSeconds);
   }
 
-  /** 429 with {@code Retry-After}: a limit on how much one client may ask at once. */
-  public static ApiError tooManyRequests(String message, int retryAfterSeconds) {
-    return new ApiError(429, "rate_limit_error", null, "rate_limit_exceeded", message, retryAfterSeconds);
-  }
-
   /** 408: the request body did not arrive in time. */
   public static ApiError timeout(String message) {
     return new ApiError(408, "invalid_request_error", null, "request_timeout", message);
