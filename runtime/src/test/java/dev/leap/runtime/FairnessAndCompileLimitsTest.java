@@ -48,6 +48,20 @@ class FairnessAndCompileLimitsTest {
     }
   }
 
+  @Test
+  void aLongChainOfGrammarRulesCompilesOnTheCompilersDeepStack() {
+    StringBuilder g = new StringBuilder("root ::= r0\n");
+    for (int i = 0; i < 5000; i++) {
+      g.append('r').append(i).append(" ::= r").append(i + 1).append('\n');
+    }
+    g.append("r5000 ::= \"x\"\n");
+    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(TestModels.dir("llama", TestModels.llama())).build()) {
+      Generation r = rt.generate("a", Constraint.grammar(g.toString()), SamplingParams.builder().maxTokens(4).build());
+      assertNull(r.error(), "Tarjan's recursion over 5,000 rules overflowed a default 1 MB stack");
+      assertEquals("x", r.text());
+    }
+  }
+
   private static void sleep(long ms) {
     try {
       Thread.sleep(ms);

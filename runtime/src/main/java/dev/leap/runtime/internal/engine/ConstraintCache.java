@@ -45,6 +45,9 @@ final class ConstraintCache implements AutoCloseable {
   /** Default time limit of one compilation, in milliseconds. */
   static final long DEFAULT_TIMEOUT_MS = 10_000;
 
+  /** Stack of a compiler thread (the JVM's default is 1 MB). */
+  static final long COMPILER_STACK_BYTES = 64L << 20;
+
   private final long timeoutMs;
   private final ScheduledExecutorService timer;
 
@@ -71,7 +74,8 @@ final class ConstraintCache implements AutoCloseable {
     };
     AtomicInteger n = new AtomicInteger();
     this.compiler = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "leap-constraint-compiler-" + n.incrementAndGet());
+      // A deep stack: the passes over a constraint's tree and a grammar's rule graph recurse per level.
+      Thread t = new Thread(null, r, "leap-constraint-compiler-" + n.incrementAndGet(), COMPILER_STACK_BYTES);
       t.setDaemon(true);
       return t;
     });
@@ -100,6 +104,9 @@ final class ConstraintCache implements AutoCloseable {
     Future<?> task = compiler.submit(() -> {
       try {
         f.complete(CompiledConstraint.compile(key, c, tokenizer, healing, logitsVocab, manager));
+      } catch (StackOverflowError e) {
+        f.completeExceptionally(new IllegalArgumentException("the constraint nests too deeply to compile (groups inside "
+            + "groups, or rules calling rules, too many levels down): simplify it"));
       } catch (Throwable t) {
         f.completeExceptionally(t);
       }
