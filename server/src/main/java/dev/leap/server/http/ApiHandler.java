@@ -245,14 +245,13 @@ public final class ApiHandler extends Handler.Abstract {
       handles.forEach(streamed::add);
     }
     request.addFailureListener(failure -> handles.forEach(GenerationHandle::cancel));
-    // Non-streamed, nothing is written until the end: watch the connection to cancel when the client leaves.
-    DisconnectWatch watch = streamed == null ? DisconnectWatch.start(request, () -> handles.forEach(GenerationHandle::cancel))
-        : null;
+    // Until something is written (a non-streamed answer: the end), only a read notices that the client left.
+    DisconnectWatch watch = DisconnectWatch.start(request, () -> handles.forEach(GenerationHandle::cancel));
     Completions.all(handles).whenComplete((results, error) -> {
       inFlight.decrementAndGet();
       if (watch != null) {
         watch.stop();
-        if (watch.pipelined()) {
+        if (watch.pipelined() && !response.isCommitted()) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
       }

@@ -11,10 +11,11 @@ import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Notices that the client of a non-streamed request went away while its answer is being generated.
- * Jetty reads nothing from a connection while its request is handled, and a non-streamed answer
- * writes nothing until the end, so it would learn of the disconnect only at the last write (after
- * the whole generation). This watch registers read interest on the connection's end point after the
+ * Notices that the client of a request went away while its answer is being generated. Jetty reads
+ * nothing from a connection while its request is handled, and a non-streamed answer writes nothing
+ * until the end (a streamed one nothing while it waits for its constraint or for KV slots), so it
+ * would learn of the disconnect only at the next write (for a non-streamed answer, after the whole
+ * generation). This watch registers read interest on the connection's end point after the
  * body is read: the end of the stream (the client closed) runs {@code onGone}, which cancels the
  * samples at the runtime's next step. {@link #stop} withdraws the interest before the response is
  * written, so Jetty's own read of the next request finds the end point as it left it.
