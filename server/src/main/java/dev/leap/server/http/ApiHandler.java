@@ -33,8 +33,13 @@ import org.eclipse.jetty.util.Callback;
  * no server thread waits on a generation. A connection that fails (the client went away) cancels
  * its requests, whose KV slots the runtime frees at its next step.
  *
- * <p>Limits: bodies above {@code maxBodyBytes} are a 413, more than {@code maxInFlight} requests
- * at once a 503, a wrong or missing key (when one is set) a 401; every error has OpenAI's shape.
+ * <p>Checks, in order: the {@code Host} header names this server (403: DNS rebinding), the key when
+ * one is set (401, compared in constant time), a {@code POST} body declared {@code application/json}
+ * (415: a web page's cross-origin "simple" request cannot), the body read as it arrives
+ * ({@link BodyReader}: 413 past {@code maxBodyBytes}, 408 past {@code bodyTimeoutMs}) and parsed
+ * strictly ({@code RequestBody}), the request within its budget ({@code n x max_tokens}, KV slots:
+ * 400), at most {@code maxInFlight} requests at once (503 with {@code Retry-After}). Every error has
+ * OpenAI's shape; an unexpected failure is a 500 whose text names no exception (the log has it).
  */
 public final class ApiHandler extends Handler.Abstract {
   private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
