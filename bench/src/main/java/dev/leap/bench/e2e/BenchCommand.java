@@ -56,8 +56,9 @@ import picocli.CommandLine.Model.CommandSpec;
     name = "bench",
     mixinStandardHelpOptions = true,
     subcommands = {dev.leap.bench.serve.ServeBenchCommand.class, dev.leap.bench.serve.IdleConnectionsCommand.class,
-        dev.leap.bench.model.ProfileCommand.class, dev.leap.bench.peers.PeersCommand.class},
-    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server) or 'idle' (idle connections against a running server).")
+        dev.leap.bench.serve.AbuseBenchCommand.class, dev.leap.bench.model.ProfileCommand.class,
+        dev.leap.bench.peers.PeersCommand.class},
+    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass) or 'peers' (beside llama.cpp).")
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
