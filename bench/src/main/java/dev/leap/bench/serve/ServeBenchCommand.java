@@ -74,6 +74,10 @@ public final class ServeBenchCommand implements Callable<Integer> {
   @Option(names = "--slo-tpot-ms", defaultValue = "200", description = "Goodput: TPOT limit. Default: ${DEFAULT-VALUE}.")
   double sloTpot;
 
+  @Option(names = "--dtype", defaultValue = "auto", description = "Dtype of the servers started here: auto (the"
+      + " checkpoint's), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
+  String dtype;
+
   @Option(names = "--seed", defaultValue = "0", description = "Arrival times. Default: ${DEFAULT-VALUE}.")
   long seed;
 
@@ -149,8 +153,8 @@ public final class ServeBenchCommand implements Callable<Integer> {
     }
   }
 
-  private static String start(Path dir, boolean jumpForward, List<LeapServer> started) throws Exception {
-    LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optJumpForward(jumpForward).build();
+  private String start(Path dir, boolean jumpForward, List<LeapServer> started) throws Exception {
+    LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optJumpForward(jumpForward).optDtype(dtype).build();
     LeapServer s = new LeapServer(rt, LeapServer.Options.defaults().withPort(0)).start();
     started.add(s);
     return "http://127.0.0.1:" + s.port();
