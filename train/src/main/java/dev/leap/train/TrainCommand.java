@@ -16,7 +16,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * The defaults reproduce the shipped model.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
-    description = "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint.")
+    description = "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint."
+        + " --recipe copy: the copy curriculum with the project's own tokenizer (opt-in, see train/README.md).")
 public final class TrainCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -62,6 +63,38 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--layers", defaultValue = "4", description = "Layers. Default: ${DEFAULT-VALUE}.")
   int layers;
 
+  @Option(names = "--recipe", defaultValue = "demo", description = "demo (the shipped model) or copy (own BPE tokenizer, "
+      + "fact cards then articles, warmup-stable-decay, early signal and stop rule). Default: ${DEFAULT-VALUE}.")
+  String recipe;
+
+  @Option(names = "--phases", defaultValue = "1500,3000,3600", split = ",", paramLabel = "END1,END2,END3",
+      description = "copy: the steps at which phase 1 (cards), 2 (300-1,500-token articles) and 3 (2,000-4,400 tokens) end; "
+          + "the last is the run's length. Default: ${DEFAULT-VALUE}.")
+  int[] phases;
+
+  @Option(names = "--decay", defaultValue = "400", description = "copy: steps of linear learning-rate decay at the end. Default: ${DEFAULT-VALUE}.")
+  int decay;
+
+  @Option(names = "--vocab", defaultValue = "4096", description = "copy: tokens of the trained BPE tokenizer. Default: ${DEFAULT-VALUE}.")
+  int vocab;
+
+  @Option(names = "--value-weight", defaultValue = "1.0",
+      description = "copy: weight of the mean loss on the answers' value tokens, added to the mean loss on every token. Default: ${DEFAULT-VALUE}.")
+  float valueWeight;
+
+  @Option(names = "--eval-every", defaultValue = "50", description = "copy: steps between measurements of the early signal. Default: ${DEFAULT-VALUE}.")
+  int evalEvery;
+
+  @Option(names = "--flat-after", defaultValue = "800",
+      description = "copy: stop the run if by this step the swap test never reached --min-swap (0: never stop). Default: ${DEFAULT-VALUE}.")
+  int flatAfter;
+
+  @Option(names = "--min-swap", defaultValue = "0.1", description = "copy: swap test (nats) that counts as learning to read. Default: ${DEFAULT-VALUE}.")
+  double minSwap;
+
+  @Option(names = "--context", defaultValue = "4608", description = "copy: the model's context (tokens). Default: ${DEFAULT-VALUE}.")
+  int context;
+
   @Option(names = "--dtype", defaultValue = "F16", description = "Storage of the written weights: F32, F16, BF16. Default: ${DEFAULT-VALUE}.")
   HfModelWriter.StorageType dtype;
 
@@ -79,6 +112,24 @@ public final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
+    if (recipe.equals("copy")) {
+      // Options left at the demo recipe's defaults take the copy recipe's.
+      int stepTok = stepTokens == 6000 ? 4000 : stepTokens;
+      int chars = characters == 6 ? 2 : characters;
+      float peak = lr == 1.5e-3f ? 1e-3f : lr;
+      int warm = warmup == 30 ? 100 : warmup;
+      int ckptEvery = checkpointEvery == 20 ? 50 : checkpointEvery;
+      Path w = work.equals(Path.of("train-out")) ? Path.of("train-copy") : work;
+      Path outDir = out.equals(Path.of("train-out/model")) ? w.resolve("model") : out;
+      CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases, warm, decay, peak,
+          peak / 10, 0.1f, 1.0f, stepTok, chars, valueWeight, microBatch, ckptEvery, evalEvery, 16, 8, flatAfter, minSwap,
+          300, w, outDir, dtype);
+      CopyTrainer.Outcome outcome = new CopyTrainer(o, log).run();
+      return outcome == CopyTrainer.Outcome.FLAT ? 3 : 0;
+    }
+    if (!recipe.equals("demo")) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--recipe must be demo or copy, not " + recipe);
+    }
     Trainer.Options o = new Trainer.Options(shape(hidden, layers), seed, steps, warmup, lr, lr / 15, 0.1f, 1.0f,
         stepTokens, characters, minDoc, maxDoc, microBatch, checkpointEvery, work, out, dtype);
     new Trainer(o, log).run();

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.retokenize.HfTokenizer;
 import dev.leap.train.data.City;
+import dev.leap.train.SmallTokenizer;
 import dev.leap.train.data.CityDocument;
+import dev.leap.train.data.GazetteerDocument;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,11 +34,10 @@ class BpeTrainerTest {
   static List<String> corpus;
 
   @BeforeAll
-  static void train(@TempDir Path dir) throws Exception {
+  static void train() {
     corpus = TokenizerCorpus.texts(3, 12, 24);
-    merges = BpeTrainer.train(corpus, 900);
-    BpeTrainer.write(merges, dir);
-    tok = HfTokenizer.load(dir.resolve("tokenizer.json"));
+    tok = SmallTokenizer.get();
+    merges = SmallTokenizer.merges();
   }
 
   @Test
@@ -70,13 +71,15 @@ class BpeTrainerTest {
     }
   }
 
+  /** The test: for many seeds, closed and open values, both article generators. */
   @Test
   void everyFieldIsTheSameTokensInTheArticleAndTheAnswer() {
     SplittableRandom r = new SplittableRandom(5);
-    for (int i = 0; i < 60; i++) {
+    for (int i = 0; i < 90; i++) {
       long seed = City.EVAL_SEED_BASE + r.nextInt(1_000_000);
-      City c = City.of(seed);
-      String doc = CityDocument.text(c, seed, 150 + r.nextInt(600), tok);
+      City c = i % 3 == 0 ? City.of(seed) : City.open(seed);
+      int target = 150 + r.nextInt(600);
+      String doc = i % 3 == 2 ? GazetteerDocument.text(c, seed, target, tok) : CityDocument.text(c, seed, target, tok, i % 3 == 1);
       int[] article = tok.encode(doc);
       int[] answer = tok.encode(c.answer());
       for (String v : c.fields().values()) {
