@@ -19,7 +19,6 @@ class PublicSurfaceTest {
         "dev.leap.fsm.EmptyLanguageException",
         "dev.leap.fsm.Excerpt",
         "dev.leap.fsm.Excerpt$Window",
-        "dev.leap.fsm.FsmCursor",
         "dev.leap.fsm.RegexSyntaxException",
         "dev.leap.fsm.SortedVocabulary",
         "dev.leap.fsm.TokenIndex",

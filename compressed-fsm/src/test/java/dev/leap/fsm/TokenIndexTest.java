@@ -126,46 +126,6 @@ class TokenIndexTest {
   }
 
   @Test
-  void cursorFollowsTokensAndJumps() {
-    Vocabulary v = SmallVocabulary.create();
-    CompressedFsm fsm = CompressedFsm.compile("\\{\"a\": (true|false), \"b\": [0-9]{1,3}\\}");
-    TokenIndex index = TokenIndex.of(fsm.dfa(), v);
-    SplittableRandom rnd = new SplittableRandom(5);
-    for (int round = 0; round < 200; round++) {
-      FsmCursor c = new FsmCursor(fsm, index);
-      StringBuilder text = new StringBuilder();
-      while (!c.mustStop()) {
-        byte[] j = c.jump();
-        if (j.length > 0 && rnd.nextBoolean()) {
-          int target = fsm.jumpTarget(c.state());
-          c.advance(j);
-          assertEquals(target, c.state());
-          text.append(new String(j, StandardCharsets.UTF_8));
-          continue;
-        }
-        long[] mask = c.allowedMask();
-        List<Integer> allowed = new ArrayList<>();
-        for (int t = 0; t < v.size(); t++) {
-          if ((mask[t >>> 6] & (1L << t)) != 0 && v.tokenBytes(t) != null) {
-            allowed.add(t);
-          }
-        }
-        if (allowed.isEmpty()) {
-          break;
-        }
-        int t = allowed.get(rnd.nextInt(allowed.size()));
-        c.accept(t);
-        text.append(new String(v.tokenBytes(t), StandardCharsets.UTF_8));
-        assertEquals(fsm.dfa().walk(0, text.toString().getBytes(StandardCharsets.UTF_8)), c.state());
-      }
-      assertTrue(fsm.dfa().matches(text.toString().getBytes(StandardCharsets.UTF_8)), text.toString());
-    }
-    FsmCursor c = new FsmCursor(fsm, index);
-    assertThrows(IllegalArgumentException.class, () -> c.advance("x"));
-    assertThrows(IllegalStateException.class, () -> c.accept(v.eosIds()[0]));
-  }
-
-  @Test
   void sglangRegexesOnRealVocabularies() {
     String character = Shared.sglangRegex("character_regex");
     String city = Shared.sglangRegex("city_regex");

@@ -13,7 +13,6 @@ class PublicSurfaceTest {
         "dev.leap.retokenize.HfTokenizer",
         "dev.leap.retokenize.JumpPlan",
         "dev.leap.retokenize.JumpRetokenizer",
-        "dev.leap.retokenize.Tokenizer",
-        "dev.leap.retokenize.Utf8StreamDecoder"));
+        "dev.leap.retokenize.Tokenizer"));
   }
 }

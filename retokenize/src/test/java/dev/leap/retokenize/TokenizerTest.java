@@ -126,15 +126,4 @@ class TokenizerTest {
     assertArrayEquals("  ".getBytes(StandardCharsets.UTF_8),
         dev.leap.fsm.TokenizerJsonVocabulary.toBytes("\u2581\u2581", dev.leap.fsm.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
   }
-
-  @Test
-  void streamDecoderHoldsBackIncompleteCharacters() {
-    Utf8StreamDecoder d = new Utf8StreamDecoder();
-    byte[] smile = "a😀b".getBytes(StandardCharsets.UTF_8);
-    assertEquals("a", d.feed(new byte[] {smile[0], smile[1]}));
-    assertEquals("", d.feed(new byte[] {smile[2], smile[3]}));
-    assertEquals("😀b", d.feed(new byte[] {smile[4], smile[5]}));
-    assertEquals("", d.feed(new byte[] {(byte) 0xE4}));
-    assertEquals("\uFFFD", d.finish());
-  }
 }
