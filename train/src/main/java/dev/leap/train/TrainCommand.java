@@ -95,6 +95,10 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--context", defaultValue = "4608", description = "copy: the model's context (tokens). Default: ${DEFAULT-VALUE}.")
   int context;
 
+  @Option(names = "--charts-only", description = "Draw WORK/loss.png and WORK/signal.png from WORK/train-log.jsonl "
+      + "(e.g. of a stopped run) and exit.")
+  boolean chartsOnly;
+
   @Option(names = "--dtype", defaultValue = "F16", description = "Storage of the written weights: F32, F16, BF16. Default: ${DEFAULT-VALUE}.")
   HfModelWriter.StorageType dtype;
 
@@ -112,6 +116,13 @@ public final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
+    if (chartsOnly) {
+      Path w = recipe.equals("copy") && work.equals(Path.of("train-out")) ? Path.of("train-copy") : work;
+      LossChart.write(w.resolve("train-log.jsonl"), w.resolve("loss.png"));
+      LossChart.writeSignal(w.resolve("train-log.jsonl"), w.resolve("signal.png"));
+      log.printf("wrote %s and %s%n", w.resolve("loss.png"), w.resolve("signal.png"));
+      return 0;
+    }
     if (recipe.equals("copy")) {
       // Options left at the demo recipe's defaults take the copy recipe's.
       int stepTok = stepTokens == 6000 ? 4000 : stepTokens;
