@@ -190,6 +190,7 @@ final class CopyTrainer {
           line.put("swapArticles", s.swapArticles());
           line.put("valueLossCards", s.valueLossCards());
           line.put("valueLossArticles", s.valueLossArticles());
+          line.put("mentionGap", s.mentionGap());
           ObjectNode ec = line.putObject("exactCards");
           ObjectNode ea = line.putObject("exactArticles");
           for (int f = 0; f < Signal.FIELDS.size(); f++) {
@@ -207,8 +208,9 @@ final class CopyTrainer {
               step + 1, o.steps(), curriculum.phase(step), tokenSum / rows, values == 0 ? 0 : valueSum / values, rate,
               norm, tokens / stepSec, elapsed);
           if (s != null) {
-            log.printf(Locale.ROOT, "  signal: swap test cards %.3f articles %.3f nats; exact match cards %.2f articles %.2f (mean of fields)%n",
-                s.swapCards(), s.swapArticles(), s.meanExact(s.exactCards()), s.meanExact(s.exactArticles()));
+            log.printf(Locale.ROOT, "  signal: swap test cards %.3f articles %.3f nats; exact match cards %.2f articles %.2f "
+                + "(mean of fields); mention gap %.3f nats%n", s.swapCards(), s.swapArticles(), s.meanExact(s.exactCards()),
+                s.meanExact(s.exactArticles()), s.mentionGap());
           }
           log.flush();
         }

@@ -67,6 +67,7 @@ public final class LossChart {
     List<Double> swapArticles = new ArrayList<>();
     List<Double> exactCards = new ArrayList<>();
     List<Double> exactArticles = new ArrayList<>();
+    List<Double> mentionGap = new ArrayList<>();
     ObjectMapper m = new ObjectMapper();
     for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
       if (line.isBlank()) {
@@ -81,6 +82,7 @@ public final class LossChart {
       swapArticles.add(n.get("swapArticles").asDouble());
       exactCards.add(mean(n.get("exactCards")));
       exactArticles.add(mean(n.get("exactArticles")));
+      mentionGap.add(n.path("mentionGap").asDouble(Double.NaN));
     }
     if (steps.isEmpty()) {
       return;
@@ -92,6 +94,9 @@ public final class LossChart {
     chart.addSeries("swap test, articles", steps, swapArticles);
     chart.addSeries("exact match, cards", steps, exactCards);
     chart.addSeries("exact match, articles", steps, exactArticles);
+    if (mentionGap.stream().allMatch(d -> Double.isFinite(d))) {
+      chart.addSeries("mention gap, articles", steps, mentionGap);
+    }
     if (png.getParent() != null) {
       Files.createDirectories(png.getParent());
     }

@@ -95,6 +95,16 @@ class CopyTrainerTest {
         n += a.get(i).valueTargets().length;
       }
       assertEquals((other - own) / n, res.swapCards(), 1e-4);
+      assertTrue(Math.abs(res.mentionGap()) < 0.3, "an untrained model copies no names: " + res.mentionGap());
+      int first = 0;
+      int repeat = 0;
+      for (int[] k : sig.mentionKinds()) {
+        for (int x : k) {
+          first += x == 1 ? 1 : 0;
+          repeat += x == 2 ? 1 : 0;
+        }
+      }
+      assertTrue(first > 10 && repeat > 10, "articles name things first and again: " + first + " / " + repeat);
     }
   }
 
