@@ -241,17 +241,40 @@ final class CopyTrainer {
       log.flush();
       return outcome;
     }
-    model.save(o.outDir(), o.storage(), tokenizer.eosIds());
-    Path tokDir = o.workDir().resolve("tokenizer");
-    Files.copy(tokDir.resolve("tokenizer.json"), o.outDir().resolve("tokenizer.json"), StandardCopyOption.REPLACE_EXISTING);
-    Files.copy(tokDir.resolve("tokenizer_config.json"), o.outDir().resolve("tokenizer_config.json"),
-        StandardCopyOption.REPLACE_EXISTING);
+    writeModel(model, tokenizer);
     LossChart.write(logFile, o.outDir().resolve("loss.png"));
     LossChart.writeSignal(logFile, o.outDir().resolve("signal.png"));
     model.close();
     log.printf("wrote %s%n", o.outDir());
     log.flush();
     return outcome;
+  }
+
+  private void writeModel(TrainableLlama model, HfTokenizer tokenizer) throws IOException {
+    model.save(o.outDir(), o.storage(), tokenizer.eosIds());
+    Path tokDir = o.workDir().resolve("tokenizer");
+    Files.copy(tokDir.resolve("tokenizer.json"), o.outDir().resolve("tokenizer.json"), StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(tokDir.resolve("tokenizer_config.json"), o.outDir().resolve("tokenizer_config.json"),
+        StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /**
+   * Writes the model of the last checkpoint (of a stopped or running run) to the output directory,
+   * as a finished run writes its model, so that {@code leap bench} can measure it; returns its step.
+   */
+  int export() throws IOException {
+    HfTokenizer tokenizer = tokenizer();
+    Path ckpt = o.workDir().resolve("checkpoint");
+    if (!Checkpoint.exists(ckpt)) {
+      throw new IllegalArgumentException("no checkpoint in " + ckpt);
+    }
+    Checkpoint.State state = Checkpoint.read(ckpt, shape(tokenizer.size()), Engine.getInstance().defaultDevice());
+    try (TrainableLlama model = state.model()) {
+      writeModel(model, tokenizer);
+    }
+    log.printf("wrote the model of step %d to %s%n", state.step(), o.outDir());
+    log.flush();
+    return state.step();
   }
 
   /**

@@ -99,6 +99,9 @@ public final class TrainCommand implements Callable<Integer> {
       + "(e.g. of a stopped run) and exit.")
   boolean chartsOnly;
 
+  @Option(names = "--export", description = "copy: write the last checkpoint's model to --out (default WORK/model) and exit.")
+  boolean export;
+
   @Option(names = "--dtype", defaultValue = "F16", description = "Storage of the written weights: F32, F16, BF16. Default: ${DEFAULT-VALUE}.")
   HfModelWriter.StorageType dtype;
 
@@ -135,6 +138,10 @@ public final class TrainCommand implements Callable<Integer> {
       CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases, warm, decay, peak,
           peak / 10, 0.1f, 1.0f, stepTok, chars, valueWeight, microBatch, ckptEvery, evalEvery, 16, 8, flatAfter, minSwap,
           300, w, outDir, dtype);
+      if (export) {
+        new CopyTrainer(o, log).export();
+        return 0;
+      }
       CopyTrainer.Outcome outcome = new CopyTrainer(o, log).run();
       return outcome == CopyTrainer.Outcome.FLAT ? 3 : 0;
     }

@@ -8,6 +8,7 @@ import ai.djl.ndarray.NDManager;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.retokenize.HfTokenizer;
+import dev.leap.runtime.LeapRuntime;
 import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.Curriculum;
@@ -116,6 +117,12 @@ class CopyTrainerTest {
     CopyTrainer t = new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out));
     assertEquals(CopyTrainer.Outcome.STOPPED_AT, t.run(12));
     assertTrue(Files.exists(work.resolve("tokenizer/tokenizer.json")), "the tokenizer is trained into the work dir");
+    // The stopped run's checkpoint exported as a model directory loads in the runtime.
+    assertEquals(12, new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out)).export());
+    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(work.resolve("model")).optKvCapacity(2048).build()) {
+      assertTrue(rt.generate(dev.leap.train.data.CityDocument.prompt("Velmora is a city.\n", "Its name:\n"),
+          dev.leap.runtime.Constraint.regex("[A-Za-z ]{1,8}")).isComplete());
+    }
     assertEquals(CopyTrainer.Outcome.FINISHED, new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out)).run());
     assertTrue(out.toString().contains("resuming at step 12"), out.toString());
     List<JsonNode> lines = new ArrayList<>();
