@@ -21,10 +21,10 @@ import picocli.CommandLine.Model.CommandSpec;
 public final class TrainCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--out", defaultValue = "train-out/model", description = "Model directory to write. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--out", description = "Model directory to write. Default: WORK/model.")
   Path out;
 
-  @Option(names = "--work", defaultValue = "train-out", description = "Checkpoint and log directory. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--work", description = "Checkpoint and log directory. Default: train-out (copy: train-copy).")
   Path work;
 
   @Option(names = "--steps", defaultValue = "" + DEFAULT_STEPS, description = "Optimizer steps. Default: ${DEFAULT-VALUE}.")
@@ -33,17 +33,17 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "13", description = "Seed of the weights and the data. Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  @Option(names = "--lr", defaultValue = "1.5e-3", description = "Peak learning rate. Default: ${DEFAULT-VALUE}.")
-  float lr;
+  @Option(names = "--lr", description = "Peak learning rate. Default: 1.5e-3 (copy: 1e-3).")
+  Float lr;
 
-  @Option(names = "--warmup", defaultValue = "30", description = "Warm-up steps. Default: ${DEFAULT-VALUE}.")
-  int warmup;
+  @Option(names = "--warmup", description = "Warm-up steps. Default: 30 (copy: 100).")
+  Integer warmup;
 
-  @Option(names = "--step-tokens", defaultValue = "6000", description = "Tokens of city documents per step. Default: ${DEFAULT-VALUE}.")
-  int stepTokens;
+  @Option(names = "--step-tokens", description = "Tokens of city documents (copy: cards and articles) per step. Default: 6000 (copy: 4000).")
+  Integer stepTokens;
 
-  @Option(names = "--characters", defaultValue = "6", description = "Character sheets per step. Default: ${DEFAULT-VALUE}.")
-  int characters;
+  @Option(names = "--characters", description = "Character sheets per step. Default: 6 (copy: 2).")
+  Integer characters;
 
   @Option(names = "--min-doc", defaultValue = "150", description = "Shortest document (tokens). Default: ${DEFAULT-VALUE}.")
   int minDoc;
@@ -54,8 +54,8 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--micro-batch", defaultValue = "4096", description = "Padded tokens per forward pass. Default: ${DEFAULT-VALUE}.")
   int microBatch;
 
-  @Option(names = "--checkpoint-every", defaultValue = "20", description = "Steps between checkpoints. Default: ${DEFAULT-VALUE}.")
-  int checkpointEvery;
+  @Option(names = "--checkpoint-every", description = "Steps between checkpoints. Default: 20 (copy: 50).")
+  Integer checkpointEvery;
 
   @Option(names = "--hidden", defaultValue = "256", description = "Hidden size. Default: ${DEFAULT-VALUE}.")
   int hidden;
@@ -119,25 +119,24 @@ public final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
+    if (!recipe.equals("demo") && !recipe.equals("copy")) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--recipe must be demo or copy, not " + recipe);
+    }
+    boolean copy = recipe.equals("copy");
+    Path w = work != null ? work : Path.of(copy ? "train-copy" : "train-out");
+    Path outDir = out != null ? out : w.resolve("model");
     if (chartsOnly) {
-      Path w = recipe.equals("copy") && work.equals(Path.of("train-out")) ? Path.of("train-copy") : work;
       LossChart.write(w.resolve("train-log.jsonl"), w.resolve("loss.png"));
       LossChart.writeSignal(w.resolve("train-log.jsonl"), w.resolve("signal.png"));
       log.printf("wrote %s and %s%n", w.resolve("loss.png"), w.resolve("signal.png"));
       return 0;
     }
-    if (recipe.equals("copy")) {
-      // Options left at the demo recipe's defaults take the copy recipe's.
-      int stepTok = stepTokens == 6000 ? 4000 : stepTokens;
-      int chars = characters == 6 ? 2 : characters;
-      float peak = lr == 1.5e-3f ? 1e-3f : lr;
-      int warm = warmup == 30 ? 100 : warmup;
-      int ckptEvery = checkpointEvery == 20 ? 50 : checkpointEvery;
-      Path w = work.equals(Path.of("train-out")) ? Path.of("train-copy") : work;
-      Path outDir = out.equals(Path.of("train-out/model")) ? w.resolve("model") : out;
-      CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases, warm, decay, peak,
-          peak / 10, 0.1f, 1.0f, stepTok, chars, valueWeight, microBatch, ckptEvery, evalEvery, 16, 8, flatAfter, minSwap,
-          300, w, outDir, dtype);
+    if (copy) {
+      float peak = lr != null ? lr : 1e-3f;
+      CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases,
+          warmup != null ? warmup : 100, decay, peak, peak / 10, 0.1f, 1.0f, stepTokens != null ? stepTokens : 4000,
+          characters != null ? characters : 2, valueWeight, microBatch, checkpointEvery != null ? checkpointEvery : 50,
+          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype);
       if (export) {
         new CopyTrainer(o, log).export();
         return 0;
@@ -145,11 +144,10 @@ public final class TrainCommand implements Callable<Integer> {
       CopyTrainer.Outcome outcome = new CopyTrainer(o, log).run();
       return outcome == CopyTrainer.Outcome.FLAT ? 3 : 0;
     }
-    if (!recipe.equals("demo")) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--recipe must be demo or copy, not " + recipe);
-    }
-    Trainer.Options o = new Trainer.Options(shape(hidden, layers), seed, steps, warmup, lr, lr / 15, 0.1f, 1.0f,
-        stepTokens, characters, minDoc, maxDoc, microBatch, checkpointEvery, work, out, dtype);
+    float peak = lr != null ? lr : 1.5e-3f;
+    Trainer.Options o = new Trainer.Options(shape(hidden, layers), seed, steps, warmup != null ? warmup : 30, peak, peak / 15,
+        0.1f, 1.0f, stepTokens != null ? stepTokens : 6000, characters != null ? characters : 6, minDoc, maxDoc, microBatch,
+        checkpointEvery != null ? checkpointEvery : 20, w, outDir, dtype);
     new Trainer(o, log).run();
     return 0;
   }
