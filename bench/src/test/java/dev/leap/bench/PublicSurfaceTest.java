@@ -25,6 +25,7 @@ class PublicSurfaceTest {
         "dev.leap.bench.model.StopMatcherBench",
         "dev.leap.bench.radix.RadixCacheBench",
         "dev.leap.bench.retokenize.JumpRetokenizeBench",
+        "dev.leap.bench.serve.AbuseBenchCommand",
         "dev.leap.bench.serve.IdleConnectionsCommand",
         "dev.leap.bench.serve.ServeBenchCommand"));
   }

@@ -34,6 +34,20 @@ class BadInputTest {
   }
 
   @Test
+  void groupsNestedPastTheLimitAreASyntaxErrorNotAStackOverflow() {
+    int limit = dev.leap.fsm.internal.RegexParser.MAX_NESTING;
+    String deepest = "(".repeat(limit) + "a" + ")".repeat(limit);
+    assertTrue(CompressedFsm.compile(deepest).dfa().stateCount() > 0);
+    RegexSyntaxException e = syntax("(".repeat(20_000) + "a" + ")".repeat(20_000));
+    assertTrue(e.getDescription().contains("limit of " + limit), e.getDescription());
+    assertEquals(limit, e.getIndex());
+    // The GBNF parser keeps the same limit on parenthesized groups.
+    dev.leap.fsm.grammar.GrammarSyntaxException g = assertThrows(dev.leap.fsm.grammar.GrammarSyntaxException.class,
+        () -> dev.leap.fsm.grammar.Grammar.parse("root ::= " + "(".repeat(20_000) + "\"a\"" + ")".repeat(20_000)));
+    assertTrue(g.getMessage().contains("limit of " + limit), g.getMessage());
+  }
+
+  @Test
   void unsupportedFeaturesAreNamed() {
     assertTrue(syntax("(a)\\1").getDescription().contains("backreference"));
     assertTrue(syntax("(?P<x>a)(?P=x)").getDescription().contains("backreference"));

@@ -56,7 +56,9 @@ public final class LeapRuntime implements AutoCloseable {
       Path tok = b.modelDir.resolve("tokenizer.json");
       this.tokenizer = Files.exists(tok) ? Tokenizer.loadFromModelDir(b.modelDir) : null;
       this.scheduler = new Scheduler(m, tokenizer, new Scheduler.Options(
-          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants, 64, b.prefillChunk));
+          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants, 64, b.prefillChunk,
+          b.smallReserve >= 0 ? b.smallReserve : Scheduler.defaultSmallReserve(b.kvCapacity), b.compileThreads,
+          b.compileTimeoutMs));
     } catch (RuntimeException e) {
       m.close();
       throw e;
@@ -229,6 +231,9 @@ public final class LeapRuntime implements AutoCloseable {
     private boolean healing = true;
     private boolean checkInvariants = false;
     private int prefillChunk = Scheduler.DEFAULT_PREFILL_CHUNK;
+    private int smallReserve = -1;
+    private int compileThreads = Scheduler.DEFAULT_COMPILE_THREADS;
+    private long compileTimeoutMs = Scheduler.DEFAULT_COMPILE_TIMEOUT_MS;
 
     private Builder() {}
 
@@ -284,6 +289,35 @@ public final class LeapRuntime implements AutoCloseable {
      */
     public Builder optPrefillChunk(int tokens) {
       this.prefillChunk = tokens;
+      return this;
+    }
+
+    /**
+     * KV slots (and one batch place in eight) kept for small requests, those needing at most a
+     * quarter of it (prompt plus {@code maxTokens}): big requests never take the last of them, so a
+     * small request starts while big ones run. Default: an eighth of the KV capacity; 0 turns it off.
+     */
+    public Builder optSmallRequestReserve(int slots) {
+      this.smallReserve = slots;
+      return this;
+    }
+
+    /**
+     * Threads compiling constraints (shared by all requests, so a slow one delays only the requests
+     * that use it); default {@value Scheduler#DEFAULT_COMPILE_THREADS}.
+     */
+    public Builder optCompileThreads(int threads) {
+      this.compileThreads = threads;
+      return this;
+    }
+
+    /**
+     * Time limit of one constraint's compilation in milliseconds (0: none); past it the requests
+     * waiting for it get an error result naming the limit and the compilation is stopped. Default
+     * {@value Scheduler#DEFAULT_COMPILE_TIMEOUT_MS}.
+     */
+    public Builder optCompileTimeoutMs(long ms) {
+      this.compileTimeoutMs = ms;
       return this;
     }
 

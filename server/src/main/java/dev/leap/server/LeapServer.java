@@ -5,7 +5,15 @@ import dev.leap.server.chat.ChatTemplate;
 import dev.leap.server.chat.ChatTemplateException;
 import dev.leap.server.http.ApiHandler;
 import dev.leap.server.openai.Completions;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import java.nio.file.Path;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -24,20 +32,89 @@ public final class LeapServer implements AutoCloseable {
   private final ApiHandler handler;
   private final String modelName;
 
-  /** Server settings. */
+  /**
+   * Server settings.
+   *
+   * @param allowedHosts names the {@code Host} header may carry besides those of the bind address
+   *     (a loopback bind answers to {@code localhost}, {@code 127.0.0.1} and {@code ::1}; a wildcard
+   *     bind to any name unless this list is given); {@code "*"} allows any
+   * @param maxConnections open connections at most; past it the server stops accepting until one closes
+   * @param bodyTimeoutMs longest wait for the next bytes of a request body before a 408
+   * @param maxRequestTokens most output tokens one request may ask for, {@code n x max_tokens}
+   * @param maxRequestKv most KV slots one request may hold: {@code n x (prompt + max_tokens)}, 0 for
+   *     half the runtime's KV capacity
+   */
   public record Options(String host, int port, String apiKey, String modelName, long maxBodyBytes, int maxInFlight,
-      long idleTimeoutMs, long stopTimeoutMs) {
+      long idleTimeoutMs, long stopTimeoutMs, List<String> allowedHosts, int maxConnections, long bodyTimeoutMs,
+      int maxRequestTokens, int maxRequestKv) {
+    public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
+    public static final long DEFAULT_BODY_TIMEOUT_MS = 10_000;
+    public static final int DEFAULT_MAX_REQUEST_TOKENS = 16_384;
+
     public static Options defaults() {
-      return new Options("127.0.0.1", 8000, null, null, 8L << 20, 512, 300_000, 30_000);
+      return new Options("127.0.0.1", 8000, null, null, 8L << 20, 512, 300_000, 30_000, List.of(), DEFAULT_MAX_CONNECTIONS,
+          DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_REQUEST_TOKENS, 0);
     }
 
     public Options withPort(int p) {
-      return new Options(host, p, apiKey, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs);
+      return new Options(host, p, apiKey, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs, allowedHosts,
+          maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
     }
 
     public Options withApiKey(String key) {
-      return new Options(host, port, key, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs);
+      return new Options(host, port, key, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs, allowedHosts,
+          maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
     }
+
+    public Options withAllowedHosts(List<String> hosts) {
+      return new Options(host, port, apiKey, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs, hosts,
+          maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
+    }
+
+    /** Connections, in-flight requests and the body-read timeout. */
+    public Options withLimits(int connections, int inFlight, long bodyMs) {
+      return new Options(host, port, apiKey, modelName, maxBodyBytes, inFlight, idleTimeoutMs, stopTimeoutMs, allowedHosts,
+          connections, bodyMs, maxRequestTokens, maxRequestKv);
+    }
+
+    /** The per-request budget: {@code n x max_tokens} and KV slots. */
+    public Options withBudget(int requestTokens, int requestKv) {
+      return new Options(host, port, apiKey, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs, allowedHosts,
+          maxConnections, bodyTimeoutMs, requestTokens, requestKv);
+    }
+  }
+
+  /** The Host names a server bound to {@code bind} answers to, plus {@code extra}; null for any. */
+  static Set<String> allowedHosts(String bind, List<String> extra) {
+    Set<String> names = new LinkedHashSet<>();
+    for (String e : extra == null ? List.<String>of() : extra) {
+      if (e.trim().equals("*")) {
+        return null;
+      }
+      names.add(ApiHandler.hostName(e));
+    }
+    InetAddress a;
+    try {
+      a = InetAddress.getByName(bind);
+    } catch (UnknownHostException e) {
+      a = null;
+    }
+    if (a != null && a.isAnyLocalAddress()) {
+      return extra == null || extra.isEmpty() ? null : withLoopback(names);
+    }
+    names.add(ApiHandler.hostName(bind));
+    if (a != null) {
+      names.add(ApiHandler.hostName(a.getHostAddress()));
+    }
+    return withLoopback(names);
+  }
+
+  private static Set<String> withLoopback(Set<String> names) {
+    names.add("localhost");
+    names.add("127.0.0.1");
+    names.add("::1");
+    names.add("0:0:0:0:0:0:0:1");
+    return names;
   }
 
   public LeapServer(LeapRuntime runtime, Options o) {
@@ -56,13 +133,20 @@ public final class LeapServer implements AutoCloseable {
     QueuedThreadPool threads = new QueuedThreadPool(64, 4);
     threads.setName("leap-http");
     this.server = new Server(threads);
-    this.connector = new ServerConnector(server);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false); // no Server header: a version invites matching exploits
+    http.setSendXPoweredBy(false);
+    this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
     connector.setHost(o.host());
     connector.setPort(o.port());
     connector.setIdleTimeout(o.idleTimeoutMs());
     server.addConnector(connector);
-    this.handler = new ApiHandler(completions, runtime, o.apiKey(), o.maxBodyBytes(), o.maxInFlight());
+    // Past maxConnections the server stops accepting until one closes (the backlog holds the rest).
+    server.addBean(new NetworkConnectionLimit(o.maxConnections(), server));
+    this.handler = new ApiHandler(completions, runtime, o.apiKey(), o.maxBodyBytes(), o.maxInFlight(),
+        allowedHosts(o.host(), o.allowedHosts()), o.bodyTimeoutMs(), o.maxRequestTokens(), o.maxRequestKv());
     server.setHandler(handler);
+    server.setErrorHandler(ApiHandler.errorHandler());
     server.setStopTimeout(o.stopTimeoutMs());
   }
 

@@ -46,6 +46,31 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--max-body-bytes", defaultValue = "8388608", description = "Largest request body (413 above). Default: ${DEFAULT-VALUE}.")
   long maxBody;
 
+  @Option(names = "--allowed-hosts", split = ",", paramLabel = "NAME[,NAME...]",
+      description = "Host header names accepted besides the bind address's (a loopback bind: localhost, 127.0.0.1, ::1); '*' for any. Other names get 403 (DNS rebinding).")
+  java.util.List<String> allowedHosts = new java.util.ArrayList<>();
+
+  @Option(names = "--max-connections", defaultValue = "16384", description = "Open connections at most; past it new ones wait in the accept backlog. Default: ${DEFAULT-VALUE}.")
+  int maxConnections;
+
+  @Option(names = "--body-timeout-ms", defaultValue = "10000", description = "Longest time to receive a request body (408 past it; a stalled upload holds a connection, never a thread). Default: ${DEFAULT-VALUE}.")
+  long bodyTimeoutMs;
+
+  @Option(names = "--max-request-tokens", defaultValue = "16384", description = "Most output tokens one request may ask for, n x max_tokens (400 above; a default max_tokens is lowered to fit). Default: ${DEFAULT-VALUE}.")
+  int maxRequestTokens;
+
+  @Option(names = "--max-request-kv", defaultValue = "0", description = "Most KV slots one request may hold, n x (prompt + max_tokens) (400 above). Default: half of --kv-capacity.")
+  int maxRequestKv;
+
+  @Option(names = "--small-request-reserve", defaultValue = "-1", description = "KV slots kept for small requests (those needing at most a quarter of it), so they start while big ones run; 0: none. Default: an eighth of --kv-capacity.")
+  int smallReserve;
+
+  @Option(names = "--compile-threads", defaultValue = "2", description = "Threads compiling constraints, shared by all requests. Default: ${DEFAULT-VALUE}.")
+  int compileThreads;
+
+  @Option(names = "--compile-timeout-ms", defaultValue = "10000", description = "Time limit of one constraint's compilation (400 naming it past that; 0: none). Default: ${DEFAULT-VALUE}.")
+  long compileTimeoutMs;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -55,9 +80,12 @@ public final class ServeCommand implements Callable<Integer> {
     String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
     Path dir = DemoModel.resolve(model, err);
     LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optKvCapacity(kvCapacity)
-        .optMaxBatch(maxBatch).build();
+        .optMaxBatch(maxBatch).optSmallRequestReserve(smallReserve).optCompileThreads(compileThreads)
+        .optCompileTimeoutMs(compileTimeoutMs).build();
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
-    LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000);
+    LeapServer.Options d = LeapServer.Options.defaults();
+    LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000, allowedHosts,
+        maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
     LeapServer server = new LeapServer(runtime, o).start();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

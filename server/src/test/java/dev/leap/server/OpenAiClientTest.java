@@ -269,7 +269,8 @@ class OpenAiClientTest {
 
   private static HttpResponse<String> post(String path, String body) throws Exception {
     HttpRequest r = HttpRequest.newBuilder(URI.create(base.replace("/v1", "") + path))
-        .header("Authorization", "Bearer " + KEY).POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
     return HttpClient.newHttpClient().send(r, HttpResponse.BodyHandlers.ofString());
   }
 

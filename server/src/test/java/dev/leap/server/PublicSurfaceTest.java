@@ -21,6 +21,7 @@ class PublicSurfaceTest {
         "dev.leap.server.openai.Completions$Prepared",
         "dev.leap.server.openai.GenerationOptions",
         "dev.leap.server.openai.Json",
+        "dev.leap.server.openai.RequestBody",
         "dev.leap.server.openai.StructuredOutput"));
   }
 }

@@ -56,8 +56,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {dev.leap.bench.serve.ServeBenchCommand.class, dev.leap.bench.serve.IdleConnectionsCommand.class},
-    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server) or 'idle' (idle connections against a running server).")
+    subcommands = {dev.leap.bench.serve.ServeBenchCommand.class, dev.leap.bench.serve.IdleConnectionsCommand.class,
+        dev.leap.bench.serve.AbuseBenchCommand.class},
+    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server) or 'abuse' (stalled clients, heavy requests, hostile input).")
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;

@@ -44,7 +44,7 @@ final class GbnfParser {
       }
       skipSpace();
       if (!lookingAt("::=")) {
-        throw error(pos, "expected \"::=\" after rule name \"" + name + "\", found " + describe(pos));
+        throw error(pos, "expected \"::=\" after rule name \"" + dev.leap.fsm.Excerpt.around(name, -1) + "\", found " + describe(pos));
       }
       pos += 3;
       skipSpace();
@@ -57,6 +57,9 @@ final class GbnfParser {
     }
     return out;
   }
+
+  /** Deepest nesting of parenthesized groups (the parser and the passes over its tree recurse per level). */
+  static final int MAX_NESTING = dev.leap.fsm.internal.RegexParser.MAX_NESTING;
 
   private Gbnf.Expr alternatives(int depth) {
     List<Gbnf.Expr> options = new ArrayList<>();
@@ -97,6 +100,9 @@ final class GbnfParser {
       return new Gbnf.CharSet(CharRanges.normalize(IntArrayList.of(0, CharRanges.MAX)));
     }
     if (c == '(') {
+      if (depth >= MAX_NESTING) {
+        throw error(start, "groups nested deeper than the limit of " + MAX_NESTING);
+      }
       pos++;
       skipSpace();
       Gbnf.Expr inner = alternatives(depth + 1);

@@ -70,7 +70,7 @@ public final class Grammar {
         } catch (AutomatonTooLargeException e) {
           Gbnf.Rule r = byName.get(name);
           throw new AutomatonTooLargeException(source, e.limit(), e.reached(), "grammar line " + r.line()
-              + ", column " + r.column() + ": rule \"" + name + "\" (with the rules inlined into it) needs more than "
+              + ", column " + r.column() + ": rule \"" + dev.leap.fsm.Excerpt.around(name, -1) + "\" (with the rules inlined into it) needs more than "
               + e.limit() + " DFA states (maxDfaStates); split it into rules or simplify it");
         }
         automata[k] = new RuleAutomaton(name, dfa);

@@ -41,7 +41,7 @@ final class GrammarChecks {
     for (Gbnf.Rule r : rules) {
       for (Gbnf.Ref ref : refs(r.body())) {
         if (!byName.containsKey(ref.name())) {
-          throw new GrammarSyntaxException(ref.line(), ref.column(), "undefined rule \"" + ref.name() + "\"");
+          throw new GrammarSyntaxException(ref.line(), ref.column(), "undefined rule \"" + dev.leap.fsm.Excerpt.around(ref.name(), -1) + "\"");
         }
       }
     }

@@ -43,7 +43,7 @@ final class TreeGrammars implements RuleGrammars.Builder {
         if (k == 0) {
           throw new EmptyLanguageException(source);
         }
-        throw new ConstraintException(source + ": rule \"" + name + "\" matches nothing");
+        throw new ConstraintException(source + ": rule \"" + dev.leap.fsm.Excerpt.around(name, -1) + "\" matches nothing");
       }
       automata[k] = new RuleAutomaton(name, dfa);
       for (int c : automata[k].callee) {

@@ -89,6 +89,9 @@ public final class Automata {
         int id = ids.get(key);
         if (id < 0) {
           id = qa.size();
+          if ((id & 63) == 0) {
+            Interrupts.check();
+          }
           if (id >= maxStates) {
             throw new AutomatonTooLargeException(source, maxStates, id + 1);
           }

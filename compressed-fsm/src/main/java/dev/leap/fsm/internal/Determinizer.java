@@ -78,6 +78,9 @@ public final class Determinizer {
         Integer id = ids.get(key);
         if (id == null) {
           id = sets.size();
+          if ((id & 63) == 0) {
+            Interrupts.check();
+          }
           if (id >= maxStates) {
             throw new AutomatonTooLargeException(source, maxStates, id + 1);
           }

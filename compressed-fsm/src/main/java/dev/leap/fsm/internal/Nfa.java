@@ -85,6 +85,9 @@ public final class Nfa {
   }
 
   private int newState() {
+    if ((states & 1023) == 0) {
+      Interrupts.check();
+    }
     if (states == edgeHead.length) {
       int n = states * 2;
       edgeHead = java.util.Arrays.copyOf(edgeHead, n);

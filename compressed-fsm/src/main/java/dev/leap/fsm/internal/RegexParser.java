@@ -28,6 +28,12 @@ public final class RegexParser {
   /** Largest count allowed in {@code {m,n}}. */
   public static final int MAX_REPEAT = 1000;
 
+  /**
+   * Deepest nesting of groups: the parser and the passes over its tree recurse once per level, so a
+   * deeper pattern would overflow the thread's stack instead of failing with a message.
+   */
+  public static final int MAX_NESTING = 500;
+
   private static final int[] DIGIT = {'0', '9'};
   private static final int[] WORD = CharRanges.of('0', '9', 'A', 'Z', '_', '_', 'a', 'z');
   private static final int[] SPACE = CharRanges.of('\t', '\r', ' ', ' ');
@@ -42,6 +48,7 @@ public final class RegexParser {
   private final int[] space;
   private final int[] dot;
   private int pos;
+  private int depth;
 
   private RegexParser(String pattern, boolean ecma) {
     this.pattern = pattern;
@@ -245,6 +252,17 @@ public final class RegexParser {
 
   private Re parseGroup(int end) {
     int at = pos;
+    if (++depth > MAX_NESTING) {
+      throw error("groups nested deeper than the limit of " + MAX_NESTING, at);
+    }
+    try {
+      return parseGroupBody(end, at);
+    } finally {
+      depth--;
+    }
+  }
+
+  private Re parseGroupBody(int end, int at) {
     pos++;
     if (more(end) && peek() == '?') {
       pos++;

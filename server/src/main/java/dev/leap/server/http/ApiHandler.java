@@ -1,6 +1,5 @@
 package dev.leap.server.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.runtime.Generation;
@@ -9,8 +8,12 @@ import dev.leap.runtime.LeapRuntime;
 import dev.leap.server.openai.ApiError;
 import dev.leap.server.openai.Completions;
 import dev.leap.server.openai.Json;
-import java.io.IOException;
-import java.io.InputStream;
+import dev.leap.server.openai.RequestBody;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,22 +33,41 @@ import org.eclipse.jetty.util.Callback;
  * no server thread waits on a generation. A connection that fails (the client went away) cancels
  * its requests, whose KV slots the runtime frees at its next step.
  *
- * <p>Limits: bodies above {@code maxBodyBytes} are a 413, more than {@code maxInFlight} requests
- * at once a 503, a wrong or missing key (when one is set) a 401; every error has OpenAI's shape.
+ * <p>Checks, in order: the {@code Host} header names this server (403: DNS rebinding), the key when
+ * one is set (401, compared in constant time), a {@code POST} body declared {@code application/json}
+ * (415: a web page's cross-origin "simple" request cannot), the body read as it arrives
+ * ({@link BodyReader}: 413 past {@code maxBodyBytes}, 408 past {@code bodyTimeoutMs}) and parsed
+ * strictly ({@code RequestBody}), the request within its budget ({@code n x max_tokens}, KV slots:
+ * 400), at most {@code maxInFlight} requests at once (503 with {@code Retry-After}). Every error has
+ * OpenAI's shape; an unexpected failure is a 500 whose text names no exception (the log has it).
  */
 public final class ApiHandler extends Handler.Abstract {
+  private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
   private final Completions completions;
-  private final String apiKey;
+  private final byte[] apiKey;
+  private final Set<String> allowedHosts;
   private final long maxBodyBytes;
   private final int maxInFlight;
+  private final long bodyTimeoutMs;
+  private final int maxRequestTokens;
+  private final int maxRequestKv;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean failed;
   private final Metrics metrics;
 
-  public ApiHandler(Completions completions, LeapRuntime runtime, String apiKey, long maxBodyBytes, int maxInFlight) {
+  /**
+   * {@code allowedHosts}: the names (lower case, without port) a request's {@code Host} header may
+   * carry; null accepts any.
+   */
+  public ApiHandler(Completions completions, LeapRuntime runtime, String apiKey, long maxBodyBytes, int maxInFlight,
+      Set<String> allowedHosts, long bodyTimeoutMs, int maxRequestTokens, int maxRequestKv) {
+    this.bodyTimeoutMs = bodyTimeoutMs;
+    this.maxRequestTokens = maxRequestTokens;
+    this.maxRequestKv = maxRequestKv > 0 ? maxRequestKv : Math.max(1, runtime.kvCapacity() / 2);
     this.completions = completions;
     this.metrics = new Metrics(completions.modelName(), runtime, inFlight::get);
-    this.apiKey = apiKey;
+    this.apiKey = apiKey == null ? null : ("Bearer " + apiKey).getBytes(StandardCharsets.UTF_8);
+    this.allowedHosts = allowedHosts;
     this.maxBodyBytes = maxBodyBytes;
     this.maxInFlight = maxInFlight;
   }
@@ -60,16 +82,68 @@ public final class ApiHandler extends Handler.Abstract {
     try {
       route(request, response, callback);
     } catch (ApiError e) {
-      send(response, callback, e.status(), e.body());
+      send(response, callback, e);
     } catch (RuntimeException e) {
-      send(response, callback, 500, ApiError.internal("internal error: " + e).body());
+      LOG.error("a request failed inside the server", e);
+      send(response, callback, 500, ApiError.internal("internal error (the server's log has the details)").body());
     }
     return true;
+  }
+
+  /** A 403 unless the {@code Host} header names this server (a DNS-rebinding page sends its own name). */
+  private void checkHost(Request request) {
+    if (allowedHosts == null) {
+      return;
+    }
+    String host = request.getHeaders().get(HttpHeader.HOST);
+    if (host == null) {
+      return; // HTTP/1.0 without Host: no browser sends that
+    }
+    String name = hostName(host);
+    if (!allowedHosts.contains(name)) {
+      throw ApiError.forbiddenHost("the Host header '" + ApiError.quote(host) + "' is not one this server answers to ("
+          + String.join(", ", new java.util.TreeSet<>(allowedHosts)) + "); start it with --allowed-hosts to add names");
+    }
+  }
+
+  /** The name of a Host header without its port, lower case ({@code [::1]:8000} gives {@code ::1}). */
+  public static String hostName(String host) {
+    String h = host.trim().toLowerCase(java.util.Locale.ROOT);
+    if (h.startsWith("[")) {
+      int close = h.indexOf(']');
+      return close < 0 ? h : h.substring(1, close);
+    }
+    int colon = h.indexOf(':');
+    if (colon >= 0 && colon == h.lastIndexOf(':')) {
+      h = h.substring(0, colon);
+    }
+    return h.endsWith(".") ? h.substring(0, h.length() - 1) : h;
+  }
+
+  /** A 415 unless the body is declared {@code application/json} (UTF-8): a browser's cross-origin "simple" POST cannot be. */
+  private static void checkJson(Request request) {
+    String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+    if (type == null) {
+      throw ApiError.unsupportedMediaType("the request needs the header 'Content-Type: application/json'");
+    }
+    String[] parts = type.split(";");
+    boolean json = parts[0].trim().equalsIgnoreCase("application/json");
+    for (int i = 1; i < parts.length && json; i++) {
+      String p = parts[i].trim().toLowerCase(java.util.Locale.ROOT).replace("\"", "");
+      if (p.startsWith("charset=") && !p.equals("charset=utf-8")) {
+        json = false;
+      }
+    }
+    if (!json) {
+      throw ApiError.unsupportedMediaType("the request body must be 'Content-Type: application/json' (UTF-8), got '"
+          + ApiError.quote(type) + "'");
+    }
   }
 
   private void route(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
+    checkHost(request);
     switch (path) {
       case "/health" -> {
         requireMethod(method, "GET", path);
@@ -96,17 +170,18 @@ public final class ApiHandler extends Handler.Abstract {
       case "/v1/completions", "/v1/chat/completions" -> {
         requireMethod(method, "POST", path);
         authorize(request);
+        checkJson(request);
         complete(request, response, callback, path.equals("/v1/chat/completions"));
         return;
       }
-      default -> throw ApiError.notFound(null, "not_found", "no route " + method + " " + path
+      default -> throw ApiError.notFound(null, "not_found", "no route " + ApiError.quote(method + " " + path)
           + " (routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics)");
     }
   }
 
   private static void requireMethod(String method, String expected, String path) {
     if (!method.equals(expected)) {
-      throw ApiError.notFound(null, "not_found", "no route " + method + " " + path + " (use " + expected + ")");
+      throw ApiError.notFound(null, "not_found", "no route " + ApiError.quote(method + " " + path) + " (use " + expected + ")");
     }
   }
 
@@ -115,7 +190,8 @@ public final class ApiHandler extends Handler.Abstract {
       return;
     }
     String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-    if (auth == null || !auth.equals("Bearer " + apiKey)) {
+    // Constant time: how long the comparison takes says nothing about how much of the key matched.
+    if (auth == null || !MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), apiKey)) {
       throw ApiError.unauthorized(auth == null ? "missing API key: send the header 'Authorization: Bearer <key>'"
           : "incorrect API key provided");
     }
@@ -134,11 +210,31 @@ public final class ApiHandler extends Handler.Abstract {
   }
 
   private void complete(Request request, Response response, Callback callback, boolean chat) {
-    JsonNode body = readBody(request);
-    Completions.Prepared prepared = completions.prepare(body, chat);
+    long declared = request.getLength();
+    if (declared > maxBodyBytes) {
+      throw ApiError.tooLarge("the request body has " + declared + " bytes; the limit is " + maxBodyBytes);
+    }
+    BodyReader.read(request, maxBodyBytes, bodyTimeoutMs, (bytes, error) -> {
+      try {
+        if (error != null) {
+          throw error;
+        }
+        generate(request, response, callback, RequestBody.parse(bytes), chat);
+      } catch (ApiError e) {
+        send(response, callback, e);
+      } catch (RuntimeException e) {
+        LOG.error("a request failed inside the server", e);
+        send(response, callback, 500, ApiError.internal("internal error (the server's log has the details)").body());
+      }
+    });
+  }
+
+  private void generate(Request request, Response response, Callback callback, JsonNode body, boolean chat) {
+    Completions.Prepared prepared = completions.withinBudget(completions.prepare(body, chat), body, maxRequestTokens,
+        maxRequestKv);
     if (inFlight.incrementAndGet() > maxInFlight) {
       inFlight.decrementAndGet();
-      throw ApiError.unavailable("the server is at its limit of " + maxInFlight + " requests in flight; retry later");
+      throw ApiError.overloaded("the server is at its limit of " + maxInFlight + " requests in flight; retry later", 1);
     }
     StreamedCompletion streamed = prepared.options().stream()
         ? new StreamedCompletion(prepared, completions.modelName(), onFailure -> new SseWriter(response, callback, onFailure))
@@ -154,12 +250,21 @@ public final class ApiHandler extends Handler.Abstract {
       handles.forEach(streamed::add);
     }
     request.addFailureListener(failure -> handles.forEach(GenerationHandle::cancel));
+    // Until something is written (a non-streamed answer: the end), only a read notices that the client left.
+    DisconnectWatch watch = DisconnectWatch.start(request, () -> handles.forEach(GenerationHandle::cancel));
     Completions.all(handles).whenComplete((results, error) -> {
       inFlight.decrementAndGet();
+      if (watch != null) {
+        watch.stop();
+        if (watch.pipelined() && !response.isCommitted()) {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
+      }
       ApiError problem = null;
       if (error != null) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        problem = ApiError.unavailable("the request did not complete: " + cause.getMessage());
+        LOG.error("a request did not complete", cause);
+        problem = ApiError.unavailable("the request did not complete (the server's log has the details)");
       } else {
         results.forEach(metrics::record);
         try {
@@ -172,7 +277,7 @@ public final class ApiHandler extends Handler.Abstract {
         if (streamed != null && streamed.started()) {
           streamed.error(problem);
         } else {
-          send(response, callback, problem.status(), problem.body());
+          send(response, callback, problem);
         }
       } else if (streamed == null) {
         send(response, callback, 200, completions.response(prepared, results));
@@ -185,38 +290,25 @@ public final class ApiHandler extends Handler.Abstract {
     });
   }
 
-  private JsonNode readBody(Request request) {
-    long declared = request.getLength();
-    if (declared > maxBodyBytes) {
-      throw ApiError.tooLarge("the request body has " + declared + " bytes; the limit is " + maxBodyBytes);
+  private static void send(Response response, Callback callback, ApiError e) {
+    if (e.retryAfterSeconds() > 0) {
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
     }
-    byte[] bytes;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
-    } catch (IOException e) {
-      throw ApiError.badRequest(null, "could not read the request body: " + e.getMessage());
+    if (e.status() == 408 || e.status() == 413) {
+      response.getHeaders().put(HttpHeader.CONNECTION, "close"); // the rest of the body is not read
     }
-    if (bytes.length > maxBodyBytes) {
-      throw ApiError.tooLarge("the request body is over the limit of " + maxBodyBytes + " bytes");
-    }
-    try {
-      JsonNode n = Json.MAPPER.readTree(bytes);
-      if (n == null || !n.isObject()) {
-        throw ApiError.badRequest(null, "the request body must be a JSON object");
-      }
-      return n;
-    } catch (JsonProcessingException e) {
-      throw ApiError.badRequest(null, "the request body is not valid JSON: " + e.getOriginalMessage() + " (line "
-          + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
-    } catch (IOException e) {
-      throw ApiError.badRequest(null, "could not read the request body: " + e.getMessage());
-    }
+    send(response, callback, e.status(), e.body());
   }
 
   private static void send(Response response, Callback callback, int status, JsonNode body) {
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     Content.Sink.write(response, true, body.toString(), callback);
+  }
+
+  /** Jetty's own errors (431, 505, a bad URI, ...) in OpenAI's shape. */
+  public static org.eclipse.jetty.server.Request.Handler errorHandler() {
+    return new JsonErrorHandler();
   }
 
   /** Marks the engine as failed: {@code /health} answers 503 from now on. */

@@ -50,6 +50,9 @@ public final class Completions {
     return contextLength;
   }
 
+  /** The chat roles a message may have (OpenAI's, with the older {@code function}). */
+  static final List<String> ROLES = List.of("system", "developer", "user", "assistant", "tool", "function");
+
   /** A parsed request, ready to submit. */
   public record Prepared(boolean chat, String prompt, int[] promptIds, Constraint constraint, GenerationOptions options) {}
 
@@ -60,7 +63,7 @@ public final class Completions {
     }
     String model = Fields.string(body, "model", "model", null);
     if (model != null && !model.equals(modelName)) {
-      throw ApiError.notFound("model", "model_not_found", "the model '" + model + "' does not exist; this server serves '"
+      throw ApiError.notFound("model", "model_not_found", "the model '" + ApiError.quote(model) + "' does not exist; this server serves '"
           + modelName + "'");
     }
     Constraint constraint = StructuredOutput.parse(body);
@@ -81,7 +84,8 @@ public final class Completions {
       for (int i = 0; i < ids.length; i++) {
         JsonNode t = p.get(i);
         if (!t.isIntegralNumber() || t.asLong() < 0 || t.asLong() >= vocab) {
-          throw ApiError.badRequest("prompt", "'prompt' token " + i + " must be a token id in 0.." + (vocab - 1) + ", got " + t);
+          throw ApiError.badRequest("prompt", "'prompt' token " + i + " must be a token id in 0.." + (vocab - 1) + ", got "
+              + ApiError.quote(t.toString()));
         }
         ids[i] = t.asInt();
       }
@@ -110,17 +114,27 @@ public final class Completions {
       if (role == null) {
         throw ApiError.badRequest(path + ".role", "'" + path + ".role' is required");
       }
+      if (!ROLES.contains(role)) {
+        throw ApiError.badRequest(path + ".role", "'" + path + ".role' must be one of " + String.join(", ", ROLES) + ", got '"
+            + ApiError.quote(role) + "'");
+      }
       Map<String, Object> msg = Json.toJava(m);
       JsonNode content = m.get("content");
       if (content != null && content.isArray()) {
         // OpenAI's content parts: only text parts are supported, joined.
         StringBuilder sb = new StringBuilder();
-        for (JsonNode part : content) {
-          if (!"text".equals(part.path("type").asText())) {
-            throw ApiError.badRequest(path + ".content", "only text content parts are supported, got type '"
-                + part.path("type").asText() + "'");
+        for (int k = 0; k < content.size(); k++) {
+          JsonNode part = content.get(k);
+          String at = path + ".content[" + k + "]";
+          if (!part.isObject() || !"text".equals(part.path("type").asText())) {
+            throw ApiError.badRequest(at, "only text content parts ({\"type\": \"text\", \"text\": ...}) are supported, got "
+                + (part.isObject() ? "type '" + ApiError.quote(part.path("type").asText()) + "'" : Fields.kind(part)));
           }
-          sb.append(part.path("text").asText());
+          JsonNode text = part.get("text");
+          if (text == null || !text.isTextual()) {
+            throw ApiError.badRequest(at + ".text", "'" + at + ".text' must be a string");
+          }
+          sb.append(text.textValue());
         }
         msg.put("content", sb.toString());
       } else if (content == null || content.isNull()) {
@@ -151,6 +165,47 @@ public final class Completions {
     } catch (ChatTemplateException e) {
       throw ApiError.badRequest("messages", e.getMessage());
     }
+  }
+
+  /**
+   * The request within the per-request budget: {@code n x max_tokens} output tokens at most
+   * {@code maxTokens}, and {@code n x (prompt + max_tokens)} KV slots at most {@code maxKv} (what its
+   * samples reserve when none shares the cached prompt). A {@code max_tokens} the client set is a
+   * 400 naming the limit; the default one (chat's: the rest of the context) is lowered to fit.
+   */
+  public Prepared withinBudget(Prepared p, JsonNode body, int maxTokens, int maxKv) {
+    int n = p.options().n();
+    int asked = p.options().sampling().maxTokens();
+    boolean explicit = Fields.present(body, "max_tokens") || (p.chat() && Fields.present(body, "max_completion_tokens"));
+    String param = p.chat() && Fields.present(body, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+    int promptTokens = p.promptIds() != null ? p.promptIds().length
+        : runtime.tokenizer() == null ? 0 : runtime.tokenizer().encode(p.prompt()).length;
+    long kv = (long) n * (promptTokens + (long) asked);
+    if (!explicit) {
+      int fit = (int) Math.max(1, Math.min(asked, Math.min(maxTokens / n, maxKv / n - (long) promptTokens)));
+      if (fit < asked) {
+        p = withMaxTokens(p, fit);
+        asked = fit;
+        kv = (long) n * (promptTokens + (long) asked);
+      }
+    }
+    if ((long) n * asked > maxTokens) {
+      throw ApiError.badRequest(param, "n x " + param + " = " + n + " x " + asked + " = " + (long) n * asked
+          + " output tokens is over this server's limit of " + maxTokens + " per request (--max-request-tokens)");
+    }
+    if (kv > maxKv) {
+      throw ApiError.badRequest(param, "n x (prompt + " + param + ") = " + n + " x (" + promptTokens + " + " + asked + ") = "
+          + kv + " KV slots is over this server's limit of " + maxKv + " per request (--max-request-kv)");
+    }
+    return p;
+  }
+
+  private static Prepared withMaxTokens(Prepared p, int maxTokens) {
+    SamplingParams s = p.options().sampling();
+    SamplingParams capped = new SamplingParams(s.temperature(), s.topK(), s.topP(), s.seed(), maxTokens, s.stop());
+    GenerationOptions o = p.options();
+    return new Prepared(p.chat(), p.prompt(), p.promptIds(), p.constraint(),
+        new GenerationOptions(capped, o.n(), o.stream(), o.includeUsage(), o.jumpForward()));
   }
 
   /** Submits the {@code n} samples, sample {@code i} streaming to {@code listeners.apply(i)} (may be null). */

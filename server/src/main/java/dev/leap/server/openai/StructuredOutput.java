@@ -97,7 +97,7 @@ public final class StructuredOutput {
         return schema(schema, Fields.bool(js, "strict", "response_format.json_schema.strict", true));
       default:
         throw ApiError.badRequest("response_format.type",
-            "'response_format.type' must be text, json_object, json_schema or structural_tag, got '" + type + "'");
+            "'response_format.type' must be text, json_object, json_schema or structural_tag, got '" + ApiError.quote(type) + "'");
     }
   }
 
@@ -110,7 +110,7 @@ public final class StructuredOutput {
     });
     if (kinds.size() != 1) {
       throw ApiError.badRequest("structured_outputs", "'structured_outputs' takes exactly one of json, regex, choice, grammar, json_object, structural_tag; got "
-          + (kinds.isEmpty() ? "none" : String.join(", ", kinds)));
+          + (kinds.isEmpty() ? "none" : ApiError.quote(String.join(", ", kinds))));
     }
     String kind = kinds.get(0);
     String path = "structured_outputs." + kind;
@@ -147,7 +147,7 @@ public final class StructuredOutput {
           try {
             v = Json.MAPPER.readTree(v.asText());
           } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + e.getOriginalMessage());
+            throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + ApiError.quote(e.getOriginalMessage()));
           }
         }
         if (v == null || !v.isObject()) {
@@ -155,7 +155,7 @@ public final class StructuredOutput {
         }
         yield structuralTag(v, path);
       }
-      default -> throw ApiError.badRequest(path, "unknown structured output '" + kind
+      default -> throw ApiError.badRequest(ApiError.quote(path), "unknown structured output '" + ApiError.quote(kind)
           + "': use json, regex, choice, grammar, json_object or structural_tag");
     };
   }
@@ -216,7 +216,7 @@ public final class StructuredOutput {
       }
       return n;
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + e.getOriginalMessage());
+      throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + ApiError.quote(e.getOriginalMessage()));
     }
   }
 

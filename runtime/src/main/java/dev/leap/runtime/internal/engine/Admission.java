@@ -20,8 +20,10 @@ final class Admission {
   private final int vocab;
   private final int maxPositions;
   private final int kvCapacity;
+  private final int smallReserve;
 
-  Admission(Tokenizer tokenizer, int vocab, int maxPositions, int kvCapacity) {
+  Admission(Tokenizer tokenizer, int vocab, int maxPositions, int kvCapacity, int smallReserve) {
+    this.smallReserve = smallReserve;
     this.tokenizer = tokenizer;
     this.vocab = vocab;
     this.maxPositions = maxPositions;
@@ -43,6 +45,11 @@ final class Admission {
     if (need > kvCapacity) {
       return "the prompt (" + n + " tokens) plus maxTokens (" + s.request.params().maxTokens()
           + ") needs " + need + " KV slots; the KV capacity is " + kvCapacity;
+    }
+    if (smallReserve > 0 && need > smallReserve / 4 && need > kvCapacity - smallReserve) {
+      return "the prompt (" + n + " tokens) plus maxTokens (" + s.request.params().maxTokens() + ") needs " + need
+          + " KV slots; a request this big may use " + (kvCapacity - smallReserve) + " of the KV capacity of "
+          + kvCapacity + " (the other " + smallReserve + " are kept for small requests)";
     }
     if (s.request.constraint().kind() != Constraint.Kind.NONE && tokenizer == null) {
       return "a constraint needs a tokenizer, and the model directory has none";

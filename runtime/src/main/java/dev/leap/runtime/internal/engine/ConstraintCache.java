@@ -11,10 +11,20 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Compiled constraints by source text ({@link Constraint#cacheKey()}), compiled off the step loop on
- * one daemon thread ({@code leap-constraint-compiler}), the least recently used dropped past a size.
+ * a small pool of daemon threads ({@code leap-constraint-compiler-N}) shared by every request, the
+ * least recently used dropped past a size. A compilation gets {@code timeoutMs}: past it the waiting
+ * requests fail with a message naming the limit, and its thread is interrupted, which ends the
+ * compilation at its next new automaton state ({@code Interrupts}); so a slow schema delays only the
+ * requests that use it, and occupies a compiler thread for at most its limit. The failure is cached
+ * like any other (the same schema fails at once next time).
  *
  * <p>A dropped constraint may still be used by running requests, so its device masks are released
  * only between steps ({@link #closeRetired}); a request that uses it after that makes them again.
@@ -29,7 +39,25 @@ final class ConstraintCache implements AutoCloseable {
   private final Map<String, CompletableFuture<CompiledConstraint>> byKey;
   private final ConcurrentLinkedQueue<CompiledConstraint> retired = new ConcurrentLinkedQueue<>();
 
+  /** Default compiler threads. */
+  static final int DEFAULT_THREADS = 2;
+
+  /** Default time limit of one compilation, in milliseconds. */
+  static final long DEFAULT_TIMEOUT_MS = 10_000;
+
+  /** Stack of a compiler thread (the JVM's default is 1 MB). */
+  static final long COMPILER_STACK_BYTES = 64L << 20;
+
+  private final long timeoutMs;
+  private final ScheduledExecutorService timer;
+
   ConstraintCache(Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager manager, int size) {
+    this(tokenizer, healing, logitsVocab, manager, size, DEFAULT_THREADS, DEFAULT_TIMEOUT_MS);
+  }
+
+  ConstraintCache(Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager manager, int size, int threads,
+      long timeoutMs) {
+    this.timeoutMs = timeoutMs;
     this.tokenizer = tokenizer;
     this.healing = healing;
     this.logitsVocab = logitsVocab;
@@ -44,8 +72,15 @@ final class ConstraintCache implements AutoCloseable {
         return false;
       }
     };
-    this.compiler = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "leap-constraint-compiler");
+    AtomicInteger n = new AtomicInteger();
+    this.compiler = Executors.newFixedThreadPool(threads, r -> {
+      // A deep stack: the passes over a constraint's tree and a grammar's rule graph recurse per level.
+      Thread t = new Thread(null, r, "leap-constraint-compiler-" + n.incrementAndGet(), COMPILER_STACK_BYTES);
+      t.setDaemon(true);
+      return t;
+    });
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "leap-constraint-timer");
       t.setDaemon(true);
       return t;
     });
@@ -57,12 +92,35 @@ final class ConstraintCache implements AutoCloseable {
     synchronized (byKey) {
       CompletableFuture<CompiledConstraint> f = byKey.get(key);
       if (f == null) {
-        f = CompletableFuture.supplyAsync(
-            () -> CompiledConstraint.compile(key, c, tokenizer, healing, logitsVocab, manager), compiler);
+        f = compile(key, c);
         byKey.put(key, f);
       }
       return f;
     }
+  }
+
+  private CompletableFuture<CompiledConstraint> compile(String key, Constraint c) {
+    CompletableFuture<CompiledConstraint> f = new CompletableFuture<>();
+    Future<?> task = compiler.submit(() -> {
+      try {
+        f.complete(CompiledConstraint.compile(key, c, tokenizer, healing, logitsVocab, manager));
+      } catch (StackOverflowError e) {
+        f.completeExceptionally(new IllegalArgumentException("the constraint nests too deeply to compile (groups inside "
+            + "groups, or rules calling rules, too many levels down): simplify it"));
+      } catch (Throwable t) {
+        f.completeExceptionally(t);
+      }
+    });
+    if (timeoutMs > 0) {
+      ScheduledFuture<?> limit = timer.schedule(() -> {
+        if (f.completeExceptionally(new IllegalArgumentException("the constraint did not compile within the time limit of "
+            + timeoutMs + " ms per compilation; simplify it (fewer or shorter bounded repetitions, a smaller schema)"))) {
+          task.cancel(true); // interrupts the compilation: it stops at its next new state
+        }
+      }, timeoutMs, TimeUnit.MILLISECONDS);
+      f.whenComplete((v, e) -> limit.cancel(false));
+    }
+    return f;
   }
 
   /** Releases the device masks of constraints dropped from the cache (scheduler thread, between steps). */
@@ -82,6 +140,7 @@ final class ConstraintCache implements AutoCloseable {
   @Override
   public void close() {
     compiler.shutdownNow();
+    timer.shutdownNow();
     synchronized (byKey) {
       for (CompletableFuture<CompiledConstraint> f : byKey.values()) {
         f.thenAccept(CompiledConstraint::close);

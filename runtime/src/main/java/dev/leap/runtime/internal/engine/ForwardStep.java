@@ -16,7 +16,7 @@ import java.util.List;
  *
  * <p>Chunked prefill (as vLLM and SGLang do it): a sequence with few pending tokens (a decode, a
  * short jump extension) is fed whole; longer ones (a prompt, a long jump) share a budget of
- * {@code prefillChunk} tokens per step, first admitted first. So a step's activations and attention
+ * {@code prefillChunk} tokens per step, the fewest pending first. So a step's activations and attention
  * scores are bounded whatever the prompt length, and a long prefill runs interleaved with everyone
  * else's decode steps instead of freezing them. Scheduler thread only.
  */
@@ -122,21 +122,34 @@ final class ForwardStep {
     return out;
   }
 
-  /** How many of each running sequence's pending tokens (those without K/V yet) this step feeds. */
+  /**
+   * How many of each running sequence's pending tokens (those without K/V yet) this step feeds:
+   * short ones whole; long ones share the budget, the fewest pending first, so a short prompt that
+   * arrives while a long one is prefilling is fed at once instead of after it (its time to first
+   * token does not grow with the others' prompts).
+   */
   private int[] plan(List<Sequence> running) {
     int b = running.size();
     int[] feed = new int[b];
     int whole = Math.min(prefillChunk, SHORT_PENDING);
     int budget = prefillChunk;
+    long[] longOnes = new long[b]; // pending << 32 | index: sorted, the fewest pending first
+    int longCount = 0;
     for (int i = 0; i < b; i++) {
       Sequence s = running.get(i);
       int pending = s.tokens.size() - s.kvLen;
       if (pending <= whole) {
         feed[i] = pending;
       } else {
-        feed[i] = Math.min(pending, budget);
-        budget -= feed[i];
+        longOnes[longCount++] = ((long) pending << 32) | i;
       }
+    }
+    Arrays.sort(longOnes, 0, longCount);
+    for (int k = 0; k < longCount; k++) {
+      int i = (int) longOnes[k];
+      int pending = (int) (longOnes[k] >>> 32);
+      feed[i] = Math.min(pending, budget);
+      budget -= feed[i];
     }
     return feed;
   }

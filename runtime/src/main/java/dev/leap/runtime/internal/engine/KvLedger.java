@@ -52,12 +52,17 @@ final class KvLedger {
    * @return false, with nothing changed, if the slots are not there (the request waits)
    */
   boolean admit(Sequence s, RadixCache.Match m, int need) {
+    return admit(s, m, need, 0);
+  }
+
+  /** As {@link #admit(Sequence, RadixCache.Match, int)}, leaving at least {@code keep} slots free or evictable after it. */
+  boolean admit(Sequence s, RadixCache.Match m, int need, int keep) {
     int available = allocator.freeCount() - reserved;
-    if (available < need && cache != null) {
-      cache.evict(need - available);
+    if (available < need + keep && cache != null) {
+      cache.evict(need + keep - available);
       available = allocator.freeCount() - reserved;
     }
-    if (available < need) {
+    if (available < need + keep) {
       return false;
     }
     s.lockedNode = m.node();

@@ -57,6 +57,17 @@ import org.slf4j.LoggerFactory;
 public final class Scheduler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
 
+  /** Default {@link Options#smallReserve()}: an eighth of the KV capacity. */
+  public static int defaultSmallReserve(int kvCapacity) {
+    return kvCapacity / 8;
+  }
+
+  /** Default {@link Options#compileThreads()}. */
+  public static final int DEFAULT_COMPILE_THREADS = ConstraintCache.DEFAULT_THREADS;
+
+  /** Default {@link Options#compileTimeoutMs()}. */
+  public static final long DEFAULT_COMPILE_TIMEOUT_MS = ConstraintCache.DEFAULT_TIMEOUT_MS;
+
   /** Default {@link Options#prefillChunk()}: tokens of long prefills per step. */
   public static final int DEFAULT_PREFILL_CHUNK = 512;
 
@@ -65,11 +76,25 @@ public final class Scheduler implements AutoCloseable {
    *
    * @param prefillChunk tokens of long prefills (prompts, long jump extensions) fed per step, shared
    *     by the sequences that have them; bounds a step's memory (linear in the context, not quadratic)
+   * @param smallReserve KV slots (and one batch place in eight) that only small requests may use: a
+   *     request whose reservation fits in a quarter of it; big requests wait for the rest, so a small
+   *     one starts while a big one runs ({@link #admit})
+   * @param compileThreads threads compiling constraints, shared by all requests
+   * @param compileTimeoutMs time limit of one constraint's compilation (0: none); past it the
+   *     requests that wait for it fail, naming the limit
    */
   public record Options(
       int kvCapacity, int maxBatch, boolean jumpForward, boolean prefixCache, boolean healing,
-      boolean checkInvariants, int constraintCacheSize, int prefillChunk) {
+      boolean checkInvariants, int constraintCacheSize, int prefillChunk, int smallReserve, int compileThreads,
+      long compileTimeoutMs) {
     public Options {
+      if (compileThreads < 1) {
+        throw new IllegalArgumentException("constraint compiler threads must be >= 1, got " + compileThreads);
+      }
+      if (smallReserve < 0 || smallReserve >= kvCapacity) {
+        throw new IllegalArgumentException("the KV reserve for small requests must be within 0.." + (kvCapacity - 1)
+            + " slots, got " + smallReserve);
+      }
       if (prefillChunk < 1) {
         throw new IllegalArgumentException("prefill chunk must be >= 1 token, got " + prefillChunk);
       }
@@ -115,12 +140,13 @@ public final class Scheduler implements AutoCloseable {
     this.forward = new ForwardStep(model, ledger, manager, options.prefillChunk());
     int logitsVocab = model.config().vocabSize();
     int maxPositions = model.config().maxPositionEmbeddings();
-    this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize());
+    this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize(),
+        options.compileThreads(), options.compileTimeoutMs());
     this.results = new Results(tokenizer);
     this.streaming = new Streaming(results);
     this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
         options.jumpForward(), options.checkInvariants());
-    this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity());
+    this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity(), options.smallReserve());
     AtomicInteger callbackThreads = new AtomicInteger();
     // A cached pool: a callback that blocks (even on this runtime) holds only its own thread.
     this.callbacks = Executors.newCachedThreadPool(r -> {
@@ -341,21 +367,40 @@ public final class Scheduler implements AutoCloseable {
     }
   }
 
+  /**
+   * Admits waiting requests in arrival order while the batch has room and their KV slots can be
+   * reserved. Fairness between sizes: a <em>big</em> request (its reservation is over a quarter of
+   * {@link Options#smallReserve()}) must leave that reserve and one batch place in eight free, so a
+   * small request finds room while big ones run; a big request that cannot start does not hold up
+   * the small ones behind it (first come, first served within each size).
+   */
   private void admit() {
     List<int[]> admittedPrompts = new ArrayList<>();
-    while (!waiting.isEmpty() && running.size() < options.maxBatch()) {
-      Sequence s = waiting.peekFirst();
+    int reserve = options.smallReserve();
+    int bigBatch = options.maxBatch() - (reserve > 0 ? Math.max(1, options.maxBatch() / 8) : 0);
+    boolean bigBlocked = false;
+    for (Iterator<Sequence> it = waiting.iterator(); it.hasNext() && running.size() < options.maxBatch(); ) {
+      Sequence s = it.next();
       int n = s.prompt.length;
+      boolean big = isBig(s);
+      if (big && (bigBlocked || running.size() >= bigBatch)) {
+        bigBlocked = true;
+        continue;
+      }
       RadixCache.Match m = ledger.matchAndLock(s.prompt, n - 1); // the last prompt token runs for its logits
       if (options.prefixCache() && Admission.deferForSharedPrefix(s, m.length(), admittedPrompts)) {
         ledger.unlock(m);
-        break;
+        continue; // waits one step for the prefix to be cached
       }
-      if (!ledger.admit(s, m, (n - m.length()) + admission.maxOutput(s))) {
+      if (!ledger.admit(s, m, (n - m.length()) + admission.maxOutput(s), big ? reserve : 0)) {
         ledger.unlock(m);
+        if (big) {
+          bigBlocked = true;
+          continue; // small ones behind it may still fit
+        }
         break; // first come, first served: wait until slots come back
       }
-      waiting.pollFirst();
+      it.remove();
       s.admittedNanos = System.nanoTime();
       s.cachedPromptTokens = m.length();
       s.tokens.addElements(0, s.prompt);
@@ -373,6 +418,12 @@ public final class Scheduler implements AutoCloseable {
       }
       running.add(s);
     }
+  }
+
+  /** Whether {@code s} is a big request: its reservation without any cache hit is over a quarter of the small-request reserve. */
+  private boolean isBig(Sequence s) {
+    int reserve = options.smallReserve();
+    return reserve > 0 && s.prompt.length + admission.maxOutput(s) > reserve / 4;
   }
 
   /** One forward pass ({@link ForwardStep}), then what each sampled token does to its sequence. */
