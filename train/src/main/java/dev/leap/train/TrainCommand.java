@@ -24,7 +24,8 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--out", description = "Model directory to write. Default: WORK/model.")
   Path out;
 
-  @Option(names = "--work", description = "Checkpoint and log directory. Default: train-out (copy: train-copy).")
+  @Option(names = "--work", description = "Checkpoint and log directory. Default: train-out (copy: ../leap-train-copy, "
+      + "beside the repository: the copy recipe's checkpoints and tokenizer stay outside it).")
   Path work;
 
   @Option(names = "--steps", defaultValue = "" + DEFAULT_STEPS, description = "Optimizer steps. Default: ${DEFAULT-VALUE}.")
@@ -123,7 +124,7 @@ public final class TrainCommand implements Callable<Integer> {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--recipe must be demo or copy, not " + recipe);
     }
     boolean copy = recipe.equals("copy");
-    Path w = work != null ? work : Path.of(copy ? "train-copy" : "train-out");
+    Path w = work != null ? work : Path.of(copy ? "../leap-train-copy" : "train-out");
     Path outDir = out != null ? out : w.resolve("model");
     if (chartsOnly) {
       LossChart.write(w.resolve("train-log.jsonl"), w.resolve("loss.png"));
