@@ -127,6 +127,9 @@ public final class TrainCommand implements Callable<Integer> {
     Path w = work != null ? work : Path.of(copy ? "../leap-train-copy" : "train-out");
     Path outDir = out != null ? out : w.resolve("model");
     if (chartsOnly) {
+      if (!java.nio.file.Files.exists(w.resolve("train-log.jsonl"))) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "no train-log.jsonl in " + w + " (set --work)");
+      }
       LossChart.write(w.resolve("train-log.jsonl"), w.resolve("loss.png"));
       LossChart.writeSignal(w.resolve("train-log.jsonl"), w.resolve("signal.png"));
       log.printf("wrote %s and %s%n", w.resolve("loss.png"), w.resolve("signal.png"));
