@@ -27,6 +27,7 @@ class PublicSurfaceTest {
         "dev.leap.bench.retokenize.JumpRetokenizeBench",
         "dev.leap.bench.serve.AbuseBenchCommand",
         "dev.leap.bench.serve.IdleConnectionsCommand",
-        "dev.leap.bench.serve.ServeBenchCommand"));
+        "dev.leap.bench.serve.ServeBenchCommand",
+        "dev.leap.bench.xgrammar.XGrammarSideBySide"));
   }
 }

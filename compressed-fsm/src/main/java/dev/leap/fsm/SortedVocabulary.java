@@ -41,17 +41,15 @@ public final class SortedVocabulary {
       }
     }
     maxLength = longest;
-    Integer[] order = new Integer[live];
+    ids = new int[live];
     for (int i = 0, j = 0; i < size; i++) {
       if (tokenBytes[i] != null) {
-        order[j++] = i;
+        ids[j++] = i;
       }
     }
-    Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(tokenBytes[a], tokenBytes[b]));
-    ids = new int[live];
+    sort(ids, 0, live, 0, tokenBytes);
     lcp = new int[live];
     for (int j = 0; j < live; j++) {
-      ids[j] = order[j];
       if (j > 0) {
         byte[] p = tokenBytes[ids[j - 1]];
         byte[] c = tokenBytes[ids[j]];
@@ -73,6 +71,77 @@ public final class SortedVocabulary {
         next2 = j;
       }
     }
+  }
+
+  /** Insertion sort below this many tokens. */
+  private static final int SMALL = 16;
+
+  /**
+   * Sorts {@code ids[lo, hi)}, whose bytes agree on their first {@code d}, by bytes (unsigned, a
+   * prefix first) and equal bytes by id: multikey quicksort (Bentley and Sedgewick, "Fast algorithms
+   * for sorting and searching strings", 1997), three-way partitions on the byte at depth {@code d}
+   * (-1 past the end), so a shared prefix is read once per partition instead of once per comparison.
+   * Primitive arrays only: no boxing of 150k ids (the comparator sort it replaces took 0.2-0.6 s on
+   * Llama 3 and Qwen3).
+   */
+  static void sort(int[] ids, int lo, int hi, int d, byte[][] bytes) {
+    while (hi - lo > 1) {
+      if (hi - lo < SMALL) {
+        insertionSort(ids, lo, hi, d, bytes);
+        return;
+      }
+      int v = byteAt(bytes[ids[lo + (hi - lo) / 2]], d);
+      int lt = lo;
+      int gt = hi - 1;
+      int i = lo;
+      while (i <= gt) {
+        int t = byteAt(bytes[ids[i]], d);
+        if (t < v) {
+          swap(ids, lt++, i++);
+        } else if (t > v) {
+          swap(ids, i, gt--);
+        } else {
+          i++;
+        }
+      }
+      sort(ids, lo, lt, d, bytes);
+      sort(ids, gt + 1, hi, d, bytes);
+      if (v < 0) {
+        Arrays.sort(ids, lt, gt + 1); // identical bytes: by id
+        return;
+      }
+      lo = lt;
+      hi = gt + 1;
+      d++;
+    }
+  }
+
+  private static void insertionSort(int[] ids, int lo, int hi, int d, byte[][] bytes) {
+    for (int i = lo + 1; i < hi; i++) {
+      int x = ids[i];
+      byte[] bx = bytes[x];
+      int j = i - 1;
+      while (j >= lo) {
+        byte[] by = bytes[ids[j]];
+        int c = Arrays.compareUnsigned(by, Math.min(d, by.length), by.length, bx, Math.min(d, bx.length), bx.length);
+        if (c < 0 || c == 0 && ids[j] < x) {
+          break;
+        }
+        ids[j + 1] = ids[j];
+        j--;
+      }
+      ids[j + 1] = x;
+    }
+  }
+
+  private static int byteAt(byte[] b, int d) {
+    return d < b.length ? b[d] & 0xFF : -1;
+  }
+
+  private static void swap(int[] a, int i, int j) {
+    int t = a[i];
+    a[i] = a[j];
+    a[j] = t;
   }
 
   /** The shared sorted form of {@code vocab}. */

@@ -1,5 +1,6 @@
 package dev.leap.fsm;
 
+import dev.leap.fsm.internal.VocabView;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -32,11 +33,7 @@ public final class TokenIndex {
   private final int size;
   private final int words;
   private final byte[][] tokenBytes;
-  private final int[] sorted;
-  private final int[] lcp;
-  /** For token j in sorted order: the next index whose bytes differ within the first 1 / 2 bytes. */
-  private final int[] skip1;
-  private final int[] skip2;
+  private final SortedVocabulary sortedVocab;
   private final int maxLen;
   private final int[] eos;
   private final AtomicReferenceArray<long[]> masks;
@@ -49,11 +46,8 @@ public final class TokenIndex {
     this.size = vocab.size();
     this.words = (size + 63) >>> 6;
     SortedVocabulary s = SortedVocabulary.of(vocab);
+    this.sortedVocab = s;
     this.tokenBytes = s.tokenBytes();
-    this.sorted = s.ids();
-    this.lcp = s.lcp();
-    this.skip1 = s.skip1();
-    this.skip2 = s.skip2();
     this.maxLen = s.maxLength();
     int[] e = vocab.eosIds();
     this.eos = e == null ? new int[0] : e.clone();
@@ -127,8 +121,20 @@ public final class TokenIndex {
     return words;
   }
 
+  /**
+   * The mask of {@code state}. Tokens made only of the bytes of a loop reached in one step ({@link
+   * #loopBytes}: inside a JSON string and just after its opening quote, nearly all tokens) are
+   * allowed without a walk, when there are at least {@link VocabView#MIN_LOOP_BYTES} such bytes; the
+   * rest of the vocabulary is walked through a view without them, shared per vocabulary and byte
+   * set ({@link VocabView#of}).
+   */
   private long[] compute(int state) {
-    long[] mask = new long[words];
+    VocabView view = VocabView.of(sortedVocab, loopBytes(state), size);
+    long[] mask = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
+    int[] sorted = view.ids;
+    int[] lcp = view.lcp;
+    int[] skip1 = view.skip1;
+    int[] skip2 = view.skip2;
     int[] stack = new int[maxLen + 1];
     stack[0] = state;
     int n = sorted.length;
@@ -174,6 +180,45 @@ public final class TokenIndex {
     return mask;
   }
 
+  /**
+   * A byte set {@code L} (four words, a 256-bit set) such that every token made only of bytes in
+   * {@code L} is allowed in {@code state}: the bytes {@code b} with {@code step(state, b) = t} and
+   * {@code step(t, b) = t} for one successor {@code t}, the one with the most such bytes. A
+   * nonempty token of {@code L} bytes goes to {@code t} on its first byte and stays there. With
+   * {@code t = state} these are the state's self-loop bytes (inside a string); with another {@code
+   * t}, the state just before such a loop (right after a string's opening quote).
+   */
+  private long[] loopBytes(int state) {
+    int[] target = new int[256];
+    int best = Dfa.DEAD;
+    int bestCount = 0;
+    for (int b = 0; b < 256; b++) {
+      int t = dfa.step(state, (byte) b);
+      target[b] = t != Dfa.DEAD && dfa.step(t, (byte) b) == t ? t : Dfa.DEAD;
+    }
+    for (int b = 0; b < 256 && bestCount < 256 - b; b++) {
+      int t = target[b];
+      if (t == Dfa.DEAD || t == best) {
+        continue;
+      }
+      int c = 0;
+      for (int x = b; x < 256; x++) {
+        c += target[x] == t ? 1 : 0;
+      }
+      if (c > bestCount) {
+        best = t;
+        bestCount = c;
+      }
+    }
+    long[] loop = new long[4];
+    for (int b = 0; b < 256; b++) {
+      if (best != Dfa.DEAD && target[b] == best) {
+        loop[b >>> 6] |= 1L << b;
+      }
+    }
+    return loop;
+  }
+
   private long[] intern(long[] mask) {
     synchronized (shared) {
       long[] prev = shared.putIfAbsent(new MaskKey(mask), mask);
@@ -183,7 +228,7 @@ public final class TokenIndex {
 
   /** Rough heap footprint of the index and its computed masks, in bytes. */
   public long ramBytesUsed() {
-    long total = 64L + sorted.length * 8L + size * 8L;
+    long total = 64L + sortedVocab.size() * 8L + size * 8L;
     synchronized (shared) {
       total += shared.size() * (16L + words * 8L);
     }

@@ -54,6 +54,7 @@ class PublicSurfaceTest {
         "dev.leap.fsm.internal.RuleGrammars$Builder",
         "dev.leap.fsm.internal.Trees",
         "dev.leap.fsm.internal.Utf8Ranges",
+        "dev.leap.fsm.internal.VocabView",
         "dev.leap.fsm.json.JsonSchema",
         "dev.leap.fsm.json.JsonSchema$Compiled",
         "dev.leap.fsm.json.JsonSchemaException",

@@ -70,7 +70,8 @@ class SortedVocabularyTest {
         longest = Math.max(longest, b.length);
         if (j > 0) {
           byte[] p = s.bytesAt(j - 1);
-          assertTrue(Arrays.compareUnsigned(p, b) <= 0, "byte order");
+          int c = Arrays.compareUnsigned(p, b);
+          assertTrue(c < 0 || c == 0 && ids[j - 1] < ids[j], "byte order, equal bytes by id");
           int common = 0;
           while (common < Math.min(p.length, b.length) && p[common] == b[common]) {
             common++;
@@ -118,5 +119,21 @@ class SortedVocabularyTest {
       }
     }
     return s.size();
+  }
+
+  /** The multikey quicksort against the comparator sort (stable, so equal bytes by id) on three real vocabularies. */
+  @Test
+  void realVocabulariesInTheNaiveOrder() {
+    for (String name : new String[] {"gpt2", "llama3", "qwen3"}) {
+      Vocabulary v = TokenizerJsonVocabulary.load(dev.leap.testkit.Shared.require("tokenizers/" + name + "/tokenizer.json"));
+      List<Integer> live = new ArrayList<>();
+      for (int i = 0; i < v.size(); i++) {
+        if (v.tokenBytes(i) != null && v.tokenBytes(i).length > 0) {
+          live.add(i);
+        }
+      }
+      live.sort((a, b) -> Arrays.compareUnsigned(v.tokenBytes(a), v.tokenBytes(b)));
+      assertArrayEquals(live.stream().mapToInt(Integer::intValue).toArray(), SortedVocabulary.of(v).ids(), name);
+    }
   }
 }

@@ -158,4 +158,45 @@ class TokenIndexTest {
       }
     }
   }
+
+  /**
+   * The self-loop shortcut (tokens made only of a state's self-loop bytes allowed without a walk,
+   * the rest walked through a filtered view) against the naive twin, on states with wide self-loops:
+   * random regexes inside JSON-string-like, any-character and word-character loops, three real
+   * vocabularies. Views are shared per vocabulary, so the same view serves several regexes here.
+   */
+  @Test
+  void selfLoopShortcutOnRealVocabularies() {
+    long seed = 2727L;
+    String[] templates = {"\"([^\"\\\\]|\\\\[\"\\\\nt])*(%s)\"", ".*(%s)", "[a-zA-Z0-9_ ]+(%s)[^\"]*x",
+      "(%s)[^\\x00-\\x1F\"]*\"", "[^<]*(%s)<"};
+    for (String name : new String[] {"gpt2", "llama3", "qwen3"}) {
+      Path file = Shared.require("tokenizers/" + name + "/tokenizer.json");
+      TokenizerJsonVocabulary v = TokenizerJsonVocabulary.load(file).withEos(0);
+      RandomRegex gen = new RandomRegex(seed);
+      SplittableRandom rnd = new SplittableRandom(seed);
+      int done = 0;
+      int wide = 0;
+      while (done < 25) {
+        String regex = String.format(templates[rnd.nextInt(templates.length)], gen.next(2));
+        CompressedFsm fsm;
+        try {
+          fsm = CompressedFsm.compile(regex, 2000);
+        } catch (ConstraintException e) {
+          continue;
+        }
+        Dfa dfa = fsm.dfa();
+        for (int st = 0; st < dfa.stateCount(); st++) {
+          int loop = 0;
+          for (int b = 0; b < 256; b++) {
+            loop += dfa.step(st, b) == st ? 1 : 0;
+          }
+          wide += loop >= dev.leap.fsm.internal.VocabView.MIN_LOOP_BYTES ? 1 : 0;
+        }
+        checkAllStates(fsm, v, name + " seed " + seed + " /" + regex + "/", Integer.MAX_VALUE);
+        done++;
+      }
+      assertTrue(wide >= 25, name + ": the regexes must have states with wide self-loops, got " + wide);
+    }
+  }
 }

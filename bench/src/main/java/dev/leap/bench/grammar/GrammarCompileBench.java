@@ -4,6 +4,7 @@ import dev.leap.bench.BenchData;
 import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.grammar.CompiledGrammar;
 import dev.leap.fsm.grammar.Grammar;
+import dev.leap.fsm.grammar.GrammarMatcher;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,8 @@ import org.openjdk.jmh.annotations.State;
  * How long does compiling a grammar against Llama 3's vocabulary take: parse, checks, per-rule
  * automata, and every stack-top state's accepted and uncertain token sets ({@link
  * CompiledGrammar#compile}, on all cores)? {@code json} is {@link Grammar#json()}'s text; the others
- * are the files under {@code docs/grammars/} (run from the repository root).
+ * are the files under {@code docs/grammars/} (run from the repository root). {@link #firstMask}: the
+ * lazy path the runtime takes, up to the first mask.
  *
  * <pre>
  * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" org.openjdk.jmh.Main GrammarCompileBench -f 1 -wi 3 -i 5 -w 1s -r 2s
@@ -46,5 +48,17 @@ public class GrammarCompileBench {
   @Benchmark
   public CompiledGrammar compile() {
     return CompiledGrammar.compile(Grammar.parse(text), vocab);
+  }
+
+  /**
+   * What the runtime does before a request's first step (issue 27): parse and compile the rules,
+   * {@link CompiledGrammar#compileLazily}, and the first mask (the start configuration's states
+   * only); {@code json} through {@link Grammar#json()} itself (built once, as the runtime uses it).
+   */
+  @Benchmark
+  public long[] firstMask() {
+    Grammar g = grammar.equals("json") ? Grammar.json() : Grammar.parse(text);
+    GrammarMatcher m = CompiledGrammar.compileLazily(g, vocab).newMatcher();
+    return m.allowed(m.initialState());
   }
 }

@@ -2,11 +2,9 @@ package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.Vocabulary;
+import dev.leap.fsm.internal.VocabView;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -43,7 +41,6 @@ public final class CompiledGrammar {
   private final AtomicReferenceArray<RuleTokenWalk.Sets> sets;
   private final ConcurrentHashMap<MaskKey, long[]> shared = new ConcurrentHashMap<>();
   private final ThreadLocal<RuleTokenWalk> walkers;
-  private final VocabView fullView;
   private final double compileMs;
   private final int stackTops;
 
@@ -62,7 +59,6 @@ public final class CompiledGrammar {
       nodeBase[k + 1] = nodeBase[k] + rules[k].stateCount();
     }
     sets = new AtomicReferenceArray<>(nodeBase[rules.length]);
-    fullView = VocabView.full(sorted);
     follow = FollowBytes.of(rules);
     walkers = ThreadLocal.withInitial(() -> new RuleTokenWalk(rules, follow, sorted, vocab.size()));
     IntArrayList todo = new IntArrayList();
@@ -107,7 +103,7 @@ public final class CompiledGrammar {
     RuleTokenWalk.Sets s = sets.get(node);
     if (s == null) {
       int r = ruleOf(node);
-      RuleTokenWalk.Sets fresh = walkers.get().compute(r, node - nodeBase[r], view(rules[r].selfLoop(node - nodeBase[r])));
+      RuleTokenWalk.Sets fresh = walkers.get().compute(r, node - nodeBase[r], view(rules[r].loopBytes(node - nodeBase[r])));
       long[] mask = shared.computeIfAbsent(new MaskKey(fresh.accepted()), k -> k.mask);
       fresh = new RuleTokenWalk.Sets(mask, fresh.uncertain());
       if (!sets.compareAndSet(node, null, fresh)) {
@@ -118,21 +114,9 @@ public final class CompiledGrammar {
     return s;
   }
 
-  /** Self-loops on fewer bytes than this are walked over the full vocabulary (little to leave out). */
-  static final int MIN_LOOP_BYTES = 32;
-
-  /** Views by vocabulary and self-loop set, shared by every grammar compiled against that vocabulary (weak keys). */
-  private static final Map<SortedVocabulary, ConcurrentHashMap<MaskKey, VocabView>> VIEWS =
-      Collections.synchronizedMap(new WeakHashMap<>());
-
-  /** The vocabulary view for a state with self-loop bytes {@code loop}: shared per distinct set. */
+  /** The vocabulary view for a state with loop bytes {@code loop} ({@link RuleAutomaton#loopBytes}): shared per vocabulary and distinct set. */
   private VocabView view(long[] loop) {
-    int bits = Long.bitCount(loop[0]) + Long.bitCount(loop[1]) + Long.bitCount(loop[2]) + Long.bitCount(loop[3]);
-    if (bits < MIN_LOOP_BYTES) {
-      return fullView;
-    }
-    ConcurrentHashMap<MaskKey, VocabView> views = VIEWS.computeIfAbsent(sorted, k -> new ConcurrentHashMap<>());
-    return views.computeIfAbsent(new MaskKey(loop), k -> VocabView.without(sorted, k.mask, vocab.size()));
+    return VocabView.of(sorted, loop, vocab.size());
   }
 
   private int ruleOf(int node) {

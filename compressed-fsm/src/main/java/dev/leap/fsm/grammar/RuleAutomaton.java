@@ -155,11 +155,38 @@ final class RuleAutomaton {
     return (byteSets[base] | byteSets[base + 1] | byteSets[base + 2] | byteSets[base + 3]) != 0;
   }
 
-  /** The text bytes that lead from {@code state} back to itself (four words, a 256-bit set). */
-  long[] selfLoop(int state) {
+  /**
+   * Text bytes {@code L} (four words, a 256-bit set) such that a token made only of them leaves
+   * {@code state} alive in this rule: the bytes {@code b} with {@code step(state, b) = t} and
+   * {@code step(t, b) = t} for one successor {@code t} (the one with the most), so such a token
+   * goes to {@code t} and stays there. With {@code t = state}, the state's self-loop bytes (inside
+   * a string, an identifier); otherwise the state just before such a loop (after an opening quote).
+   */
+  long[] loopBytes(int state) {
+    int[] target = new int[DIGIT0];
+    for (int b = 0; b < DIGIT0; b++) {
+      int t = dfa.step(state, b);
+      target[b] = t != Dfa.DEAD && dfa.step(t, b) == t ? t : Dfa.DEAD;
+    }
+    int best = Dfa.DEAD;
+    int bestCount = 0;
+    for (int b = 0; b < DIGIT0 && bestCount < DIGIT0 - b; b++) {
+      int t = target[b];
+      if (t == Dfa.DEAD || t == best) {
+        continue;
+      }
+      int c = 0;
+      for (int x = b; x < DIGIT0; x++) {
+        c += target[x] == t ? 1 : 0;
+      }
+      if (c > bestCount) {
+        best = t;
+        bestCount = c;
+      }
+    }
     long[] loop = new long[4];
     for (int b = 0; b < DIGIT0; b++) {
-      if (dfa.step(state, b) == state) {
+      if (best != Dfa.DEAD && target[b] == best) {
         loop[b >>> 6] |= 1L << b;
       }
     }

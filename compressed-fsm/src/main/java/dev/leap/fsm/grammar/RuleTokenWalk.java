@@ -2,6 +2,7 @@ package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.SortedVocabulary;
+import dev.leap.fsm.internal.VocabView;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 
 /**
@@ -65,8 +66,8 @@ final class RuleTokenWalk {
 
   /**
    * The sets of stack top {@code (r, s)}, walking {@code view}: the full sorted vocabulary, or the
-   * part of it not made only of {@code s}'s self-loop bytes (those tokens are accepted as they are:
-   * they leave the walk in {@code s}).
+   * part of it not made only of {@code s}'s loop bytes ({@link RuleAutomaton#loopBytes}: those
+   * tokens are accepted as they are, they leave the walk in {@code s} or in the loop one step ahead).
    */
   Sets compute(int r, int s, VocabView view) {
     RuleAutomaton a = rules[r];

@@ -7,13 +7,14 @@ import dev.leap.testkit.Shared;
 import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.Vocabulary;
+import dev.leap.fsm.internal.VocabView;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The self-loop shortcut of the precomputation (tokens made only of a state's self-loop bytes
- * accepted without a walk, the rest walked over a filtered view) against walking the full sorted
+ * The loop shortcut of the precomputation (tokens made only of the bytes of a state's loop, or of
+ * the loop one step ahead, accepted without a walk, the rest walked over a filtered view) against walking the full sorted
  * vocabulary, for every stack-top state of random grammars and the example grammars.
  */
 class RuleTokenWalkTest {
@@ -30,7 +31,7 @@ class RuleTokenWalkTest {
         if (!rules[r].hasBytes(s)) {
           continue;
         }
-        long[] loop = rules[r].selfLoop(s);
+        long[] loop = rules[r].loopBytes(s);
         if (Long.bitCount(loop[0]) + Long.bitCount(loop[1]) + Long.bitCount(loop[2]) + Long.bitCount(loop[3]) == 0) {
           continue;
         }

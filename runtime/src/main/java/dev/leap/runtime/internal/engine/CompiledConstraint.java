@@ -17,8 +17,9 @@ import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
  * recursion, structural tag or reasoning gate (with such contents) is a compressed FSM with its token index and per-state masks on the model's device
  * (made on first use, released when the constraint leaves the runtime's cache, made again if a
  * request still uses it); a grammar with recursion is a {@link CompiledGrammar} (per-rule-state
- * token sets, shared), each request getting its own matcher ({@link #newState}). Both keep the jump
- * retokenizer. Compiled off the step loop; the mask cache is touched only by the scheduler thread.
+ * token sets computed per state on first use, shared), each request getting its own matcher ({@link
+ * #newState}). Both keep the jump retokenizer. Compiled off the step loop, the first mask with it;
+ * the mask cache is touched only by the scheduler thread.
  */
 final class CompiledConstraint implements AutoCloseable {
   final String key;
@@ -73,11 +74,16 @@ final class CompiledConstraint implements AutoCloseable {
       default -> fsm = RegularConstraints.fsm(c);
     }
     if (recursive != null) {
-      CompiledGrammar cg = CompiledGrammar.compile(recursive, tokenizer);
+      // Each rule state's token sets on first use (a big grammar's request visits a small part of
+      // it), the start's now: the first mask is ready when the request's first step comes.
+      CompiledGrammar cg = CompiledGrammar.compileLazily(recursive, tokenizer);
+      dev.leap.fsm.grammar.GrammarMatcher first = cg.newMatcher();
+      first.allowed(first.initialState());
       JumpRetokenizer retok = new JumpRetokenizer(tokenizer, cg.newMatcher(), healing);
       return new CompiledConstraint(key, null, null, cg, retok, (System.nanoTime() - t0) / 1e6, logitsVocab, parent);
     }
     TokenIndex index = TokenIndex.of(fsm.dfa(), tokenizer);
+    index.allowed(fsm.dfa().initialState()); // the first mask here, off the step loop; the others on first use
     JumpRetokenizer retok = new JumpRetokenizer(tokenizer, fsm.dfa(), healing);
     double ms = (System.nanoTime() - t0) / 1e6;
     return new CompiledConstraint(key, fsm, index, null, retok, ms, logitsVocab, parent);

@@ -1,0 +1,529 @@
+package dev.leap.bench.xgrammar;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.bench.BenchData;
+import dev.leap.bench.Percentile;
+import dev.leap.fsm.SortedVocabulary;
+import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.retokenize.HfTokenizer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Leap against XGrammar (its WebAssembly build, {@code bench/xgrammar/side.mjs} in Node) on the same
+ * inputs in one run (issue 27): the vocabularies of GPT-2, Llama 3 and Qwen3; a seeded sample of
+ * every JSONSchemaBench subset (valid and invalid instances each); the grammars under {@code
+ * docs/grammars} and the built-in JSON grammar. Every instance is encoded once with the real
+ * tokenizer, here, and its token ids are written to {@code inputs-VOCAB.json}, which the Node side
+ * reads, so both engines walk identical ids.
+ *
+ * <p>Per case the two engines run one after the other, alternating which goes first, while the other
+ * process waits (same machine state for both). Per engine: compile time (up to the compiled
+ * constraint; XGrammar's includes its mask cache, Leap's what the runtime compiles before the first
+ * request step), time to the first mask, the time of every mask along the instances' tokens, forced
+ * bytes per instance (XGrammar's {@code findJumpForwardString}, Leap's jump edges or grammar forced
+ * bytes, taken at every token boundary and counted once per byte of the text), whether each instance
+ * is accepted (every token in the mask, then the end of sequence), and which cases compile within
+ * the limit. Prints Markdown tables and writes {@code report.json} with every disagreement. With
+ * {@code --leap-eager}, Leap computes every state's mask or token sets in its compile (as XGrammar
+ * fills its mask cache) instead of on first use.
+ *
+ * <pre>
+ * bench/scripts/xgrammar.sh [--per-subset N] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
+ * </pre>
+ */
+public final class XGrammarSideBySide {
+  private XGrammarSideBySide() {}
+
+  static final String[] SUBSETS = {"Glaiveai2K", "Github_trivial", "Github_easy", "Github_medium", "Github_hard",
+    "Kubernetes", "Snowplow", "WashingtonPost", "JME"};
+  static final String[] GRAMMARS = {"arithmetic", "json", "sql-select", "tool-call"};
+  /** Texts for the example grammars (the ones {@code GrammarExamplesTest} checks): valid, then invalid. */
+  static final Map<String, List<String[]>> GRAMMAR_TEXTS = Map.of(
+      "arithmetic", List.of(new String[] {"valid", "12.5 * (3 - -4)"}, new String[] {"valid", "((((7))))+-(-(1))/2"},
+          new String[] {"invalid", "1  + 2"}, new String[] {"invalid", "(1"}),
+      "json", List.of(new String[] {"valid", "{\"a\":[1,{\"b\":null}],\"c\":\"é\"}"}, new String[] {"valid", "[[[[[]]]]]"},
+          new String[] {"invalid", "[1,]"}, new String[] {"invalid", "01"}),
+      "sql-select", List.of(new String[] {"valid", "SELECT a, b AS c FROM t WHERE a = 1 AND (b < 'x''y' OR c IS NULL);"},
+          new String[] {"valid", "SELECT COUNT(*) FROM t x INNER JOIN u y ON x.id = y.id WHERE x.k IN (SELECT k FROM v WHERE"
+              + " NOT k = 3) GROUP BY x.k ORDER BY x.k DESC LIMIT 5"},
+          new String[] {"invalid", "SELECT FROM t"}, new String[] {"invalid", "SELECT * FROM t LIMIT x"}),
+      "tool-call", List.of(new String[] {"valid", "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>"},
+          new String[] {"valid", "<tool_call>\n{\"name\":\"send_email\",\"arguments\":{}}\n</tool_call>\n<tool_call>\n"
+              + "{\"name\":\"search_web\",\"arguments\":{\"q\":[1,true,{\"x\":-0.5}]}}\n</tool_call>"},
+          new String[] {"invalid", "<tool_call>\n{\"name\":\"rm_rf\",\"arguments\":{}}\n</tool_call>"},
+          new String[] {"invalid", "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":[]}\n</tool_call>"}));
+
+  record Instance(String label, String text) {}
+
+  /** {@code kind}: {@code schema}, {@code grammar} (GBNF) or {@code builtin-json} (Leap's {@code Grammar.json()}, XGrammar's built-in JSON). */
+  record Case(String id, String group, String kind, String source, List<Instance> instances) {}
+
+  /** What one engine did with one case. */
+  static final class Outcome {
+    boolean compiled;
+    String error;
+    double compileMs;
+    double firstMaskMs;
+    final List<Boolean> accepted = new ArrayList<>();
+    final List<Integer> rejectedAt = new ArrayList<>();
+    final List<Integer> forcedBytes = new ArrayList<>();
+    /** XGrammar only: whether its grammar accepts the instance's text fed as bytes (no tokens). */
+    final List<Boolean> acceptsText = new ArrayList<>();
+    final List<Double> maskUs = new ArrayList<>();
+  }
+
+  public static void main(String[] args) throws Exception {
+    int perSubset = 6;
+    int validPer = 2;
+    int invalidPer = 2;
+    int limitS = 10;
+    String[] vocabs = {"gpt2", "llama3", "qwen3"};
+    Path out = Path.of("bench-results", "xgrammar");
+    String node = "node";
+    boolean eager = false;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--per-subset" -> perSubset = Integer.parseInt(args[++i]);
+        case "--vocabs" -> vocabs = args[++i].split(",");
+        case "--limit-s" -> limitS = Integer.parseInt(args[++i]);
+        case "--out" -> out = Path.of(args[++i]);
+        case "--node" -> node = args[++i];
+        case "--leap-eager" -> eager = true;
+        default -> throw new IllegalArgumentException("unknown option " + args[i]
+            + " (--per-subset N, --vocabs a,b, --limit-s S, --out DIR, --node PATH, --leap-eager)");
+      }
+    }
+    Files.createDirectories(out);
+    ObjectMapper m = new ObjectMapper();
+    List<Case> cases = sample(m, perSubset, validPer, invalidPer);
+    System.err.printf(Locale.ROOT, "%d cases, %d instances%n", cases.size(),
+        cases.stream().mapToInt(c -> c.instances().size()).sum());
+    ObjectNode report = m.createObjectNode();
+    report.put("perSubset", perSubset);
+    report.put("limitS", limitS);
+    report.put("leapEager", eager);
+    report.put("loadAverageAtStart", loadAverage());
+    ArrayNode vocabRows = report.putArray("vocabularies");
+    StringBuilder tables = new StringBuilder();
+    StringBuilder setup = new StringBuilder("| vocabulary | tokens | Leap: load tokenizer.json (ms) | Leap: sorted vocabulary, once per"
+        + " tokenizer (ms) | XGrammar: TokenizerInfo + GrammarCompiler (ms) |\n|---|---:|---:|---:|---:|\n");
+    List<String> disagreements = new ArrayList<>();
+    for (String v : vocabs) {
+      Path tokJson = BenchData.file("tokenizers/" + v + "/tokenizer.json");
+      HfTokenizer tokenizer = HfTokenizer.load(tokJson);
+      int[] eos = tokenizer.eosIds().length > 0 ? tokenizer.eosIds() : new int[] {tokenizer.size() - 1};
+      // Leap's cold vocabulary: a fresh load and its sorted form (done once per tokenizer by the runtime).
+      long t0 = System.nanoTime();
+      TokenizerJsonVocabulary fresh = TokenizerJsonVocabulary.load(tokJson);
+      double loadMs = (System.nanoTime() - t0) / 1e6;
+      t0 = System.nanoTime();
+      SortedVocabulary.of(fresh);
+      double sortMs = (System.nanoTime() - t0) / 1e6;
+      TokenizerJsonVocabulary vocab = tokenizer.vocabulary().withEos(eos);
+      SortedVocabulary.of(vocab);
+      Path inputs = out.resolve("inputs-" + v + ".json").toAbsolutePath();
+      List<int[]> ids = writeInputs(m, inputs, tokJson, tokenizer, vocab.size(), eos, cases);
+      try (XGrammarProcess xg = new XGrammarProcess(node, Path.of("bench", "xgrammar", "side.mjs"), m)) {
+        double xgSetupMs = xg.loadVocabulary(inputs);
+        setup.append(String.format(Locale.ROOT, "| %s | %,d | %.0f | %.0f | %.0f |%n", v, vocab.size(), loadMs, sortMs, xgSetupMs));
+        LeapSide leap = new LeapSide(vocab, limitS, eager);
+        List<Outcome> leapOut = new ArrayList<>();
+        List<Outcome> xgOut = new ArrayList<>();
+        int idx = 0;
+        for (int c = 0; c < cases.size(); c++) {
+          Case cs = cases.get(c);
+          List<int[]> caseIds = ids.subList(idx, idx + cs.instances().size());
+          idx += cs.instances().size();
+          Outcome lo;
+          Outcome xo;
+          if (c % 2 == 0) {
+            lo = leap.run(cs, caseIds);
+            xo = xg.run(c, inputs, limitS);
+          } else {
+            xo = xg.run(c, inputs, limitS);
+            lo = leap.run(cs, caseIds);
+          }
+          leapOut.add(lo);
+          xgOut.add(xo);
+          System.err.printf(Locale.ROOT, "%s %s: leap %s %.1f ms, xgrammar %s %.1f ms%n", v, cs.id(),
+              lo.compiled ? "ok" : "FAIL(" + lo.error + ")", lo.compileMs, xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
+              xo.compileMs);
+        }
+        leap.close();
+        ObjectNode vrow = vocabRows.addObject();
+        vrow.put("vocabulary", v);
+        vrow.put("tokens", vocab.size());
+        vrow.put("leapLoadMs", loadMs);
+        vrow.put("leapSortMs", sortMs);
+        vrow.put("xgrammarSetupMs", xgSetupMs);
+        vrow.put("loadAverage", loadAverage());
+        tables.append("\n**").append(v).append("** (").append(String.format(Locale.ROOT, "%,d", vocab.size()))
+            .append(" tokens; load average ").append(loadAverage()).append(")\n\n");
+        tables.append(table(cases, leapOut, xgOut, vrow.putArray("groups")));
+        ArrayNode forcedDiffs = vrow.putArray("forcedBytesDifferences");
+        for (int c = 0; c < cases.size(); c++) {
+          Outcome lo = leapOut.get(c);
+          Outcome xo = xgOut.get(c);
+          if (!lo.compiled || !xo.compiled) {
+            continue;
+          }
+          for (int k = 0; k < lo.accepted.size(); k++) {
+            if (lo.accepted.get(k) && xo.accepted.get(k) && !lo.forcedBytes.get(k).equals(xo.forcedBytes.get(k))) {
+              ObjectNode d = forcedDiffs.addObject();
+              d.put("case", cases.get(c).id());
+              d.put("leapForcedBytes", lo.forcedBytes.get(k));
+              d.put("xgrammarForcedBytes", xo.forcedBytes.get(k));
+              d.put("text", cases.get(c).instances().get(k).text());
+            }
+          }
+        }
+        ArrayNode dis = vrow.putArray("disagreements");
+        ArrayNode compileDiffs = vrow.putArray("compileDifferences");
+        for (int c = 0; c < cases.size(); c++) {
+          Case cs = cases.get(c);
+          Outcome lo = leapOut.get(c);
+          Outcome xo = xgOut.get(c);
+          if (lo.compiled != xo.compiled) {
+            ObjectNode d = compileDiffs.addObject();
+            d.put("case", cs.id());
+            d.put("leap", lo.compiled ? "compiled" : lo.error);
+            d.put("xgrammar", xo.compiled ? "compiled" : xo.error);
+          }
+          if (!lo.compiled || !xo.compiled) {
+            continue;
+          }
+          for (int k = 0; k < cs.instances().size(); k++) {
+            if (!lo.accepted.get(k).equals(xo.accepted.get(k))) {
+              Instance in = cs.instances().get(k);
+              int[] tok = ids.get(indexOf(cases, c) + k);
+              ObjectNode d = dis.addObject();
+              d.put("case", cs.id());
+              d.put("label", in.label());
+              d.put("leapAccepted", lo.accepted.get(k));
+              d.put("xgrammarAccepted", xo.accepted.get(k));
+              d.put("leapRejectedAtToken", lo.rejectedAt.get(k));
+              d.put("xgrammarRejectedAtToken", xo.rejectedAt.get(k));
+              d.put("tokens", tok.length);
+              d.put("xgrammarAcceptsTextAsBytes", xo.acceptsText.get(k));
+              int at = Math.max(lo.rejectedAt.get(k), xo.rejectedAt.get(k));
+              d.put("textBeforeRejection", excerpt(tokenizer, tok, Math.max(0, Math.min(at, tok.length))));
+              d.put("text", in.text().length() > 400 ? in.text().substring(0, 400) + "..." : in.text());
+              disagreements.add(String.format(Locale.ROOT, "%s | %s | %s | leap %s, xgrammar %s (as bytes: %s) | ...%s", v,
+                  cs.id(), in.label(), lo.accepted.get(k) ? "accepts" : "rejects at token " + lo.rejectedAt.get(k),
+                  xo.accepted.get(k) ? "accepts" : "rejects at token " + xo.rejectedAt.get(k),
+                  xo.acceptsText.get(k) ? "accepts" : "rejects",
+                  d.get("textBeforeRejection").asText().replace("\n", "\\n").replace("|", "\\|")));
+            }
+          }
+        }
+      }
+      tokenizer.close();
+    }
+    report.put("loadAverageAtEnd", loadAverage());
+    System.out.println("Vocabulary set-up (cold; once per tokenizer):\n");
+    System.out.println(setup);
+    System.out.println(tables);
+    System.out.println("Disagreements on accepting an instance (vocabulary | case | label | answers | text up to the later rejection):\n");
+    for (String d : disagreements) {
+      System.out.println("- " + d);
+    }
+    m.writerWithDefaultPrettyPrinter().writeValue(out.resolve("report.json").toFile(), report);
+    System.out.println("\nwrote " + out.resolve("report.json") + "; load average " + loadAverage());
+    System.exit(0);
+  }
+
+  private static int indexOf(List<Case> cases, int c) {
+    int i = 0;
+    for (int k = 0; k < c; k++) {
+      i += cases.get(k).instances().size();
+    }
+    return i;
+  }
+
+  private static String excerpt(HfTokenizer t, int[] ids, int upTo) {
+    String s = t.decode(java.util.Arrays.copyOfRange(ids, 0, upTo));
+    return s.length() > 160 ? s.substring(s.length() - 160) : s;
+  }
+
+  /** The per-group table (a JSONSchemaBench subset, or one grammar), Leap / XGrammar in each cell. */
+  private static String table(List<Case> cases, List<Outcome> leap, List<Outcome> xg, ArrayNode json) {
+    StringBuilder sb = new StringBuilder("| group | cases | compiled L / X | compile p50 L / X (ms) | compile p99 L / X (ms)"
+        + " | first mask p50 L / X (ms) | mask p50 L / X (µs) | mask p99 L / X (µs) | forced bytes / instance L / X"
+        + " | instances both accept | disagreements |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    Map<String, List<Integer>> groups = new LinkedHashMap<>();
+    for (int c = 0; c < cases.size(); c++) {
+      groups.computeIfAbsent(cases.get(c).group(), k -> new ArrayList<>()).add(c);
+    }
+    for (Map.Entry<String, List<Integer>> g : groups.entrySet()) {
+      int lc = 0;
+      int xc = 0;
+      List<Double> lComp = new ArrayList<>();
+      List<Double> xComp = new ArrayList<>();
+      List<Double> lFirst = new ArrayList<>();
+      List<Double> xFirst = new ArrayList<>();
+      List<Double> lMask = new ArrayList<>();
+      List<Double> xMask = new ArrayList<>();
+      long lForced = 0;
+      long xForced = 0;
+      int both = 0;
+      int disagree = 0;
+      for (int c : g.getValue()) {
+        Outcome l = leap.get(c);
+        Outcome x = xg.get(c);
+        if (l.compiled) {
+          lc++;
+          lComp.add(l.compileMs);
+          lFirst.add(l.firstMaskMs);
+          lMask.addAll(l.maskUs);
+        }
+        if (x.compiled) {
+          xc++;
+          xComp.add(x.compileMs);
+          xFirst.add(x.firstMaskMs);
+          xMask.addAll(x.maskUs);
+        }
+        if (l.compiled && x.compiled) {
+          for (int k = 0; k < l.accepted.size(); k++) {
+            boolean la = l.accepted.get(k);
+            boolean xa = x.accepted.get(k);
+            if (la != xa) {
+              disagree++;
+            } else if (la && cases.get(c).instances().get(k).label().equals("valid")) {
+              both++;
+              lForced += l.forcedBytes.get(k);
+              xForced += x.forcedBytes.get(k);
+            }
+          }
+        }
+      }
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %d / %d | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %d | %d |%n",
+          g.getKey(), g.getValue().size(), lc, xc, f(Percentile.of(lComp, .5)), f(Percentile.of(xComp, .5)),
+          f(Percentile.of(lComp, .99)), f(Percentile.of(xComp, .99)), f(Percentile.of(lFirst, .5)), f(Percentile.of(xFirst, .5)),
+          f(Percentile.of(lMask, .5)), f(Percentile.of(xMask, .5)), f(Percentile.of(lMask, .99)), f(Percentile.of(xMask, .99)),
+          f(both == 0 ? Double.NaN : (double) lForced / both), f(both == 0 ? Double.NaN : (double) xForced / both), both, disagree));
+      ObjectNode row = json.addObject();
+      row.put("group", g.getKey());
+      row.put("cases", g.getValue().size());
+      row.put("leapCompiled", lc);
+      row.put("xgrammarCompiled", xc);
+      row.put("leapCompileMsP50", Percentile.of(lComp, .5));
+      row.put("xgrammarCompileMsP50", Percentile.of(xComp, .5));
+      row.put("leapCompileMsP99", Percentile.of(lComp, .99));
+      row.put("xgrammarCompileMsP99", Percentile.of(xComp, .99));
+      row.put("leapFirstMaskMsP50", Percentile.of(lFirst, .5));
+      row.put("xgrammarFirstMaskMsP50", Percentile.of(xFirst, .5));
+      row.put("leapFirstMaskMsP99", Percentile.of(lFirst, .99));
+      row.put("xgrammarFirstMaskMsP99", Percentile.of(xFirst, .99));
+      row.put("leapMaskUsP50", Percentile.of(lMask, .5));
+      row.put("xgrammarMaskUsP50", Percentile.of(xMask, .5));
+      row.put("leapMaskUsP99", Percentile.of(lMask, .99));
+      row.put("xgrammarMaskUsP99", Percentile.of(xMask, .99));
+      row.put("leapMasks", lMask.size());
+      row.put("xgrammarMasks", xMask.size());
+      row.put("instancesBothAccept", both);
+      row.put("leapForcedBytes", lForced);
+      row.put("xgrammarForcedBytes", xForced);
+      row.put("disagreements", disagree);
+    }
+    return sb.toString();
+  }
+
+  private static String f(double v) {
+    if (Double.isNaN(v)) {
+      return "—";
+    }
+    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v) : v >= 10 ? String.format(Locale.ROOT, "%.1f", v)
+        : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  static String loadAverage() {
+    try {
+      String s = Files.readString(Path.of("/proc/loadavg")).trim();
+      String[] p = s.split(" ");
+      return p[0] + " " + p[1] + " " + p[2];
+    } catch (IOException e) {
+      return "?";
+    }
+  }
+
+  /** The cases: the grammars, then {@code perSubset} schemas per subset drawn with a fixed seed. */
+  static List<Case> sample(ObjectMapper m, int perSubset, int validPer, int invalidPer) throws IOException {
+    List<Case> cases = new ArrayList<>();
+    for (String g : GRAMMARS) {
+      List<Instance> inst = new ArrayList<>();
+      for (String[] t : GRAMMAR_TEXTS.get(g)) {
+        inst.add(new Instance(t[0], t[1]));
+      }
+      if (g.equals("json")) {
+        cases.add(new Case("Grammar.json()", "JSON (Grammar.json / builtin)", "builtin-json", "", inst));
+      } else {
+        cases.add(new Case(g + ".gbnf", g + ".gbnf", "grammar", Files.readString(Path.of("docs", "grammars", g + ".gbnf")), inst));
+      }
+    }
+    Path dir = BenchData.file("corpora/jsonschemabench");
+    List<Instance> jsonTexts = new ArrayList<>();
+    for (String subset : SUBSETS) {
+      Path file = dir.resolve(subset + ".jsonl.gz");
+      if (!Files.exists(file)) {
+        continue;
+      }
+      List<String> lines = new ArrayList<>();
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(new GZIPInputStream(Files.newInputStream(file)),
+          StandardCharsets.UTF_8))) {
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+          lines.add(line);
+        }
+      }
+      Random rnd = new Random(27L * 1_000_003 + subset.hashCode());
+      java.util.Collections.shuffle(lines, rnd);
+      for (int k = 0; k < Math.min(perSubset, lines.size()); k++) {
+        JsonNode rec = m.readTree(lines.get(k));
+        JsonNode schema = rec.get("schema");
+        List<Instance> inst = new ArrayList<>();
+        int valid = 0;
+        int invalid = 0;
+        for (JsonNode test : rec.path("tests")) {
+          boolean ok = test.path("valid").asBoolean();
+          if (ok ? valid >= validPer : invalid >= invalidPer) {
+            continue;
+          }
+          String text = m.writeValueAsString(dev.leap.fsm.json.KeyOrder.schemaOrder(test.get("data"), schema));
+          inst.add(new Instance(ok ? "valid" : "invalid", text));
+          if (ok) {
+            valid++;
+            if (jsonTexts.size() < 12 && text.length() < 4000) {
+              jsonTexts.add(new Instance("valid", text));
+            }
+          } else {
+            invalid++;
+          }
+        }
+        cases.add(new Case(subset + "/" + rec.path("file").asText(), subset, "schema", schema.toString(), inst));
+      }
+    }
+    // Free-form JSON also walks real instances (any valid JSON value is in its language).
+    Case json = cases.get(1);
+    List<Instance> all = new ArrayList<>(json.instances());
+    all.addAll(jsonTexts);
+    cases.set(1, new Case(json.id(), json.group(), json.kind(), json.source(), all));
+    return cases;
+  }
+
+  /** Encodes every instance and writes the file the Node side reads; returns the ids in case order. */
+  private static List<int[]> writeInputs(ObjectMapper m, Path file, Path tokJson, HfTokenizer tok, int vocabSize, int[] eos,
+      List<Case> cases) throws IOException {
+    List<int[]> all = new ArrayList<>();
+    ObjectNode root = m.createObjectNode();
+    root.put("tokenizer", tokJson.toAbsolutePath().toString());
+    root.put("vocabSize", vocabSize);
+    ArrayNode e = root.putArray("eos");
+    for (int id : eos) {
+      e.add(id);
+    }
+    ArrayNode arr = root.putArray("cases");
+    for (Case c : cases) {
+      ObjectNode o = arr.addObject();
+      o.put("id", c.id());
+      o.put("kind", c.kind());
+      o.put("source", c.source());
+      ArrayNode insts = o.putArray("instances");
+      for (Instance in : c.instances()) {
+        int[] ids = tok.encode(in.text(), false);
+        all.add(ids);
+        ObjectNode io = insts.addObject();
+        io.put("label", in.label());
+        io.put("text", in.text());
+        ArrayNode a = io.putArray("ids");
+        ArrayNode b = io.putArray("tokenBytes");
+        for (int id : ids) {
+          a.add(id);
+          byte[] bytes = tok.tokenBytes(id);
+          b.add(bytes == null ? 0 : bytes.length);
+        }
+      }
+    }
+    try (Writer w = Files.newBufferedWriter(file)) {
+      m.writeValue(w, root);
+    }
+    return all;
+  }
+
+  /** Leap's side: compiles with the same limit, on a worker thread (a compile past the limit is waited for, not counted). */
+  static final class LeapSide implements AutoCloseable {
+    private final TokenizerJsonVocabulary vocab;
+    private final int limitS;
+    private final boolean eager;
+    private final ExecutorService pool = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "leap-compile");
+      t.setDaemon(true);
+      return t;
+    });
+
+    LeapSide(TokenizerJsonVocabulary vocab, int limitS, boolean eager) {
+      this.vocab = vocab;
+      this.limitS = limitS;
+      this.eager = eager;
+    }
+
+    Outcome run(Case c, List<int[]> ids) throws InterruptedException {
+      Outcome o = new Outcome();
+      long t0 = System.nanoTime();
+      Future<LeapEngine> job = pool.submit(() -> LeapEngine.compile(c.kind(), c.source(), vocab, eager));
+      LeapEngine engine;
+      try {
+        engine = job.get(limitS, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        o.error = "over " + limitS + " s";
+        try {
+          job.get(300, TimeUnit.SECONDS); // let it finish (not counted), or it slows the next case
+        } catch (ExecutionException | TimeoutException ignored) {
+          // already counted as over the limit
+        }
+        return o;
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        o.error = cause.getClass().getSimpleName() + ": " + String.valueOf(cause.getMessage()).lines().findFirst().orElse("");
+        if (o.error.length() > 200) {
+          o.error = o.error.substring(0, 200);
+        }
+        return o;
+      }
+      o.compileMs = (System.nanoTime() - t0) / 1e6;
+      LeapEngine.Walk first = engine.newWalk();
+      first.mask(first.initial());
+      o.firstMaskMs = (System.nanoTime() - t0) / 1e6;
+      o.compiled = true;
+      for (int[] tok : ids) {
+        engine.walk(tok, o);
+      }
+      return o;
+    }
+
+    @Override
+    public void close() {
+      pool.shutdownNow();
+    }
+  }
+}

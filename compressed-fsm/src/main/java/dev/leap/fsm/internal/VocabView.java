@@ -1,0 +1,123 @@
+package dev.leap.fsm.internal;
+
+import dev.leap.fsm.SortedVocabulary;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The sorted vocabulary as one per-state walk sees it: either all of it, or only the tokens that
+ * are <em>not</em> made entirely of a given byte set {@code L}, with the common-prefix lengths and
+ * skip links recomputed for that subsequence, plus the bitset of the tokens left out.
+ *
+ * <p>Why: a state {@code s} whose self-loop bytes are {@code L} (the inside of a JSON string, an
+ * identifier) keeps every token made only of {@code L} in {@code s} itself, so those tokens are
+ * accepted without a walk, and the walk visits the rest. Views are built once per distinct {@code L}
+ * and vocabulary and shared by every constraint compiled against that vocabulary ({@link #of}: the
+ * token index's DFA masks and the grammar's per-state token sets), so a warm vocabulary pays for a
+ * view once. Immutable.
+ */
+public final class VocabView {
+  /** Self-loops on fewer bytes than this are walked over the full vocabulary (little to leave out). */
+  public static final int MIN_LOOP_BYTES = 32;
+
+  public final int[] ids;
+  public final int[] lcp;
+  public final int[] skip1;
+  public final int[] skip2;
+  /** Tokens left out of the walk (all of whose bytes are in {@code L}); null for the full view. */
+  public final long[] loopOnly;
+
+  /** Views by vocabulary and self-loop set (weak keys: a vocabulary no longer used takes its views with it). */
+  private static final Map<SortedVocabulary, ConcurrentHashMap<Key, VocabView>> VIEWS =
+      Collections.synchronizedMap(new WeakHashMap<>());
+  private static final Map<SortedVocabulary, VocabView> FULL = Collections.synchronizedMap(new WeakHashMap<>());
+
+  private VocabView(int[] ids, int[] lcp, int[] skip1, int[] skip2, long[] loopOnly) {
+    this.ids = ids;
+    this.lcp = lcp;
+    this.skip1 = skip1;
+    this.skip2 = skip2;
+    this.loopOnly = loopOnly;
+  }
+
+  /**
+   * The shared view for a state whose self-loop bytes are {@code loop} (four words, a 256-bit set):
+   * the full vocabulary when the set has fewer than {@link #MIN_LOOP_BYTES} bytes, else the
+   * vocabulary without the tokens made only of those bytes. Do not modify {@code loop} afterwards.
+   */
+  public static VocabView of(SortedVocabulary v, long[] loop, int vocabSize) {
+    int bits = Long.bitCount(loop[0]) + Long.bitCount(loop[1]) + Long.bitCount(loop[2]) + Long.bitCount(loop[3]);
+    if (bits < MIN_LOOP_BYTES) {
+      return FULL.computeIfAbsent(v, VocabView::full);
+    }
+    ConcurrentHashMap<Key, VocabView> views = VIEWS.computeIfAbsent(v, k -> new ConcurrentHashMap<>());
+    return views.computeIfAbsent(new Key(loop), k -> without(v, k.loop, vocabSize));
+  }
+
+  /** All of the sorted vocabulary. */
+  public static VocabView full(SortedVocabulary v) {
+    return new VocabView(v.ids(), v.lcp(), v.skip1(), v.skip2(), null);
+  }
+
+  /** The view without the tokens made only of bytes in {@code loop} (four words, a 256-bit set), built now (not shared). */
+  public static VocabView without(SortedVocabulary v, long[] loop, int vocabSize) {
+    byte[][] bytes = v.tokenBytes();
+    int[] all = v.ids();
+    long[] left = new long[(vocabSize + 63) >>> 6];
+    IntArrayList kept = new IntArrayList();
+    for (int id : all) {
+      boolean inLoop = true;
+      for (byte b : bytes[id]) {
+        if ((loop[(b & 0xFF) >>> 6] & (1L << b)) == 0) {
+          inLoop = false;
+          break;
+        }
+      }
+      if (inLoop) {
+        left[id >>> 6] |= 1L << id;
+      } else {
+        kept.add(id);
+      }
+    }
+    int n = kept.size();
+    int[] ids = kept.toIntArray();
+    int[] lcp = new int[n];
+    for (int j = 1; j < n; j++) {
+      byte[] p = bytes[ids[j - 1]];
+      byte[] c = bytes[ids[j]];
+      int m = Arrays.mismatch(p, c);
+      lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
+    }
+    int[] skip1 = new int[n];
+    int[] skip2 = new int[n];
+    int next1 = n;
+    int next2 = n;
+    for (int j = n - 1; j >= 0; j--) {
+      skip1[j] = next1;
+      skip2[j] = next2;
+      if (lcp[j] <= 0) {
+        next1 = j;
+      }
+      if (lcp[j] <= 1) {
+        next2 = j;
+      }
+    }
+    return new VocabView(ids, lcp, skip1, skip2, left);
+  }
+
+  private record Key(long[] loop) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key k && Arrays.equals(k.loop, loop);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(loop);
+    }
+  }
+}
