@@ -30,7 +30,7 @@ class FairnessAndCompileLimitsTest {
   @Test
   void aSlowCompilationFailsAtItsLimitAndOthersCompileMeanwhile() {
     Path dir = TestModels.dir("llama", TestModels.llama());
-    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optCompileThreads(2).optCompileTimeoutMs(1000).build()) {
+    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optCompileThreads(2).optCompileTimeoutMs(2000).build()) {
       // Warm up (the first compilation loads the vocabulary's tables): later trivial ones take milliseconds.
       assertNull(rt.generate("a", Constraint.regex("[0-9]{2}"), SamplingParams.builder().maxTokens(4).build()).error());
       GenerationHandle slow = rt.submit(GenerationRequest.of("a", Constraint.jsonSchema(slowSchema()),
@@ -40,7 +40,7 @@ class FairnessAndCompileLimitsTest {
       assertTrue(quick.text().matches("[0-9]{3}"), quick.text());
       Generation g = slow.join();
       assertEquals(FinishReason.ERROR, g.finishReason());
-      assertTrue(g.error().contains("time limit of 1000 ms"), g.error());
+      assertTrue(g.error().contains("time limit of 2000 ms"), g.error());
       // The failure is cached: the same schema fails at once, and the runtime goes on.
       assertTrue(rt.generate("a", Constraint.jsonSchema(slowSchema()), SamplingParams.builder().maxTokens(4).build())
           .error().contains("time limit"));
@@ -73,14 +73,15 @@ class FairnessAndCompileLimitsTest {
   @Test
   void aSmallRequestStartsWhileBigOnesHoldAllTheyMayTake() {
     Path dir = TestModels.dir("llama", TestModels.llama());
-    // 512 slots, 64 kept for small requests (needing at most 16): big ones (about 195 each) fit twice.
-    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optKvCapacity(512).optSmallRequestReserve(64)
+    // 1,024 slots, 128 kept for small requests (needing at most 32): big ones (about 435 each) fit twice
+    // in the other 896. Big ones take 400+ steps and the small one 8, so the margin holds on a loaded machine.
+    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optKvCapacity(1024).optSmallRequestReserve(128)
         .optPrefixCache(false).build()) {
       List<GenerationHandle> big = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
-        // At least 150 digits: dozens of steps each, whatever the tokens.
-        big.add(rt.submit(GenerationRequest.of("big " + i, Constraint.regex("[0-9]{150,190}"),
-            SamplingParams.builder().maxTokens(190).seed(i).temperature(1).build())));
+        // At least 400 digits: hundreds of steps each, whatever the tokens.
+        big.add(rt.submit(GenerationRequest.of("big " + i, Constraint.regex("[0-9]{400,430}"),
+            SamplingParams.builder().maxTokens(430).seed(i).temperature(1).build())));
       }
       // Two run, two wait for slots (their constraint compiled): only then does the small one arrive.
       for (int i = 0; i < 6000 && !(rt.runningRequests() == 2 && rt.waitingRequests() == 2); i++) {
@@ -99,7 +100,7 @@ class FairnessAndCompileLimitsTest {
       for (GenerationHandle h : big) {
         assertNull(h.join().error());
       }
-      Generation tooBig = rt.generate("x", Constraint.none(), SamplingParams.builder().maxTokens(470).build());
+      Generation tooBig = rt.generate("x", Constraint.none(), SamplingParams.builder().maxTokens(950).build());
       assertTrue(tooBig.error() != null && tooBig.error().contains("kept for small requests"), String.valueOf(tooBig.error()));
     }
   }

@@ -55,4 +55,61 @@ public final class LossChart {
     }
     BitmapEncoder.saveBitmap(chart, png.toString().replaceFirst("\\.png$", ""), BitmapEncoder.BitmapFormat.PNG);
   }
+
+  /**
+   * Draws the early signal of a copy-recipe {@code train-log.jsonl} (the lines with a measurement):
+   * the swap test on held-out cards and articles (nats) and the mean teacher-forced exact match over
+   * the fields (share), against the step. Writes nothing when the log has no measurement.
+   */
+  public static void writeSignal(Path log, Path png) throws IOException {
+    List<Double> steps = new ArrayList<>();
+    List<Double> swapCards = new ArrayList<>();
+    List<Double> swapArticles = new ArrayList<>();
+    List<Double> exactCards = new ArrayList<>();
+    List<Double> exactArticles = new ArrayList<>();
+    List<Double> mentionGap = new ArrayList<>();
+    ObjectMapper m = new ObjectMapper();
+    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+      if (line.isBlank()) {
+        continue;
+      }
+      JsonNode n = m.readTree(line);
+      if (!n.has("swapCards")) {
+        continue;
+      }
+      steps.add(n.get("step").asDouble());
+      swapCards.add(n.get("swapCards").asDouble());
+      swapArticles.add(n.get("swapArticles").asDouble());
+      exactCards.add(mean(n.get("exactCards")));
+      exactArticles.add(mean(n.get("exactArticles")));
+      mentionGap.add(n.path("mentionGap").asDouble(Double.NaN));
+    }
+    if (steps.isEmpty()) {
+      return;
+    }
+    XYChart chart = new XYChartBuilder().width(800).height(450)
+        .title("Early signal on held-out cards and articles (300-600 tokens)").xAxisTitle("step")
+        .yAxisTitle("swap test (nats) / exact match (share)").build();
+    chart.addSeries("swap test, cards", steps, swapCards);
+    chart.addSeries("swap test, articles", steps, swapArticles);
+    chart.addSeries("exact match, cards", steps, exactCards);
+    chart.addSeries("exact match, articles", steps, exactArticles);
+    if (mentionGap.stream().allMatch(d -> Double.isFinite(d))) {
+      chart.addSeries("mention gap, articles", steps, mentionGap);
+    }
+    if (png.getParent() != null) {
+      Files.createDirectories(png.getParent());
+    }
+    BitmapEncoder.saveBitmap(chart, png.toString().replaceFirst("\\.png$", ""), BitmapEncoder.BitmapFormat.PNG);
+  }
+
+  private static double mean(JsonNode fields) {
+    double s = 0;
+    int n = 0;
+    for (JsonNode f : fields) {
+      s += f.asDouble();
+      n++;
+    }
+    return n == 0 ? 0 : s / n;
+  }
 }

@@ -16,14 +16,16 @@ import picocli.CommandLine.Model.CommandSpec;
  * The defaults reproduce the shipped model.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
-    description = "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint.")
+    description = "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint."
+        + " --recipe copy: the copy curriculum with the project's own tokenizer (opt-in, see train/README.md).")
 public final class TrainCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--out", defaultValue = "train-out/model", description = "Model directory to write. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--out", description = "Model directory to write. Default: WORK/model.")
   Path out;
 
-  @Option(names = "--work", defaultValue = "train-out", description = "Checkpoint and log directory. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--work", description = "Checkpoint and log directory. Default: train-out (copy: ../leap-train-copy, "
+      + "beside the repository: the copy recipe's checkpoints and tokenizer stay outside it).")
   Path work;
 
   @Option(names = "--steps", defaultValue = "" + DEFAULT_STEPS, description = "Optimizer steps. Default: ${DEFAULT-VALUE}.")
@@ -32,17 +34,17 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "13", description = "Seed of the weights and the data. Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  @Option(names = "--lr", defaultValue = "1.5e-3", description = "Peak learning rate. Default: ${DEFAULT-VALUE}.")
-  float lr;
+  @Option(names = "--lr", description = "Peak learning rate. Default: 1.5e-3 (copy: 1e-3).")
+  Float lr;
 
-  @Option(names = "--warmup", defaultValue = "30", description = "Warm-up steps. Default: ${DEFAULT-VALUE}.")
-  int warmup;
+  @Option(names = "--warmup", description = "Warm-up steps. Default: 30 (copy: 100).")
+  Integer warmup;
 
-  @Option(names = "--step-tokens", defaultValue = "6000", description = "Tokens of city documents per step. Default: ${DEFAULT-VALUE}.")
-  int stepTokens;
+  @Option(names = "--step-tokens", description = "Tokens of city documents (copy: cards and articles) per step. Default: 6000 (copy: 4000).")
+  Integer stepTokens;
 
-  @Option(names = "--characters", defaultValue = "6", description = "Character sheets per step. Default: ${DEFAULT-VALUE}.")
-  int characters;
+  @Option(names = "--characters", description = "Character sheets per step. Default: 6 (copy: 2).")
+  Integer characters;
 
   @Option(names = "--min-doc", defaultValue = "150", description = "Shortest document (tokens). Default: ${DEFAULT-VALUE}.")
   int minDoc;
@@ -53,14 +55,53 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--micro-batch", defaultValue = "4096", description = "Padded tokens per forward pass. Default: ${DEFAULT-VALUE}.")
   int microBatch;
 
-  @Option(names = "--checkpoint-every", defaultValue = "20", description = "Steps between checkpoints. Default: ${DEFAULT-VALUE}.")
-  int checkpointEvery;
+  @Option(names = "--checkpoint-every", description = "Steps between checkpoints. Default: 20 (copy: 50).")
+  Integer checkpointEvery;
 
   @Option(names = "--hidden", defaultValue = "256", description = "Hidden size. Default: ${DEFAULT-VALUE}.")
   int hidden;
 
   @Option(names = "--layers", defaultValue = "4", description = "Layers. Default: ${DEFAULT-VALUE}.")
   int layers;
+
+  @Option(names = "--recipe", defaultValue = "demo", description = "demo (the shipped model) or copy (own BPE tokenizer, "
+      + "fact cards then articles, warmup-stable-decay, early signal and stop rule). Default: ${DEFAULT-VALUE}.")
+  String recipe;
+
+  @Option(names = "--phases", defaultValue = "1500,3000,3600", split = ",", paramLabel = "END1,END2,END3",
+      description = "copy: the steps at which phase 1 (cards), 2 (300-1,500-token articles) and 3 (2,000-4,400 tokens) end; "
+          + "the last is the run's length. Default: ${DEFAULT-VALUE}.")
+  int[] phases;
+
+  @Option(names = "--decay", defaultValue = "400", description = "copy: steps of linear learning-rate decay at the end. Default: ${DEFAULT-VALUE}.")
+  int decay;
+
+  @Option(names = "--vocab", defaultValue = "4096", description = "copy: tokens of the trained BPE tokenizer. Default: ${DEFAULT-VALUE}.")
+  int vocab;
+
+  @Option(names = "--value-weight", defaultValue = "1.0",
+      description = "copy: weight of the mean loss on the answers' value tokens, added to the mean loss on every token. Default: ${DEFAULT-VALUE}.")
+  float valueWeight;
+
+  @Option(names = "--eval-every", defaultValue = "50", description = "copy: steps between measurements of the early signal. Default: ${DEFAULT-VALUE}.")
+  int evalEvery;
+
+  @Option(names = "--flat-after", defaultValue = "800",
+      description = "copy: stop the run if by this step the swap test never reached --min-swap (0: never stop). Default: ${DEFAULT-VALUE}.")
+  int flatAfter;
+
+  @Option(names = "--min-swap", defaultValue = "0.1", description = "copy: swap test (nats) that counts as learning to read. Default: ${DEFAULT-VALUE}.")
+  double minSwap;
+
+  @Option(names = "--context", defaultValue = "4608", description = "copy: the model's context (tokens). Default: ${DEFAULT-VALUE}.")
+  int context;
+
+  @Option(names = "--charts-only", description = "Draw WORK/loss.png and WORK/signal.png from WORK/train-log.jsonl "
+      + "(e.g. of a stopped run) and exit.")
+  boolean chartsOnly;
+
+  @Option(names = "--export", description = "copy: write the last checkpoint's model to --out (default WORK/model) and exit.")
+  boolean export;
 
   @Option(names = "--dtype", defaultValue = "F16", description = "Storage of the written weights: F32, F16, BF16. Default: ${DEFAULT-VALUE}.")
   HfModelWriter.StorageType dtype;
@@ -79,8 +120,38 @@ public final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
-    Trainer.Options o = new Trainer.Options(shape(hidden, layers), seed, steps, warmup, lr, lr / 15, 0.1f, 1.0f,
-        stepTokens, characters, minDoc, maxDoc, microBatch, checkpointEvery, work, out, dtype);
+    if (!recipe.equals("demo") && !recipe.equals("copy")) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--recipe must be demo or copy, not " + recipe);
+    }
+    boolean copy = recipe.equals("copy");
+    Path w = work != null ? work : Path.of(copy ? "../leap-train-copy" : "train-out");
+    Path outDir = out != null ? out : w.resolve("model");
+    if (chartsOnly) {
+      if (!java.nio.file.Files.exists(w.resolve("train-log.jsonl"))) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "no train-log.jsonl in " + w + " (set --work)");
+      }
+      LossChart.write(w.resolve("train-log.jsonl"), w.resolve("loss.png"));
+      LossChart.writeSignal(w.resolve("train-log.jsonl"), w.resolve("signal.png"));
+      log.printf("wrote %s and %s%n", w.resolve("loss.png"), w.resolve("signal.png"));
+      return 0;
+    }
+    if (copy) {
+      float peak = lr != null ? lr : 1e-3f;
+      CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases,
+          warmup != null ? warmup : 100, decay, peak, peak / 10, 0.1f, 1.0f, stepTokens != null ? stepTokens : 4000,
+          characters != null ? characters : 2, valueWeight, microBatch, checkpointEvery != null ? checkpointEvery : 50,
+          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype);
+      if (export) {
+        new CopyTrainer(o, log).export();
+        return 0;
+      }
+      CopyTrainer.Outcome outcome = new CopyTrainer(o, log).run();
+      return outcome == CopyTrainer.Outcome.FLAT ? 3 : 0;
+    }
+    float peak = lr != null ? lr : 1.5e-3f;
+    Trainer.Options o = new Trainer.Options(shape(hidden, layers), seed, steps, warmup != null ? warmup : 30, peak, peak / 15,
+        0.1f, 1.0f, stepTokens != null ? stepTokens : 6000, characters != null ? characters : 6, minDoc, maxDoc, microBatch,
+        checkpointEvery != null ? checkpointEvery : 20, w, outDir, dtype);
     new Trainer(o, log).run();
     return 0;
   }

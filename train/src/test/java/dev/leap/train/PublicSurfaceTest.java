@@ -17,10 +17,18 @@ class PublicSurfaceTest {
         "dev.leap.train.data.Character",
         "dev.leap.train.data.City",
         "dev.leap.train.data.CityDocument",
+        "dev.leap.train.data.Curriculum",
         "dev.leap.train.data.Example",
+        "dev.leap.train.data.FactCard",
+        "dev.leap.train.data.FactCard$Kind",
+        "dev.leap.train.data.GazetteerDocument",
+        "dev.leap.train.data.OpenValues",
         "dev.leap.train.data.SglangInputs",
         "dev.leap.train.data.TrainingMix",
         "dev.leap.train.model.AdamW",
-        "dev.leap.train.model.TrainableLlama"));
+        "dev.leap.train.model.TrainableLlama",
+        "dev.leap.train.tokenizer.BpeTrainer",
+        "dev.leap.train.tokenizer.BpeTrainer$Merges",
+        "dev.leap.train.tokenizer.TokenizerCorpus"));
   }
 }

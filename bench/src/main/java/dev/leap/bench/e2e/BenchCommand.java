@@ -13,6 +13,7 @@ import dev.leap.runtime.SamplingParams;
 import dev.leap.train.data.Character;
 import dev.leap.train.data.City;
 import dev.leap.train.data.CityDocument;
+import dev.leap.train.data.GazetteerDocument;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -107,6 +108,16 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--compare-dtype", paramLabel = "DTYPE", description = "characters: also run batch 1 in this dtype"
       + " (both modes, interleaved with the main runs) and report its latency and its greedy agreement with --dtype.")
   String compareDtype;
+
+  @Option(names = "--generator", defaultValue = "first", paramLabel = "first|second",
+      description = "longdoc: the article generator: first (CityDocument, the one training uses) or second "
+          + "(GazetteerDocument: other frames, order and layout, never used in training). Default: ${DEFAULT-VALUE}.")
+  String generator;
+
+  @Option(names = "--values", defaultValue = "closed", paramLabel = "closed|open",
+      description = "longdoc: the held-out cities' values: closed (City.of, the shipped model's lists) or open "
+          + "(City.open, the copy recipe's generators). Default: ${DEFAULT-VALUE}.")
+  String values;
 
   @Option(names = "--out", paramLabel = "FILE", description = "JSON results. Default: bench-results/<benchmark>.json.")
   Path out;
@@ -398,6 +409,12 @@ public final class BenchCommand implements Callable<Integer> {
 
   int longdoc(Path dir, Path outFile) throws IOException {
     PrintWriter o = spec.commandLine().getOut();
+    if (!generator.equals("first") && !generator.equals("second")) {
+      throw new IllegalArgumentException("--generator must be first or second, not " + generator);
+    }
+    if (!values.equals("closed") && !values.equals("open")) {
+      throw new IllegalArgumentException("--values must be closed or open, not " + values);
+    }
     List<String> questions = CityDocument.questions();
     int q = requests == null ? 8 : Math.min(requests, questions.size());
     String regex = BenchData.cityRegex();
@@ -415,14 +432,16 @@ public final class BenchCommand implements Callable<Integer> {
         // Warm the code paths on an unrelated prompt so the first timed request is not a JIT run.
         rt.generate("Warm-up.", Constraint.regex(regex), SamplingParams.builder().maxTokens(16).build());
       }
-      o.printf("longdoc: %d held-out documents of %d-%d tokens, %d questions each, model %s, device %s%n", docs,
-          docTokensMin, docTokensMax, q, dir, rtJf.device());
+      o.printf("longdoc: %d held-out documents of %d-%d tokens (%s generator, %s values), %d questions each, model %s, device %s%n",
+          docs, docTokensMin, docTokensMax, generator, values, q, dir, rtJf.device());
       o.flush();
       for (int d = 0; d < docs; d++) {
         long citySeed = City.EVAL_SEED_BASE + d;
-        City city = City.of(citySeed);
+        boolean open = values.equals("open");
+        City city = open ? City.open(citySeed) : City.of(citySeed);
         int target = docTokensMin + lengths.nextInt(docTokensMax - docTokensMin + 1);
-        String doc = CityDocument.text(city, citySeed, target, rtJf.tokenizer());
+        String doc = generator.equals("second") ? GazetteerDocument.text(city, citySeed, target, rtJf.tokenizer())
+            : CityDocument.text(city, citySeed, target, rtJf.tokenizer(), open);
         int docLength = rtJf.tokenizer().encode(doc).length;
         for (int i = 0; i < q; i++) {
           SamplingParams sp = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();

@@ -56,6 +56,29 @@ public record City(String name, String country, String latitude, long population
     return new City(name, country, latitude, population, List.copyOf(landmarks));
   }
 
+  /**
+   * The city of a seed with values from the open generators of {@link OpenValues} (millions of
+   * names, countries and landmarks), for the copy curriculum; deterministic. Seeds from
+   * {@link #EVAL_SEED_BASE} on are held out as for {@link #of}.
+   */
+  public static City open(long seed) {
+    // Seeded through one step of a generator: seeds that differ by a multiple of SplittableRandom's
+    // increment would otherwise give shifted copies of one stream (neighbouring cities alike).
+    SplittableRandom r = new SplittableRandom(new SplittableRandom(seed ^ 0x5A17C17EL).nextLong());
+    String name = OpenValues.place(r);
+    String country = OpenValues.country(r, name);
+    String latitude = String.format(Locale.ROOT, "%d.%02d", 1 + r.nextInt(69), r.nextInt(100));
+    long population = population(r);
+    List<String> landmarks = new ArrayList<>();
+    while (landmarks.size() < 3) {
+      String l = OpenValues.landmark(r);
+      if (!landmarks.contains(l)) {
+        landmarks.add(l);
+      }
+    }
+    return new City(name, country, latitude, population, List.copyOf(landmarks));
+  }
+
   static String placeName(SplittableRandom r) {
     return HEADS[r.nextInt(HEADS.length)] + TAILS[r.nextInt(TAILS.length)];
   }

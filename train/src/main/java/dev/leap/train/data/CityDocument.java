@@ -65,23 +65,39 @@ public final class CityDocument {
    * (at least the opening and the fact paragraphs), ending with a newline.
    */
   public static String text(City city, long seed, int targetTokens, Tokenizer tokenizer) {
+    return text(city, seed, targetTokens, tokenizer, false);
+  }
+
+  /**
+   * The article, with the distractor towns, their landmarks and the neighbouring country drawn from
+   * {@link OpenValues} when {@code openValues} (for cities of {@link City#open}: distractors then look
+   * like the city's own values), else from {@link City#of}'s closed lists.
+   */
+  public static String text(City city, long seed, int targetTokens, Tokenizer tokenizer, boolean openValues) {
     SplittableRandom r = new SplittableRandom(seed);
     String n = city.name();
     List<String> others = new ArrayList<>();
     while (others.size() < 4) {
-      String o = City.placeName(r);
+      String o = openValues ? OpenValues.place(r) : City.placeName(r);
       if (!o.equals(n) && !others.contains(o)) {
         others.add(o);
       }
     }
-    String neighbour = City.countryName(r, city.country());
-    List<String> facts = new ArrayList<>(List.of(populationSentence(r, city), latitudeSentence(r, city),
-        landmarkSentence(r, city)));
+    String neighbour = openValues ? OpenValues.country(r, city.country()) : City.countryName(r, city.country());
+    // Open-value articles (the copy curriculum) also draw from more frames; closed ones keep theirs.
+    List<String> facts = openValues && r.nextInt(3) > 0
+        ? new ArrayList<>(List.of(MoreFrames.population(r, city), MoreFrames.latitude(r, city), MoreFrames.landmarks(r, city)))
+        : new ArrayList<>(List.of(populationSentence(r, city), latitudeSentence(r, city), landmarkSentence(r, city)));
     // Distractors: other towns stated the way the city's own facts are.
     List<String> distractors = new ArrayList<>();
     for (String o : others) {
       City fake = new City(o, neighbour, String.format(java.util.Locale.ROOT, "%d.%02d", 1 + r.nextInt(69), r.nextInt(100)),
-          City.population(r), List.of(City.landmark(r), City.landmark(r), City.landmark(r)));
+          City.population(r), openValues ? List.of(OpenValues.landmark(r), OpenValues.landmark(r), OpenValues.landmark(r))
+              : List.of(City.landmark(r), City.landmark(r), City.landmark(r)));
+      if (openValues && r.nextBoolean()) {
+        distractors.add(MoreFrames.distractor(r, fake));
+        continue;
+      }
       switch (r.nextInt(3)) {
         case 0 -> distractors.add("The nearby town of " + o + " has a population of " + fake.population() + ".");
         case 1 -> distractors.add(o + ", further inland, lies at latitude " + fake.latitude() + ".");

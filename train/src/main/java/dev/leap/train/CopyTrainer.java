@@ -1,0 +1,333 @@
+package dev.leap.train;
+
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.training.GradientCollector;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.retokenize.HfTokenizer;
+import dev.leap.runtime.internal.model.HfModelWriter;
+import dev.leap.runtime.internal.model.ModelConfig;
+import dev.leap.train.data.Curriculum;
+import dev.leap.train.data.Example;
+import dev.leap.train.model.AdamW;
+import dev.leap.train.model.TrainableLlama;
+import dev.leap.train.tokenizer.BpeTrainer;
+import dev.leap.train.tokenizer.TokenizerCorpus;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The copy recipe ({@code ./leap train --recipe copy}; recipe A of {@code ../shared/notes/training.md}):
+ * the project's own byte-level BPE (trained into {@code WORK/tokenizer} on first use, deterministic
+ * from the seed), the three-phase {@link Curriculum}, a next-token loss on <b>every</b> token of each
+ * sequence (the full softmax is cheap with 4,096 tokens) plus {@code valueWeight} times the mean loss
+ * of the answers' value tokens, a warmup-stable-decay learning rate (a function of the step only, so a
+ * run resumes across sessions: linear warm-up, flat, linear decay over the last {@code decaySteps}),
+ * and the early signal ({@link Signal}) every {@code evalEvery} steps, logged with the step.
+ *
+ * <p>Stop rule: at the first measurement at or after step {@code flatAfter}, if the best swap test so
+ * far (cards or articles) is below {@code minSwap} nats, the run stops with a message (its checkpoint
+ * kept): the model is not reading the page, and the recipe should change rather than the run go on.
+ *
+ * <p>Checkpoints, the log and the tokenizer live in {@code workDir} (keep it outside the repository);
+ * the same command again resumes from the last checkpoint.
+ */
+final class CopyTrainer {
+
+  /** Hyperparameters and paths of a copy-recipe run. */
+  record Options(int hidden, int layers, int contextTokens, int vocabSize, long seed, int[] phaseEnds, int warmupSteps,
+      int decaySteps, float learningRate, float finalLearningRate, float weightDecay, float clipNorm, int stepTokens,
+      int charactersPerStep, float valueWeight, int microBatchTokens, int checkpointEvery, int evalEvery,
+      int evalCards, int evalArticles, int flatAfter, double minSwap, int tokenizerArticles, Path workDir, Path outDir,
+      HfModelWriter.StorageType storage) {
+    int steps() {
+      return phaseEnds[2];
+    }
+  }
+
+  /** How a run ended. */
+  enum Outcome { FINISHED, STOPPED_AT, FLAT }
+
+  private final Options o;
+  private final PrintWriter log;
+
+  CopyTrainer(Options options, PrintWriter log) {
+    this.o = options;
+    this.log = log;
+  }
+
+  /** The learning rate of a 0-based step: linear warm-up, flat, linear decay over the last {@code decaySteps}. */
+  static float learningRate(int step, int steps, int warmup, int decay, float peak, float last) {
+    if (step < warmup) {
+      return peak * (step + 1) / warmup;
+    }
+    int decayStart = steps - decay;
+    if (step < decayStart) {
+      return peak;
+    }
+    return peak + (last - peak) * (step - decayStart + 1) / Math.max(1, decay);
+  }
+
+  /** The tokenizer of the run: {@code WORK/tokenizer/tokenizer.json}, trained there first if absent. */
+  HfTokenizer tokenizer() throws IOException {
+    Path dir = o.workDir().resolve("tokenizer");
+    if (!Files.exists(dir.resolve("tokenizer.json"))) {
+      long t0 = System.nanoTime();
+      List<String> texts = TokenizerCorpus.texts(o.seed(), o.tokenizerArticles(), o.tokenizerArticles() * 4);
+      BpeTrainer.Merges merges = BpeTrainer.train(texts, o.vocabSize());
+      Path tmp = o.workDir().resolve("tokenizer.tmp");
+      BpeTrainer.write(merges, tmp);
+      Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+      log.printf(Locale.ROOT, "trained the tokenizer: %,d tokens from %,d texts in %.0f s -> %s%n", merges.vocabSize(),
+          texts.size(), (System.nanoTime() - t0) / 1e9, dir.resolve("tokenizer.json"));
+      log.flush();
+    }
+    return HfTokenizer.load(dir.resolve("tokenizer.json"));
+  }
+
+  ModelConfig shape(int vocab) {
+    int headDim = 32;
+    int heads = o.hidden() / headDim;
+    return ModelConfig.llama(vocab, o.hidden(), 3 * o.hidden(), o.layers(), heads, Math.max(1, heads / 2), headDim)
+        .withMaxPositions(o.contextTokens());
+  }
+
+  Outcome run() throws IOException {
+    return run(o.steps());
+  }
+
+  /** Runs (or resumes) to step {@code stopAt} at most; writes the model only at the last step. */
+  Outcome run(int stopAt) throws IOException {
+    Files.createDirectories(o.workDir());
+    HfTokenizer tokenizer = tokenizer();
+    ModelConfig config = shape(tokenizer.size());
+    Curriculum curriculum = new Curriculum(tokenizer, o.seed(), o.stepTokens(), o.charactersPerStep(), o.phaseEnds(),
+        o.contextTokens());
+    Path ckpt = o.workDir().resolve("checkpoint");
+    Path logFile = o.workDir().resolve("train-log.jsonl");
+    Checkpoint.State resumed = Checkpoint.exists(ckpt) ? Checkpoint.read(ckpt, config, Engine.getInstance().defaultDevice()) : null;
+    TrainableLlama model = resumed != null ? resumed.model()
+        : TrainableLlama.initialize(config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
+    int start = resumed != null ? resumed.step() : 0;
+    double elapsedBefore = resumed != null ? resumed.elapsedSeconds() : 0;
+    ObjectMapper json = new ObjectMapper();
+    double bestSwap = Double.NEGATIVE_INFINITY;
+    if (resumed == null) {
+      Files.deleteIfExists(logFile);
+    } else if (Files.exists(logFile)) {
+      List<String> kept = new ArrayList<>();
+      for (String line : Files.readAllLines(logFile, StandardCharsets.UTF_8)) {
+        if (!line.isBlank() && json.readTree(line).get("step").asInt() <= start) {
+          kept.add(line);
+          var n = json.readTree(line);
+          if (n.has("swapCards")) {
+            bestSwap = Math.max(bestSwap, Math.max(n.get("swapCards").asDouble(), n.get("swapArticles").asDouble()));
+          }
+        }
+      }
+      Files.write(logFile, kept, StandardCharsets.UTF_8);
+    }
+    log.printf(Locale.ROOT, "copy recipe %s at step %d of %d (phases end at %d, %d, %d): %,d parameters, vocabulary %,d, on %s%n",
+        resumed != null ? "resuming" : "starting", start, o.steps(), o.phaseEnds()[0], o.phaseEnds()[1], o.phaseEnds()[2],
+        model.parameterCount(), tokenizer.size(), model.device());
+    log.flush();
+    Signal signal = new Signal(tokenizer, o.evalCards(), o.evalArticles(), o.microBatchTokens());
+    int end = Math.min(o.steps(), stopAt);
+    Outcome outcome = end < o.steps() ? Outcome.STOPPED_AT : Outcome.FINISHED;
+    try (AdamW opt = new AdamW(model.parameters(), 0.9f, 0.95f, 1e-8f, o.weightDecay())) {
+      if (resumed != null) {
+        opt.restore(resumed.optimizer(), start);
+      }
+      long t0 = System.nanoTime();
+      for (int step = start; step < end; step++) {
+        long s0 = System.nanoTime();
+        List<Example> examples = curriculum.step(step);
+        int tokens = 0;
+        int rows = 0;
+        int values = 0;
+        for (Example e : examples) {
+          tokens += e.tokens().length;
+          rows += e.tokens().length - 1;
+          values += e.valueTargets().length;
+        }
+        double tokenSum = 0;
+        double valueSum = 0;
+        for (List<Example> micro : Trainer.microBatches(examples, o.microBatchTokens())) {
+          double[] sums = forwardBackward(model, micro, rows, values, o.valueWeight());
+          tokenSum += sums[0];
+          valueSum += sums[1];
+        }
+        float rate = learningRate(step, o.steps(), o.warmupSteps(), o.decaySteps(), o.learningRate(), o.finalLearningRate());
+        double norm = opt.step(rate, o.clipNorm());
+        double stepSec = (System.nanoTime() - s0) / 1e9;
+        ObjectNode line = json.createObjectNode();
+        line.put("step", step + 1);
+        line.put("phase", curriculum.phase(step));
+        line.put("loss", tokenSum / rows);
+        line.put("valueLoss", values == 0 ? 0 : valueSum / values);
+        line.put("lr", rate);
+        line.put("gradNorm", norm);
+        line.put("examples", examples.size());
+        line.put("tokens", tokens);
+        line.put("valueTokens", values);
+        line.put("tokensPerSec", tokens / stepSec);
+        boolean evaluate = (step + 1) % o.evalEvery() == 0 || step == 0;
+        Signal.Result s = null;
+        if (evaluate) {
+          long e0 = System.nanoTime();
+          s = signal.measure(model);
+          line.put("swapCards", s.swapCards());
+          line.put("swapArticles", s.swapArticles());
+          line.put("valueLossCards", s.valueLossCards());
+          line.put("valueLossArticles", s.valueLossArticles());
+          line.put("mentionGap", s.mentionGap());
+          ObjectNode ec = line.putObject("exactCards");
+          ObjectNode ea = line.putObject("exactArticles");
+          for (int f = 0; f < Signal.FIELDS.size(); f++) {
+            ec.put(Signal.FIELDS.get(f), s.exactCards()[f]);
+            ea.put(Signal.FIELDS.get(f), s.exactArticles()[f]);
+          }
+          line.put("evalSec", (System.nanoTime() - e0) / 1e9);
+          bestSwap = Math.max(bestSwap, Math.max(s.swapCards(), s.swapArticles()));
+        }
+        double elapsed = elapsedBefore + (System.nanoTime() - t0) / 1e9;
+        line.put("elapsedSec", elapsed);
+        Files.writeString(logFile, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        if ((step + 1) % 10 == 0 || step == start || evaluate) {
+          log.printf(Locale.ROOT, "step %d/%d phase %d loss %.3f value %.3f lr %.2e |g| %.2f %,.0f tok/s elapsed %.0f s%n",
+              step + 1, o.steps(), curriculum.phase(step), tokenSum / rows, values == 0 ? 0 : valueSum / values, rate,
+              norm, tokens / stepSec, elapsed);
+          if (s != null) {
+            log.printf(Locale.ROOT, "  signal: swap test cards %.3f articles %.3f nats; exact match cards %.2f articles %.2f "
+                + "(mean of fields); mention gap %.3f nats%n", s.swapCards(), s.swapArticles(), s.meanExact(s.exactCards()),
+                s.meanExact(s.exactArticles()), s.mentionGap());
+          }
+          log.flush();
+        }
+        boolean flat = evaluate && o.flatAfter() > 0 && step + 1 >= o.flatAfter() && bestSwap < o.minSwap();
+        if ((step + 1) % o.checkpointEvery() == 0 || step + 1 == end || flat) {
+          Checkpoint.write(ckpt, model, opt, step + 1, elapsed);
+        }
+        if (flat) {
+          log.printf(Locale.ROOT, "stopping: the swap test stayed flat (best %.3f nats, below %.3f after %d steps): the model "
+              + "does not read the page. Change the recipe rather than extend the run (../shared/notes/training.md); "
+              + "--flat-after 0 turns this rule off. Checkpoint kept at step %d.%n", bestSwap, o.minSwap(), step + 1, step + 1);
+          log.flush();
+          outcome = Outcome.FLAT;
+          break;
+        }
+      }
+    }
+    try {
+      LossChart.writeSignal(logFile, o.workDir().resolve("signal.png"));
+    } catch (RuntimeException e) {
+      log.println("could not draw the signal chart: " + e.getMessage());
+    }
+    if (outcome != Outcome.FINISHED) {
+      model.close();
+      if (outcome == Outcome.STOPPED_AT) {
+        log.printf("stopped after step %d of %d; run again to resume%n", end, o.steps());
+      }
+      log.flush();
+      return outcome;
+    }
+    writeModel(model, tokenizer);
+    LossChart.write(logFile, o.outDir().resolve("loss.png"));
+    LossChart.writeSignal(logFile, o.outDir().resolve("signal.png"));
+    model.close();
+    log.printf("wrote %s%n", o.outDir());
+    log.flush();
+    return outcome;
+  }
+
+  private void writeModel(TrainableLlama model, HfTokenizer tokenizer) throws IOException {
+    model.save(o.outDir(), o.storage(), tokenizer.eosIds());
+    Path tokDir = o.workDir().resolve("tokenizer");
+    Files.copy(tokDir.resolve("tokenizer.json"), o.outDir().resolve("tokenizer.json"), StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(tokDir.resolve("tokenizer_config.json"), o.outDir().resolve("tokenizer_config.json"),
+        StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /**
+   * Writes the model of the last checkpoint (of a stopped or running run) to the output directory,
+   * as a finished run writes its model, so that {@code leap bench} can measure it; returns its step.
+   */
+  int export() throws IOException {
+    HfTokenizer tokenizer = tokenizer();
+    Path ckpt = o.workDir().resolve("checkpoint");
+    if (!Checkpoint.exists(ckpt)) {
+      throw new IllegalArgumentException("no checkpoint in " + ckpt);
+    }
+    Checkpoint.State state = Checkpoint.read(ckpt, shape(tokenizer.size()), Engine.getInstance().defaultDevice());
+    try (TrainableLlama model = state.model()) {
+      writeModel(model, tokenizer);
+    }
+    log.printf("wrote the model of step %d to %s%n", state.step(), o.outDir());
+    log.flush();
+    return state.step();
+  }
+
+  /**
+   * One forward and backward pass: the step's loss is the mean NLL over every predicted token of the
+   * step ({@code stepRows}) plus {@code valueWeight} times the mean NLL of its value tokens
+   * ({@code stepValues}), so the accumulated gradient is that of the step. Returns the micro-batch's
+   * summed NLL over all its rows and over its value rows.
+   */
+  static double[] forwardBackward(TrainableLlama model, List<Example> micro, int stepRows, int stepValues, float valueWeight) {
+    int len = 0;
+    int n = 0;
+    for (Example e : micro) {
+      len = Math.max(len, e.tokens().length);
+      n += e.tokens().length - 1;
+    }
+    int[][] ids = new int[micro.size()][len];
+    long[] rows = new long[n];
+    long[] labels = new long[n];
+    float[] weights = new float[n];
+    boolean[] value = new boolean[n];
+    int k = 0;
+    float base = 1f / stepRows;
+    float extra = stepValues == 0 ? 0 : valueWeight / stepValues;
+    for (int i = 0; i < micro.size(); i++) {
+      Example e = micro.get(i);
+      System.arraycopy(e.tokens(), 0, ids[i], 0, e.tokens().length);
+      int v = 0;
+      int[] vt = e.valueTargets();
+      for (int p = 1; p < e.tokens().length; p++) {
+        rows[k] = (long) i * len + p - 1;
+        labels[k] = e.tokens()[p];
+        weights[k] = base;
+        if (v < vt.length && vt[v] == p) {
+          weights[k] += extra;
+          value[k] = true;
+          v++;
+        }
+        k++;
+      }
+    }
+    try (NDManager scope = model.newScope(); GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+      NDArray nll = model.nll(scope, ids, rows, labels);
+      float[] vals = nll.toFloatArray();
+      double all = 0;
+      double val = 0;
+      for (int i = 0; i < vals.length; i++) {
+        all += vals[i];
+        if (value[i]) {
+          val += vals[i];
+        }
+      }
+      gc.backward(nll.mul(scope.create(weights)).sum());
+      return new double[] {all, val};
+    }
+  }
+}

@@ -1,0 +1,206 @@
+package dev.leap.train.data;
+
+import dev.leap.retokenize.Tokenizer;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The copy curriculum (recipe A of {@code ../shared/notes/training.md}): the examples of each step,
+ * a function of (seed, step) so a resumed run sees what it would have seen. Cities come from
+ * {@link City#open} (open values) with seeds below {@link City#EVAL_SEED_BASE}; the second article
+ * generator ({@link GazetteerDocument}) is never drawn.
+ *
+ * <ol>
+ *   <li>phase 1, steps {@code [0, phaseEnds[0])}: fact cards ({@link FactCard}, half with a distractor,
+ *       one in ten a copy drill);
+ *   <li>phase 2, to {@code phaseEnds[1]}: articles of 300 to 1,500 tokens ({@link CityDocument} with
+ *       open values), a quarter of the examples still cards;
+ *   <li>phase 3, to {@code phaseEnds[2]}: articles of 2,000 to 4,400 tokens (at most the context less
+ *       the question and answer), with cards and shorter articles mixed in (a fifth each).
+ * </ol>
+ * Every step also has {@code charactersPerStep} character sheets, so the model keeps the character
+ * benchmark. Each city example marks its answer's value tokens ({@link Example#valueTargets}).
+ */
+public final class Curriculum {
+  private final Tokenizer tokenizer;
+  private final long seed;
+  private final int stepTokens;
+  private final int charactersPerStep;
+  private final int[] phaseEnds;
+  private final int maxTokens;
+  private final List<Character> characters = Character.all();
+
+  /**
+   * @param stepTokens tokens of city examples per step (at least one example)
+   * @param phaseEnds the step at which each of the three phases ends (increasing)
+   * @param maxTokens the longest example (the model's context)
+   */
+  public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens) {
+    if (phaseEnds.length != 3 || phaseEnds[0] > phaseEnds[1] || phaseEnds[1] > phaseEnds[2]) {
+      throw new IllegalArgumentException("three increasing phase ends expected, got " + java.util.Arrays.toString(phaseEnds));
+    }
+    this.tokenizer = tokenizer;
+    this.seed = seed;
+    this.stepTokens = stepTokens;
+    this.charactersPerStep = charactersPerStep;
+    this.phaseEnds = phaseEnds.clone();
+    this.maxTokens = maxTokens;
+  }
+
+  /** The phase (1, 2 or 3) of a 0-based step. */
+  public int phase(int step) {
+    return step < phaseEnds[0] ? 1 : step < phaseEnds[1] ? 2 : 3;
+  }
+
+  /** The examples of step {@code step} (0-based). */
+  public List<Example> step(int step) {
+    SplittableRandom r = new SplittableRandom(seed * 1_000_033L + step);
+    List<Example> out = new ArrayList<>();
+    for (int i = 0; i < charactersPerStep; i++) {
+      Character c = characters.get(r.nextInt(characters.size()));
+      out.add(example(tokenizer, c.prompt(), c.sheet(), null));
+    }
+    int phase = phase(step);
+    int tokens = 0;
+    while (tokens < stepTokens) {
+      City city = City.open(r.nextLong(City.EVAL_SEED_BASE));
+      int u = r.nextInt(20);
+      Example e;
+      if (phase == 1 || (phase == 2 && u < 5) || (phase == 3 && u < 4)) {
+        e = card(tokenizer, city, r);
+      } else if (phase == 2 || u < 8) {
+        e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r);
+      } else {
+        e = article(tokenizer, city, r.nextLong(), 2000 + r.nextInt(2401), r);
+      }
+      out.add(e);
+      tokens += e.tokens().length;
+    }
+    return out;
+  }
+
+  /** A fact card about {@code city}: half with a distractor, one in ten a copy drill. */
+  public static Example card(Tokenizer tokenizer, City city, SplittableRandom r) {
+    City other = r.nextBoolean() ? City.open(r.nextLong(City.EVAL_SEED_BASE)) : null;
+    int k = r.nextInt(10);
+    FactCard.Kind kind = k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
+    String page = FactCard.text(city, other, kind, r);
+    return cityExample(tokenizer, page, question(r), city);
+  }
+
+  private Example article(Tokenizer tokenizer, City city, long docSeed, int target, SplittableRandom r) {
+    // Room for the prompt's frame, the question and the answer inside the context.
+    int t = Math.min(target, maxTokens - 260);
+    String doc = CityDocument.text(city, docSeed, t, tokenizer, true);
+    Example e = cityExample(tokenizer, doc, question(r), city);
+    String q = question(r);
+    while (e.tokens().length > maxTokens) {
+      t = t * 3 / 4;
+      doc = CityDocument.text(city, docSeed, t, tokenizer, true);
+      e = cityExample(tokenizer, doc, q, city);
+    }
+    return e;
+  }
+
+  static String question(SplittableRandom r) {
+    List<String> qs = CityDocument.questions();
+    return qs.get(r.nextInt(qs.size()));
+  }
+
+  /** SGLang's city prompt around {@code page} and {@code question}, then {@code city}'s answer and EOS, its value tokens marked. */
+  public static Example cityExample(Tokenizer tokenizer, String page, String question, City city) {
+    return example(tokenizer, CityDocument.prompt(page, question), city.answer(), city);
+  }
+
+  /**
+   * Prompt tokens, answer tokens (encoded on their own, as the runtime appends output to the prompt)
+   * and EOS; with a city, the answer's tokens that overlap a field's value are value targets.
+   */
+  static Example example(Tokenizer tokenizer, String prompt, String answer, City city) {
+    int[] p = tokenizer.encode(prompt);
+    int[] a = tokenizer.encode(answer);
+    int[] all = new int[p.length + a.length + 1];
+    System.arraycopy(p, 0, all, 0, p.length);
+    System.arraycopy(a, 0, all, p.length, a.length);
+    all[all.length - 1] = tokenizer.eosIds()[0];
+    if (city == null) {
+      return new Example(all, p.length);
+    }
+    // Byte spans of the values in the answer (ASCII: bytes are chars), in the answer's order.
+    List<String> values = new ArrayList<>(city.fields().values());
+    int[] from = new int[values.size()];
+    int[] to = new int[values.size()];
+    int at = 0;
+    for (int f = 0; f < values.size(); f++) {
+      String v = values.get(f);
+      boolean number = f == 2 || f == 3;
+      String needle = number ? ": " + v : "\"" + v + "\"";
+      int i = answer.indexOf(needle, at);
+      if (i < 0) {
+        throw new IllegalStateException("value " + v + " not found in the answer " + answer);
+      }
+      from[f] = i + (number ? 2 : 1);
+      to[f] = from[f] + v.length();
+      at = to[f];
+    }
+    IntArrayList targets = new IntArrayList();
+    IntArrayList fields = new IntArrayList();
+    int pos = 0;
+    for (int j = 0; j < a.length; j++) {
+      int start = pos;
+      pos += tokenizer.tokenBytes(a[j]).length;
+      for (int f = 0; f < values.size(); f++) {
+        if (start < to[f] && pos > from[f]) {
+          targets.add(p.length + j);
+          fields.add(f);
+          break;
+        }
+      }
+    }
+    return new Example(all, p.length, new int[0], targets.toIntArray(), fields.toIntArray());
+  }
+
+  /**
+   * {@code n} held-out fact cards (evaluation seeds, half with a distractor), each with its own page
+   * or ({@code swapped}) the next card's page, its own question and answer kept: the swap test's
+   * input, where the page cannot give the answer.
+   */
+  public static List<Example> heldOutCards(Tokenizer tokenizer, int n, boolean swapped) {
+    List<String> pages = new ArrayList<>();
+    List<String> questions = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      long s = City.EVAL_SEED_BASE + 7_000 + i;
+      SplittableRandom r = new SplittableRandom(s);
+      City other = r.nextBoolean() ? City.open(City.EVAL_SEED_BASE + 9_000 + i) : null;
+      int k = r.nextInt(10);
+      FactCard.Kind kind = k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
+      pages.add(FactCard.text(City.open(s), other, kind, r));
+      questions.add(question(r));
+    }
+    List<Example> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(cityExample(tokenizer, pages.get(swapped ? (i + 1) % n : i), questions.get(i), City.open(City.EVAL_SEED_BASE + 7_000 + i)));
+    }
+    return out;
+  }
+
+  /** {@code n} held-out articles of {@code minTokens..maxTokens} tokens, own page ({@code swapped} false) or the next one's. */
+  public static List<Example> heldOutArticles(Tokenizer tokenizer, int n, int minTokens, int maxTokens, boolean swapped) {
+    List<String> docs = new ArrayList<>();
+    List<String> questions = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      long s = City.EVAL_SEED_BASE + 8_000 + i;
+      SplittableRandom r = new SplittableRandom(s);
+      int target = minTokens + r.nextInt(maxTokens - minTokens + 1);
+      docs.add(CityDocument.text(City.open(s), s, target, tokenizer, true));
+      questions.add(question(r));
+    }
+    List<Example> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(cityExample(tokenizer, docs.get(swapped ? (i + 1) % n : i), questions.get(i), City.open(City.EVAL_SEED_BASE + 8_000 + i)));
+    }
+    return out;
+  }
+}

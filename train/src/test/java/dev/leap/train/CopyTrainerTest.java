@@ -1,0 +1,155 @@
+package dev.leap.train;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDManager;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.retokenize.HfTokenizer;
+import dev.leap.runtime.LeapRuntime;
+import dev.leap.runtime.internal.model.HfModelWriter;
+import dev.leap.runtime.internal.model.ModelConfig;
+import dev.leap.train.data.Curriculum;
+import dev.leap.train.data.Example;
+import dev.leap.train.model.TrainableLlama;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The copy recipe on a tiny model: the schedule is warmup-stable-decay; the batched loss equals
+ * one example at a time; the early signal is about 0 for an untrained model and equals its naive
+ * twin; a run trains its tokenizer, falls in loss, logs the signal, resumes where it stopped, and
+ * the stop rule ends a run whose swap test stays flat.
+ */
+class CopyTrainerTest {
+
+  static CopyTrainer.Options options(Path work, int[] phases, int flatAfter, double minSwap) {
+    return new CopyTrainer.Options(64, 2, 2048, 512, 3, phases, 2, 2, 1e-2f, 1e-3f, 0.1f, 1f, 700, 1, 1f, 2048, 4, 4,
+        4, 2, flatAfter, minSwap, 6, work, work.resolve("model"), HfModelWriter.StorageType.F16);
+  }
+
+  @Test
+  void scheduleIsWarmupStableDecay() {
+    assertEquals(0.25f, CopyTrainer.learningRate(0, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(1f, CopyTrainer.learningRate(3, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(1f, CopyTrainer.learningRate(89, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(0.91f, CopyTrainer.learningRate(90, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(0.1f, CopyTrainer.learningRate(99, 100, 4, 10, 1f, 0.1f), 1e-6);
+  }
+
+  @Test
+  void batchedLossEqualsOneExampleAtATimeAndSignalEqualsItsTwin() {
+    HfTokenizer tok = SmallTokenizer.get();
+    ModelConfig c = ModelConfig.llama(tok.size(), 64, 128, 2, 2, 1, 32).withMaxPositions(1024);
+    SplittableRandom r = new SplittableRandom(1);
+    List<Example> ex = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ex.add(Curriculum.card(tok, dev.leap.train.data.City.open(i), r));
+    }
+    try (TrainableLlama m = TrainableLlama.initialize(c, Engine.getInstance().defaultDevice(), 1, 0.02)) {
+      double[] batched = CopyTrainer.forwardBackward(m, ex, 1, 1, 0f);
+      double all = 0;
+      double values = 0;
+      for (Example e : ex) {
+        long[] rows = new long[e.tokens().length - 1];
+        long[] labels = new long[rows.length];
+        for (int p = 1; p < e.tokens().length; p++) {
+          rows[p - 1] = p - 1;
+          labels[p - 1] = e.tokens()[p];
+        }
+        try (NDManager s = m.newScope()) {
+          float[] nll = m.nll(s, new int[][] {e.tokens()}, rows, labels).toFloatArray();
+          for (int p = 1; p < e.tokens().length; p++) {
+            all += nll[p - 1];
+          }
+          for (int p : e.valueTargets()) {
+            values += nll[p - 1];
+          }
+        }
+      }
+      assertEquals(all, batched[0], 1e-3 * all);
+      assertEquals(values, batched[1], 1e-3 * values);
+
+      Signal sig = new Signal(tok, 4, 2, 2048);
+      Signal.Result res = sig.measure(m);
+      assertTrue(Math.abs(res.swapCards()) < 0.05 && Math.abs(res.swapArticles()) < 0.05,
+          "an untrained model does not read the page: " + res);
+      // Twin: the swap test from one example at a time.
+      double own = 0;
+      double other = 0;
+      List<Example> a = Curriculum.heldOutCards(tok, 4, false);
+      List<Example> b = Curriculum.heldOutCards(tok, 4, true);
+      int n = 0;
+      for (int i = 0; i < 4; i++) {
+        own += sig.valueLoss(m, List.of(a.get(i)), null) * a.get(i).valueTargets().length;
+        other += sig.valueLoss(m, List.of(b.get(i)), null) * b.get(i).valueTargets().length;
+        n += a.get(i).valueTargets().length;
+      }
+      assertEquals((other - own) / n, res.swapCards(), 1e-4);
+      assertTrue(Math.abs(res.mentionGap()) < 0.3, "an untrained model copies no names: " + res.mentionGap());
+      int first = 0;
+      int repeat = 0;
+      for (int[] k : sig.mentionKinds()) {
+        for (int x : k) {
+          first += x == 1 ? 1 : 0;
+          repeat += x == 2 ? 1 : 0;
+        }
+      }
+      assertTrue(first > 10 && repeat > 10, "articles name things first and again: " + first + " / " + repeat);
+    }
+  }
+
+  @Test
+  void aRunLearnsLogsTheSignalResumesAndTheFlatRuleStopsIt(@TempDir Path tmp) throws Exception {
+    Path work = tmp.resolve("run");
+    StringWriter out = new StringWriter();
+    int[] phases = {14, 18, 20};
+    CopyTrainer t = new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out));
+    assertEquals(CopyTrainer.Outcome.STOPPED_AT, t.run(12));
+    assertTrue(Files.exists(work.resolve("tokenizer/tokenizer.json")), "the tokenizer is trained into the work dir");
+    // The stopped run's checkpoint exported as a model directory loads in the runtime.
+    assertEquals(12, new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out)).export());
+    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(work.resolve("model")).optKvCapacity(2048).build()) {
+      assertTrue(rt.generate(dev.leap.train.data.CityDocument.prompt("Velmora is a city.\n", "Its name:\n"),
+          dev.leap.runtime.Constraint.regex("[A-Za-z ]{1,8}")).isComplete());
+    }
+    assertEquals(CopyTrainer.Outcome.FINISHED, new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out)).run());
+    assertTrue(out.toString().contains("resuming at step 12"), out.toString());
+    List<JsonNode> lines = new ArrayList<>();
+    ObjectMapper m = new ObjectMapper();
+    for (String l : Files.readAllLines(work.resolve("train-log.jsonl"), StandardCharsets.UTF_8)) {
+      lines.add(m.readTree(l));
+    }
+    assertEquals(20, lines.size());
+    for (int i = 0; i < 20; i++) {
+      assertEquals(i + 1, lines.get(i).get("step").asInt(), "one line per step, in order");
+    }
+    double first = lines.get(0).get("loss").asDouble();
+    double last = lines.get(19).get("loss").asDouble();
+    assertTrue(last < first - 1, "loss falls: " + first + " -> " + last);
+    assertTrue(lines.get(3).has("swapCards") && lines.get(3).get("exactCards").has("population"));
+    assertEquals(3, lines.get(19).get("phase").asInt());
+    assertTrue(Files.size(work.resolve("model/model.safetensors")) > 10_000);
+    assertTrue(Files.exists(work.resolve("model/tokenizer.json")) && Files.exists(work.resolve("signal.png")));
+    HfTokenizer tok = HfTokenizer.load(work.resolve("model/tokenizer.json"));
+    assertEquals(512, tok.size());
+
+    // The stop rule: a swap test that must reach 100 nats by step 4 stops the run there.
+    Path flat = tmp.resolve("flat");
+    StringWriter flatOut = new StringWriter();
+    assertEquals(CopyTrainer.Outcome.FLAT, new CopyTrainer(options(flat, phases, 4, 100), new PrintWriter(flatOut)).run());
+    assertTrue(flatOut.toString().contains("the swap test stayed flat"), flatOut.toString());
+    assertEquals(4, Files.readAllLines(flat.resolve("train-log.jsonl")).size());
+    assertTrue(Checkpoint.exists(flat.resolve("checkpoint")));
+  }
+}

@@ -1,0 +1,144 @@
+package dev.leap.train.data;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leap.retokenize.HfTokenizer;
+import dev.leap.train.SmallTokenizer;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The copy curriculum's data: open values are many and fit {@code city_regex}; cards are short and
+ * state their facts; value targets are exactly the answer's value tokens; the second article
+ * generator states its facts and is never drawn in training; held-out cities are never trained on.
+ */
+class CurriculumTest {
+  static final HfTokenizer TOK = SmallTokenizer.get();
+  static final Pattern CITY = Pattern.compile(SglangInputs.cityRegex());
+
+  @Test
+  void openValuesAreManyAndFitTheRegex() {
+    Set<String> names = new HashSet<>();
+    Set<String> landmarks = new HashSet<>();
+    for (long s = 0; s < 5_000; s++) {
+      City c = City.open(s);
+      assertTrue(CITY.matcher(c.answer()).matches(), c.answer());
+      names.add(c.name());
+      landmarks.add(c.landmarks().get(0));
+    }
+    assertTrue(names.size() > 4_700, "place names repeat too often: " + names.size() + " of 5000");
+    assertTrue(landmarks.size() > 3_500, "landmarks repeat too often: " + landmarks.size() + " of 5000");
+  }
+
+  @Test
+  void cardsAreShortAndValueTargetsAreTheValues() {
+    SplittableRandom r = new SplittableRandom(11);
+    int withDistractor = 0;
+    for (int i = 0; i < 200; i++) {
+      City c = City.open(r.nextLong(City.EVAL_SEED_BASE));
+      Example e = Curriculum.card(TOK, c, r);
+      int page = e.answerStart();
+      assertTrue(page >= 40 && page <= 300, "card prompt of " + page + " tokens");
+      String prompt = TOK.decode(Arrays.copyOf(e.tokens(), e.answerStart()));
+      for (String v : c.fields().values()) {
+        assertTrue(prompt.contains(v), "the card states " + v + ":\n" + prompt);
+      }
+      if (prompt.contains("Nearby") || prompt.contains("nearby") || prompt.contains("Not far") || prompt.contains("neighbouring")
+          || prompt.contains("Compare")) {
+        withDistractor++;
+      }
+      // Value targets, grouped by field, decode to the field's value.
+      List<String> values = List.copyOf(c.fields().values());
+      StringBuilder[] got = new StringBuilder[values.size()];
+      for (int f = 0; f < got.length; f++) {
+        got[f] = new StringBuilder();
+      }
+      for (int j = 0; j < e.valueTargets().length; j++) {
+        got[e.valueFields()[j]].append(TOK.decode(new int[] {e.tokens()[e.valueTargets()[j]]}));
+      }
+      for (int f = 0; f < got.length; f++) {
+        assertEquals(values.get(f), got[f].toString(), "field " + f);
+      }
+      assertEquals(TOK.eosIds()[0], e.tokens()[e.tokens().length - 1]);
+    }
+    assertTrue(withDistractor > 60 && withDistractor < 140, "about half the cards have a distractor: " + withDistractor);
+  }
+
+  @Test
+  void secondGeneratorStatesTheFactsInItsOwnLayout() {
+    for (long s = 0; s < 20; s++) {
+      City c = City.open(City.EVAL_SEED_BASE + s);
+      int target = 300 + (int) (s * 150);
+      String doc = GazetteerDocument.text(c, s, target, TOK);
+      int tokens = TOK.encode(doc).length;
+      assertTrue(doc.startsWith(c.name() + "\n"), "the entry opens with the city's name");
+      for (String v : c.fields().values()) {
+        assertTrue(doc.contains(v), "entry " + s + " states " + v);
+      }
+      assertTrue(doc.contains("\n## "), "Markdown-style headings");
+      assertTrue(tokens >= target && tokens <= target + 300, "entry " + s + ": " + tokens + " tokens for " + target);
+    }
+  }
+
+  @Test
+  void trainingNeverDrawsTheSecondGeneratorNorAHeldOutCity() {
+    Curriculum cur = new Curriculum(TOK, 5, 1500, 1, new int[] {2, 4, 6}, 4608);
+    Set<String> heldOut = new HashSet<>();
+    for (Example e : Curriculum.heldOutCards(TOK, 16, false)) {
+      heldOut.add(answer(e));
+    }
+    for (Example e : Curriculum.heldOutArticles(TOK, 8, 300, 600, false)) {
+      heldOut.add(answer(e));
+    }
+    for (long s = 0; s < 300; s++) {
+      heldOut.add(City.open(City.EVAL_SEED_BASE + s).answer());
+    }
+    int cities = 0;
+    Set<Integer> phases = new HashSet<>();
+    for (int step = 0; step < 6; step++) {
+      phases.add(cur.phase(step));
+      for (Example e : cur.step(step)) {
+        String text = TOK.decode(e.tokens());
+        for (String sig : GazetteerDocument.SIGNATURES) {
+          assertFalse(text.contains(sig), "step " + step + " holds the second generator's \"" + sig.strip() + "\"");
+        }
+        if (e.valueTargets().length > 0) {
+          cities++;
+          assertFalse(heldOut.contains(answer(e)), "step " + step + " trains on a held-out city");
+        }
+      }
+      assertEquals(cur.step(step).size(), cur.step(step).size());
+      assertArrayEquals(cur.step(step).get(0).tokens(), cur.step(step).get(0).tokens(), "deterministic");
+    }
+    assertEquals(Set.of(1, 2, 3), phases);
+    assertTrue(cities > 6);
+    // The second generator's signatures are its own: a sample of its text has them.
+    String doc = GazetteerDocument.text(City.open(1), 1, 400, TOK);
+    assertTrue(GazetteerDocument.SIGNATURES.stream().filter(doc::contains).count() >= 2);
+  }
+
+  @Test
+  void swappedExamplesKeepTheAnswerAndChangeThePage() {
+    List<Example> own = Curriculum.heldOutCards(TOK, 4, false);
+    List<Example> other = Curriculum.heldOutCards(TOK, 4, true);
+    for (int i = 0; i < 4; i++) {
+      assertEquals(answer(own.get(i)), answer(other.get(i)));
+      String page = TOK.decode(Arrays.copyOf(other.get(i).tokens(), other.get(i).answerStart()));
+      Map<String, String> f = City.open(City.EVAL_SEED_BASE + 7_000 + i).fields();
+      assertFalse(page.contains(f.get("population")), "the swapped page is another city's");
+    }
+  }
+
+  static String answer(Example e) {
+    return TOK.decode(Arrays.copyOfRange(e.tokens(), e.answerStart(), e.tokens().length - 1));
+  }
+}
