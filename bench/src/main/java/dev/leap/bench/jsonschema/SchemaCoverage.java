@@ -252,13 +252,14 @@ public final class SchemaCoverage {
   }
 
   /**
-   * Compiles {@code schema} as decoding would need it: a DFA and its first token mask, or (recursion
-   * as rules) a grammar with every rule state's token sets precomputed (not lazily).
+   * Compiles {@code schema} as the runtime does before a request can decode: a DFA and its first
+   * token mask, or (recursion as rules) a grammar whose rule states get their token sets on first
+   * use, with the first mask computed.
    */
   private static Forcing compile(String schema, TokenizerJsonVocabulary vocab) {
     JsonSchema.Compiled c = JsonSchema.compileDetailed(schema, JsonSchemaOptions.defaults());
     if (c.grammar().isPresent()) {
-      GrammarMatcher gm = CompiledGrammar.compile(c.grammar().get(), vocab).newMatcher();
+      GrammarMatcher gm = CompiledGrammar.compileLazily(c.grammar().get(), vocab).newMatcher();
       gm.allowed(gm.initialState());
       return Forcing.of(gm);
     }
