@@ -599,13 +599,16 @@ public final class LlamaModel implements AutoCloseable {
         kAll = kAll.toType(DataType.FLOAT32, false);
         vAll = vAll.toType(DataType.FLOAT32, false);
       }
-      NDArray raw = qg.matMul(kAll);
+      NDArray scores;
       if (narrow && !wide) {
-        raw = raw.toType(DataType.FLOAT32, false); // scale, mask and softmax in float32, as transformers does
+        // scale, mask and softmax in float32, as transformers does; the cast is this step's own: scaled in place
+        scores = qg.matMul(kAll).toType(DataType.FLOAT32, false).muli(scoreScale);
+      } else {
+        // float32 already: q scaled before the product ([rows, heads, headDim] instead of [heads, rows, context])
+        scores = qg.mul(scoreScale).matMul(kAll);
       }
-      NDArray scores = raw.mul(scoreScale);
       if (grp.mask() != null) {
-        scores = scores.reshape(bs, kv, g, t, c).add(grp.mask());
+        scores = scores.reshape(bs, kv, g, t, c).addi(grp.mask()); // in place: no second scores tensor
       }
       NDArray probs = scores.softmax(-1);
       if (narrow && !wide) {
