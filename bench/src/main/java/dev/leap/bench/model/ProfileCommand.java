@@ -137,7 +137,9 @@ public final class ProfileCommand implements Callable<Integer> {
       try (NDManager maskScope = m.manager().newSubManager()) {
         NDArray mask = maskScope.create(disallowed);
         NDArray masks = maskScope.create(disallowed).expandDims(0).repeat(0, batch);
-        NDArray headRows = m.headRows(maskScope, allowedIds.stream().mapToLong(Long::longValue).toArray());
+        long[] allowedArr = allowedIds.stream().mapToLong(Long::longValue).toArray();
+        NDArray headRows = m.headRows(maskScope, allowedArr);
+        NDArray headRowsWide = m.widensProduct(batch) ? m.headRowsWide(maskScope, allowedArr) : null;
         int[] pos = {0};
         boolean[] sparseNow = {false};
         Runnable decode = () -> {
@@ -150,7 +152,7 @@ public final class ProfileCommand implements Callable<Integer> {
           try (NDManager s = m.manager().newSubManager()) {
             if (sparseNow[0]) {
               // As the runtime does it when every row allows few tokens: their logits alone, no mask.
-              m.logits(m.hidden(s, in), headRows).argMax(1).toLongArray();
+              m.logits(m.hidden(s, in), headRows, headRowsWide).argMax(1).toLongArray();
               return;
             }
             NDArray logits = m.forward(s, in);

@@ -64,8 +64,42 @@ final class ForwardStep {
     }
   }
 
-  /** Cached projection rows and the token id of each column. */
-  private record Cached(NDManager scope, NDArray rows, int[] ids, long bytes) {}
+  /**
+   * Cached projection rows and the token id of each column; {@code wide}: the same rows in float32
+   * (CPU copies), made when a step of 8+ rows first needs them.
+   */
+  private static final class Cached {
+    final NDManager scope;
+    final NDArray rows;
+    final int[] ids;
+    final long[] longIds;
+    long bytes;
+    NDArray wide;
+
+    Cached(NDManager scope, NDArray rows, int[] ids, long[] longIds, long bytes) {
+      this.scope = scope;
+      this.rows = rows;
+      this.ids = ids;
+      this.longIds = longIds;
+      this.bytes = bytes;
+    }
+
+    NDArray rows() {
+      return rows;
+    }
+
+    int[] ids() {
+      return ids;
+    }
+
+    long bytes() {
+      return bytes;
+    }
+
+    NDManager scope() {
+      return scope;
+    }
+  }
 
   ForwardStep(LlamaModel model, KvLedger ledger, NDManager manager, int prefillChunk) {
     this.model = model;
@@ -125,7 +159,16 @@ final class ForwardStep {
   private int[] sampleSparse(NDManager stepManager, NDArray hidden, List<Sequence> batch, boolean[] sample,
       long[][] allowed, String[] failed, long[] union) {
     Cached c = headRows(union);
-    NDArray logits = model.logits(hidden, c.rows());
+    int b0 = (int) hidden.getShape().get(0);
+    if (c.wide == null && model.widensProduct(b0)) {
+      c.wide = model.headRowsWide(c.scope, c.longIds);
+      if (c.wide != null) {
+        long more = (long) c.ids.length * model.config().hiddenSize() * 4;
+        c.bytes += more;
+        headCacheBytes += more;
+      }
+    }
+    NDArray logits = model.logits(hidden, c.rows(), c.wide);
     int b = batch.size();
     Sampler.Row[] rows = new Sampler.Row[b];
     for (int i = 0; i < b; i++) {
@@ -207,7 +250,7 @@ final class ForwardStep {
     NDManager scope = manager.newSubManager();
     NDArray rows = model.headRows(scope, longIds);
     long bytes = (long) k * model.config().hiddenSize() * model.precision().width();
-    c = new Cached(scope, rows, ids, bytes);
+    c = new Cached(scope, rows, ids, longIds, bytes);
     headCache.put(key, c);
     headCacheBytes += bytes;
     var it = headCache.entrySet().iterator();

@@ -492,14 +492,37 @@ public final class LlamaModel implements AutoCloseable {
   }
 
   /**
+   * {@link #headRows} from the float32 copy of the projection ({@link CpuF32Weights}), for products of
+   * {@link #WIDE_ROWS} rows or more; null without copies.
+   */
+  public NDArray headRowsWide(NDManager owner, long[] ids) {
+    if (!wideCopies) {
+      return null;
+    }
+    NDArray idx = owner.create(ids);
+    NDArray rows = own(owner, lmHeadTWide.transpose().get(new NDIndex("{}", idx)));
+    return rows.transpose();
+  }
+
+  /** Whether a product of {@code rows} rows computes in float32 ({@link #headRowsWide} is then the operand to pass). */
+  public boolean widensProduct(int rows) {
+    return widenWideProducts && rows >= WIDE_ROWS;
+  }
+
+  /**
    * The logits {@code [rows, k]} (float32) of {@link #hidden}'s rows for the {@code k} tokens whose
    * projection rows {@code headRows} ({@link #headRows}) holds, in that order: equal (up to the
    * products' rounding) to those columns of {@link #logits(NDArray)}. A constrained step whose
    * other tokens are masked to -inf samples the same token from these.
    */
   public NDArray logits(NDArray hidden, NDArray headRows) {
+    return logits(hidden, headRows, null);
+  }
+
+  /** {@link #logits(NDArray, NDArray)} with the float32 rows ({@link #headRowsWide}, or null) for a widened product. */
+  public NDArray logits(NDArray hidden, NDArray headRows, NDArray headRowsWide) {
     long rows = hidden.getShape().get(0);
-    NDArray logits = linear(hidden, headRows, null, (int) rows, true);
+    NDArray logits = linear(hidden, headRows, headRowsWide, (int) rows, true);
     return logits.getDataType() == DataType.FLOAT32 ? logits : logits.toType(DataType.FLOAT32, false);
   }
 
@@ -593,7 +616,7 @@ public final class LlamaModel implements AutoCloseable {
           : qRows.reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
       NDArray kAll = own(step, pool.keys(layer).get(grp.contextIndex())).reshape(bs, c, kv, hd).transpose(0, 2, 3, 1);
       NDArray vAll = own(step, pool.values(layer).get(grp.contextIndex())).reshape(bs, c, kv, hd).transpose(0, 2, 1, 3);
-      boolean wide = widenWideProducts && t > 1;
+      boolean wide = widenWideProducts && (t > 1 || bs >= WIDE_ROWS); // a batch of decodes too: float16 bmm is slow here
       if (wide) {
         qg = qg.toType(DataType.FLOAT32, false);
         kAll = kAll.toType(DataType.FLOAT32, false);
