@@ -88,7 +88,7 @@ public final class PeersCommand implements Callable<Integer> {
   List<Integer> prefillTokens;
 
   @Option(names = "--parallel", defaultValue = "10,50", split = ",", description = "Throughput of this many character sheets"
-      + " at once (Leap: continuous batching; llama.cpp: as many slots and client threads); empty: skipped. Default:"
+      + " at once (Leap: continuous batching; llama.cpp: as many slots and client threads); 0: skipped. Default:"
       + " ${DEFAULT-VALUE}.")
   List<Integer> parallel;
 
@@ -117,6 +117,8 @@ public final class PeersCommand implements Callable<Integer> {
     if (repeats < 1) {
       throw new IllegalArgumentException("--repeats must be at least 1, got " + repeats);
     }
+    parallel = new ArrayList<>(parallel);
+    parallel.removeIf(p -> p <= 0); // --parallel 0: no throughput runs
     PrintWriter o = spec.commandLine().getOut();
     Path work = out.toAbsolutePath().getParent() == null ? Path.of("bench-results") : out.toAbsolutePath().getParent();
     Files.createDirectories(work);
