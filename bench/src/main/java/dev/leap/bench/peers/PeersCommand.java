@@ -343,9 +343,11 @@ public final class PeersCommand implements Callable<Integer> {
       o.println(ttftCold);
       o.println(ttftWarm);
     }
-    o.printf(Locale.ROOT, "%nLeap's long-document prompts: %.0f tokens, %.0f of them cached for the second question (median);"
+    if (!docPrompts.isEmpty()) {
+      o.printf(Locale.ROOT, "%nLeap's long-document prompts: %.0f tokens, %.0f of them cached for the second question (median);"
         + " first tokens equal to llama.cpp's (%d threads): %d of %d%n", median(leap.docPromptTokens), median(leap.docCachedTokens),
         threads.get(0), docEqual(peer.get(0), leap), 2 * docPrompts.size());
+    }
     // Throughput rows.
     if (!parallel.isEmpty()) {
       o.println();
