@@ -98,6 +98,17 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
       + " checkpoint's dtype; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
   String dtype;
 
+  @Option(names = "--sparse-logits-limit", defaultValue = "4096", paramLabel = "N", description = "Constrained steps whose"
+      + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
+      + " vocabulary. Default: ${DEFAULT-VALUE}.")
+  int sparseLogitsLimit;
+
+  @Option(names = "--cpu-f32-weights", defaultValue = "auto", paramLabel = "auto|on|off", description = "With f16 weights"
+      + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
+      + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
+  String cpuF32Weights;
+
+
   @Option(names = "--json", description = "Print one JSON object: text, tokenIds, finishReason, complete, stats.")
   boolean json;
 
@@ -124,7 +135,8 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
     GenerationRequest request = prompt.ids != null
         ? GenerationRequest.ofIds(prompt.ids, c, params)
         : GenerationRequest.of(prompt.text, c, params);
-    LeapRuntime.Builder b = LeapRuntime.builder().setModelDir(dir).optJumpForward(!noJumpForward).optDtype(dtype);
+    LeapRuntime.Builder b = LeapRuntime.builder().setModelDir(dir).optJumpForward(!noJumpForward).optDtype(dtype)
+        .optSparseLogitsLimit(sparseLogitsLimit).optCpuF32Weights(cpuF32Weights);
     if (device != null) {
       b.optDevice(device);
     }

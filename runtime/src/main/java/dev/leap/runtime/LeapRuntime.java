@@ -40,7 +40,8 @@ public final class LeapRuntime implements AutoCloseable {
     Device device = device(b.device);
     LlamaModel m;
     try {
-      m = LlamaModel.load(b.modelDir, device, b.kvCapacity, b.dtype);
+      m = LlamaModel.load(b.modelDir, device, b.kvCapacity, b.dtype, LlamaModel.CpuF32Weights.parse(b.cpuF32Weights));
+      m.setSparseLogitsLimit(b.sparseLogitsLimit);
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -192,6 +193,19 @@ public final class LeapRuntime implements AutoCloseable {
     return scheduler.totalForwardPasses();
   }
 
+  /**
+   * Of {@link #forwardPasses()}, those whose next tokens were sampled from the allowed tokens' logits
+   * alone ({@link Builder#optSparseLogitsLimit}).
+   */
+  public long sparseLogitsPasses() {
+    return scheduler.sparseLogitsPasses();
+  }
+
+  /** Whether float32 copies of the narrow weights are kept on the CPU ({@link Builder#optCpuF32Weights}). */
+  public boolean hasCpuF32WeightCopies() {
+    return model.hasF32WeightCopies();
+  }
+
   /** Requests in the running batch right now (vLLM's {@code num_requests_running}). */
   public int runningRequests() {
     return scheduler.runningRequests();
@@ -240,6 +254,8 @@ public final class LeapRuntime implements AutoCloseable {
     private int smallReserve = -1;
     private int compileThreads = Scheduler.DEFAULT_COMPILE_THREADS;
     private long compileTimeoutMs = Scheduler.DEFAULT_COMPILE_TIMEOUT_MS;
+    private int sparseLogitsLimit = LlamaModel.DEFAULT_SPARSE_LOGITS_LIMIT;
+    private String cpuF32Weights = "auto";
 
     private Builder() {}
 
@@ -337,6 +353,34 @@ public final class LeapRuntime implements AutoCloseable {
      */
     public Builder optCompileTimeoutMs(long ms) {
       this.compileTimeoutMs = ms;
+      return this;
+    }
+
+    /**
+     * A step whose rows are all constrained and allow at most this many tokens altogether computes
+     * the logits of those tokens alone (their rows of the vocabulary projection gathered on the
+     * device, cached per allowed set) instead of the whole vocabulary's: the same tokens are sampled,
+     * greedy or not, since the others are masked anyway. 0 turns it off; default {@value
+     * LlamaModel#DEFAULT_SPARSE_LOGITS_LIMIT}.
+     */
+    public Builder optSparseLogitsLimit(int tokens) {
+      if (tokens < 0) {
+        throw new IllegalArgumentException("the sparse logits limit must be >= 0, got " + tokens);
+      }
+      this.sparseLogitsLimit = tokens;
+      return this;
+    }
+
+    /**
+     * With f16/bf16 weights on the CPU, where PyTorch has no fast half-precision matrix product, keep
+     * float32 copies of the weights for products of 8 or more rows (batched decoding, jump extensions,
+     * prefill), which otherwise cast the weights every pass: {@code auto} (default: when the copies,
+     * twice the half-precision weights' bytes, fit in a quarter of the free physical memory),
+     * {@code on} or {@code off}. No effect on a GPU or in f32.
+     */
+    public Builder optCpuF32Weights(String mode) {
+      LlamaModel.CpuF32Weights.parse(mode);
+      this.cpuF32Weights = mode;
       return this;
     }
 

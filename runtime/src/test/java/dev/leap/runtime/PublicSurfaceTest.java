@@ -36,6 +36,7 @@ class PublicSurfaceTest {
         "dev.leap.runtime.internal.model.HfModelWriter$TensorValues",
         "dev.leap.runtime.internal.model.KvPool",
         "dev.leap.runtime.internal.model.LlamaModel",
+        "dev.leap.runtime.internal.model.LlamaModel$CpuF32Weights",
         "dev.leap.runtime.internal.model.LlamaModel$SequenceInput",
         "dev.leap.runtime.internal.model.ModelConfig",
         "dev.leap.runtime.internal.model.Precision",

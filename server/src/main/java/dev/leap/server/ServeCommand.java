@@ -38,6 +38,17 @@ public final class ServeCommand implements Callable<Integer> {
       + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
   String dtype;
 
+  @Option(names = "--sparse-logits-limit", defaultValue = "4096", paramLabel = "N", description = "Constrained steps whose"
+      + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
+      + " vocabulary. Default: ${DEFAULT-VALUE}.")
+  int sparseLogitsLimit;
+
+  @Option(names = "--cpu-f32-weights", defaultValue = "auto", paramLabel = "auto|on|off", description = "With f16 weights"
+      + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
+      + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
+  String cpuF32Weights;
+
+
   @Option(names = "--kv-capacity", defaultValue = "32768", description = "KV cache slots (tokens). Default: ${DEFAULT-VALUE}.")
   int kvCapacity;
 
@@ -83,7 +94,8 @@ public final class ServeCommand implements Callable<Integer> {
     }
     String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
     Path dir = DemoModel.resolve(model, err);
-    LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optDtype(dtype).optKvCapacity(kvCapacity)
+    LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optDtype(dtype).optSparseLogitsLimit(sparseLogitsLimit)
+        .optCpuF32Weights(cpuF32Weights).optKvCapacity(kvCapacity)
         .optMaxBatch(maxBatch).optSmallRequestReserve(smallReserve).optCompileThreads(compileThreads)
         .optCompileTimeoutMs(compileTimeoutMs).build();
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;

@@ -109,6 +109,17 @@ public final class BenchCommand implements Callable<Integer> {
       + " (both modes, interleaved with the main runs) and report its latency and its greedy agreement with --dtype.")
   String compareDtype;
 
+  @Option(names = "--sparse-logits-limit", defaultValue = "4096", paramLabel = "N", description = "Constrained steps whose"
+      + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
+      + " vocabulary. Default: ${DEFAULT-VALUE}.")
+  int sparseLogitsLimit;
+
+  @Option(names = "--cpu-f32-weights", defaultValue = "auto", paramLabel = "auto|on|off", description = "With f16 weights"
+      + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
+      + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
+  String cpuF32Weights;
+
+
   @Option(names = "--generator", defaultValue = "first", paramLabel = "first|second",
       description = "longdoc: the article generator: first (CityDocument, the one training uses) or second "
           + "(GazetteerDocument: other frames, order and layout, never used in training). Default: ${DEFAULT-VALUE}.")
@@ -339,9 +350,10 @@ public final class BenchCommand implements Callable<Integer> {
     return runtime(dir, jump, cache, capacity, dtype);
   }
 
-  private static LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity, String dtype) {
+  private LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity, String dtype) {
     return LeapRuntime.builder().setModelDir(dir).optJumpForward(jump).optPrefixCache(cache)
-        .optKvCapacity(capacity).optMaxBatch(256).optDtype(dtype).build();
+        .optKvCapacity(capacity).optMaxBatch(256).optDtype(dtype).optSparseLogitsLimit(sparseLogitsLimit)
+        .optCpuF32Weights(cpuF32Weights).build();
   }
 
   private static void parallelRun(LeapRuntime rt, List<GenerationRequest> wave, ModeResult into) {

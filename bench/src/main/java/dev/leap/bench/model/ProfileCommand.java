@@ -72,6 +72,18 @@ public final class ProfileCommand implements Callable<Integer> {
   @Option(names = "--out", defaultValue = "bench-results/profile.json", description = "JSON results. Default: ${DEFAULT-VALUE}.")
   Path out;
 
+  @Option(names = "--prefix", defaultValue = "{\n    \"name\": \"", description = "Output text (Java escapes: \\n) walked"
+      + " through the character regex to the decode steps' state, whose mask they apply. Default: the name field's start.")
+  String prefix;
+
+  @Option(names = "--sparse", description = "Profile the decode step with the logits of the mask's allowed tokens alone"
+      + " (the runtime's sparse projection, rows gathered once) instead of the whole vocabulary's; both are timed.")
+  boolean sparse;
+
+  @Option(names = "--cpu-f32-weights", defaultValue = "auto", description = "auto, on or off: float32 copies of f16 weights"
+      + " for products of 8+ rows. Default: ${DEFAULT-VALUE}.")
+  String cpuF32Weights;
+
   /** One op kind's total over a profiled run. */
   record OpRow(String name, long calls, double micros) {}
 
@@ -84,19 +96,25 @@ public final class ProfileCommand implements Callable<Integer> {
     Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
     Path trace = Files.createTempFile("leap-profile", ".json");
     Map<String, Object> json = new java.util.LinkedHashMap<>();
-    try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), batch * (context + steps + 8) + prefill + 64, dtype)) {
+    try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), batch * (context + steps + 8) + prefill + 64, dtype,
+        LlamaModel.CpuF32Weights.parse(cpuF32Weights))) {
       int v = m.config().vocabSize();
       int layers = m.config().numLayers();
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
       CompressedFsm fsm = CompressedFsm.compile(BenchData.characterRegex());
       TokenIndex index = TokenIndex.of(fsm.dfa(), tok).buildAll();
-      int state = fsm.dfa().walk(0, "{\n    \"name\": \"".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      int state = fsm.dfa().walk(fsm.dfa().initialState(), prefix.replace("\\n", "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      if (state < 0) {
+        throw new IllegalArgumentException("--prefix is not a prefix of a character sheet: " + prefix);
+      }
       boolean[] disallowed = new boolean[v];
       Arrays.fill(disallowed, true);
       long[] words = index.allowed(state);
+      List<Long> allowedIds = new ArrayList<>();
       for (int w = 0; w < words.length; w++) {
         for (long bits = words[w]; bits != 0; bits &= bits - 1) {
           disallowed[(w << 6) + Long.numberOfTrailingZeros(bits)] = false;
+          allowedIds.add((long) (w << 6) + Long.numberOfTrailingZeros(bits));
         }
       }
       SplittableRandom rnd = new SplittableRandom(24);
@@ -119,7 +137,11 @@ public final class ProfileCommand implements Callable<Integer> {
       try (NDManager maskScope = m.manager().newSubManager()) {
         NDArray mask = maskScope.create(disallowed);
         NDArray masks = maskScope.create(disallowed).expandDims(0).repeat(0, batch);
+        long[] allowedArr = allowedIds.stream().mapToLong(Long::longValue).toArray();
+        NDArray headRows = m.headRows(maskScope, allowedArr);
+        NDArray headRowsWide = m.widensProduct(batch) ? m.headRowsWide(maskScope, allowedArr) : null;
         int[] pos = {0};
+        boolean[] sparseNow = {false};
         Runnable decode = () -> {
           int p = pos[0]++;
           List<LlamaModel.SequenceInput> in = new ArrayList<>(batch);
@@ -128,6 +150,11 @@ public final class ProfileCommand implements Callable<Integer> {
                 new int[] {seqSlots[j][context - j + p]}, false));
           }
           try (NDManager s = m.manager().newSubManager()) {
+            if (sparseNow[0]) {
+              // As the runtime does it when every row allows few tokens: their logits alone, no mask.
+              m.logits(m.hidden(s, in), headRows, headRowsWide).argMax(1).toLongArray();
+              return;
+            }
             NDArray logits = m.forward(s, in);
             // As the sampler does it for constrained greedy rows: fill -inf in place, argmax, the ids back.
             logits.set(batch == 1 ? mask.expandDims(0) : masks, Float.NEGATIVE_INFINITY);
@@ -138,14 +165,35 @@ public final class ProfileCommand implements Callable<Integer> {
           decode.run();
         }
         pos[0] = 0; // the warm-up's K/V are overwritten: every timed step sees the same context lengths
-        double plainMs = timeMs(decode, steps);
+        // Alternating rounds, full and sparse: the machine is shared, so each is a median of 5 rounds beside the other's.
+        List<Double> fulls = new ArrayList<>();
+        List<Double> sparses = new ArrayList<>();
+        for (int round = 0; round < 5; round++) {
+          sparseNow[0] = false;
+          pos[0] = 0;
+          fulls.add(timeMs(decode, steps));
+          sparseNow[0] = true;
+          pos[0] = 0;
+          sparses.add(timeMs(decode, steps));
+        }
+        double fullMs = median(fulls);
+        double sparseMs = median(sparses);
+        o.printf(Locale.ROOT, "Decode step, median of 5 alternating rounds of %d steps (min): logits over the whole vocabulary (%d)"
+            + " then masked %.3f ms (%.3f); over the %d allowed tokens alone %.3f ms (%.3f)%n", steps, v, fullMs,
+            java.util.Collections.min(fulls), allowedIds.size(), sparseMs, java.util.Collections.min(sparses));
+        json.put("decodeFullMs", fulls);
+        json.put("decodeSparseMs", sparses);
+        json.put("allowedTokens", allowedIds.size());
+        sparseNow[0] = sparse;
+        double plainMs = sparse ? sparseMs : fullMs;
         pos[0] = 0;
         JniUtils.startProfile(false, false, false);
         double profiledMs = timeMs(decode, steps);
         JniUtils.stopProfile(trace.toString());
         List<OpRow> rows = ops(trace);
-        o.printf("Decode step, batch %d, context %d, %s (%s), %d steps: %.3f ms per step without the profiler, %.3f ms with it%n%n",
-            batch, context, dir.getFileName(), m.precision().label(), steps, plainMs, profiledMs);
+        o.printf("Decode step (%s logits), batch %d, context %d, %s (%s%s), %d steps: %.3f ms per step without the profiler (the"
+            + " median above), %.3f ms with it%n%n", sparse ? "sparse" : "full", batch, context, dir.getFileName(),
+            m.precision().label(), m.hasF32WeightCopies() ? " with float32 copies" : "", steps, plainMs, profiledMs);
         o.println(table(rows, steps, profiledMs, layers));
         json.put("decode", section(rows, steps, plainMs, profiledMs));
 
@@ -184,6 +232,12 @@ public final class ProfileCommand implements Callable<Integer> {
     o.printf("%nwrote %s%n", out);
     o.flush();
     return 0;
+  }
+
+  private static double median(List<Double> xs) {
+    List<Double> s = new ArrayList<>(xs);
+    s.sort(null);
+    return s.size() % 2 == 1 ? s.get(s.size() / 2) : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
   }
 
   private static double timeMs(Runnable r, int n) {

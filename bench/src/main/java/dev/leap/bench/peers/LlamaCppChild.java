@@ -18,7 +18,9 @@ import java.nio.file.Path;
  * (token ids; per completion its text and wall time in ms), then halts without closing the model.
  *
  * <p>Each completion is greedy (temperature 0, one candidate), with the prompt cache off unless the
- * job asks for it, so every timing includes its prompt's prefill.
+ * job asks for it, so every timing includes its prompt's prefill. A job with {@code parallel} P > 1
+ * slots and a {@code concurrent} block sends its prompts from P threads at once (llama.cpp batches
+ * the slots' tokens into one decode per step) and reports the wall time and the texts.
  *
  * <pre>java -cp ... dev.leap.bench.peers.LlamaCppChild job.json results.json</pre>
  */
@@ -32,7 +34,7 @@ public final class LlamaCppChild {
     LlamaModel.setLogger(LogFormat.TEXT, (level, msg) -> { });
     ModelParameters mp = new ModelParameters().setModel(job.path("gguf").asText())
         .setThreads(job.path("threads").asInt(1)).setThreadsBatch(job.path("threads").asInt(1))
-        .setCtxSize(job.path("ctx").asInt(4096)).setParallel(1).setGpuLayers(0);
+        .setCtxSize(job.path("ctx").asInt(4096)).setParallel(job.path("parallel").asInt(1)).setGpuLayers(0);
     long t0 = System.nanoTime();
     LlamaModel model = new LlamaModel(mp);
     out.put("loadMs", (System.nanoTime() - t0) / 1e6);
@@ -59,6 +61,47 @@ public final class LlamaCppChild {
       r.put("ms", ms);
       r.put("text", text);
       Files.writeString(Path.of(args[1]), om.writeValueAsString(out)); // partial results survive a hang later on
+    }
+    JsonNode conc = job.path("concurrent");
+    if (conc.isObject()) {
+      // Requests from as many threads as the model has slots: llama.cpp's server loop batches the
+      // slots' tokens into one decode per step (continuous batching).
+      int threads = job.path("parallel").asInt(1);
+      java.util.List<String> prompts = new java.util.ArrayList<>();
+      conc.path("prompts").forEach(p -> prompts.add(p.asText()));
+      String grammar = conc.hasNonNull("grammar") ? conc.path("grammar").asText() : null;
+      int nPredict = conc.path("nPredict").asInt(256);
+      String[] texts = new String[prompts.size()];
+      double[] ms = new double[prompts.size()];
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+      long w0 = System.nanoTime();
+      java.util.List<java.util.concurrent.Future<?>> fs = new java.util.ArrayList<>();
+      for (int i = 0; i < prompts.size(); i++) {
+        int k = i;
+        fs.add(pool.submit(() -> {
+          InferenceParameters ip = new InferenceParameters(prompts.get(k)).setTemperature(0).setTopK(1).setNPredict(nPredict)
+              .setCachePrompt(false).setSeed(0);
+          if (grammar != null) {
+            ip.setGrammar(grammar);
+          }
+          long s = System.nanoTime();
+          texts[k] = model.complete(ip);
+          ms[k] = (System.nanoTime() - s) / 1e6;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : fs) {
+        f.get();
+      }
+      ObjectNode c = out.putObject("concurrent");
+      c.put("wallMs", (System.nanoTime() - w0) / 1e6);
+      c.put("parallel", threads);
+      ArrayNode tx = c.putArray("texts");
+      ArrayNode lat = c.putArray("ms");
+      for (int i = 0; i < texts.length; i++) {
+        tx.add(texts[i]);
+        lat.add(ms[i]);
+      }
+      pool.shutdownNow();
     }
     Files.writeString(Path.of(args[1]), om.writeValueAsString(out));
     System.out.flush();

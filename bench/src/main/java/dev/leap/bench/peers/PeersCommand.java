@@ -83,8 +83,31 @@ public final class PeersCommand implements Callable<Integer> {
   @Option(names = "--out", defaultValue = "bench-results/peers.json", description = "Default: ${DEFAULT-VALUE}.")
   Path out;
 
+  @Option(names = "--prefill-tokens", defaultValue = "1000,3000", split = ",", description = "Prompt lengths of the prefill"
+      + " timings. Default: ${DEFAULT-VALUE}.")
+  List<Integer> prefillTokens;
+
+  @Option(names = "--parallel", defaultValue = "10,50", split = ",", description = "Throughput of this many character sheets"
+      + " at once (Leap: continuous batching; llama.cpp: as many slots and client threads); 0: skipped. Default:"
+      + " ${DEFAULT-VALUE}.")
+  List<Integer> parallel;
+
+  @Option(names = "--docs", defaultValue = "3", description = "Long documents for the time to first token without and with"
+      + " a cached prefix (0: skipped). Default: ${DEFAULT-VALUE}.")
+  int docs;
+
+  @Option(names = "--doc-tokens", defaultValue = "2000", description = "Tokens per long document. Default: ${DEFAULT-VALUE}.")
+  int docTokens;
+
+  @Option(names = "--sparse-logits-limit", defaultValue = "4096", paramLabel = "N", description = "Leap's sparse logits"
+      + " limit (LeapRuntime.Builder#optSparseLogitsLimit; 0: off). Default: ${DEFAULT-VALUE}.")
+  int sparseLogitsLimit;
+
+  @Option(names = "--cpu-f32-weights", defaultValue = "auto", paramLabel = "auto|on|off", description = "Leap's float32"
+      + " weight copies on the CPU. Default: ${DEFAULT-VALUE}.")
+  String cpuF32Weights;
+
   private static final int DECODE_TOKENS = 128;
-  private static final int PREFILL_TOKENS = 1000;
 
   @Override
   public Integer call() throws Exception {
@@ -94,6 +117,8 @@ public final class PeersCommand implements Callable<Integer> {
     if (repeats < 1) {
       throw new IllegalArgumentException("--repeats must be at least 1, got " + repeats);
     }
+    parallel = new ArrayList<>(parallel);
+    parallel.removeIf(p -> p <= 0); // --parallel 0: no throughput runs
     PrintWriter o = spec.commandLine().getOut();
     Path work = out.toAbsolutePath().getParent() == null ? Path.of("bench-results") : out.toAbsolutePath().getParent();
     Files.createDirectories(work);
@@ -112,7 +137,19 @@ public final class PeersCommand implements Callable<Integer> {
       prompts.add(BenchData.characterPrompt(names.get(i)));
     }
     Tokenizer tok = Tokenizer.loadFromModelDir(dir);
-    String longPrompt = longPrompt(tok);
+    List<String> longPrompts = new ArrayList<>();
+    for (int len : prefillTokens) {
+      longPrompts.add(longPrompt(tok, len));
+    }
+    // Long-document extraction: per document, SGLang's question (nothing of it cached but the
+    // instruction's first line) and then another question about the same document (the document cached).
+    List<String[]> docPrompts = new ArrayList<>();
+    for (int d = 0; d < docs; d++) {
+      long seed = City.EVAL_SEED_BASE + 100 + d;
+      String doc = CityDocument.text(City.of(seed), seed, docTokens, tok);
+      docPrompts.add(new String[] {CityDocument.prompt(doc, CityDocument.questions().get(0)),
+          CityDocument.prompt(doc, CityDocument.questions().get(1 + d % 9))});
+    }
 
     // llama.cpp, one child per thread count.
     ObjectMapper om = new ObjectMapper();
@@ -124,28 +161,62 @@ public final class PeersCommand implements Callable<Integer> {
       job.put("ctx", 4096);
       ArrayNode tz = job.putArray("tokenize");
       prompts.forEach(tz::add);
-      tz.add(longPrompt);
+      longPrompts.forEach(tz::add);
+      docPrompts.forEach(d -> tz.add(d[0]));
       ArrayNode cs = job.putArray("completions");
       for (int rep = 0; rep < repeats; rep++) {
-        cs.addObject().put("id", "prefill").put("prompt", longPrompt).put("nPredict", 1).put("ignoreEos", true);
+        for (int k = 0; k < longPrompts.size(); k++) {
+          cs.addObject().put("id", "prefill" + k).put("prompt", longPrompts.get(k)).put("nPredict", 1).put("ignoreEos", true);
+        }
         cs.addObject().put("id", "decode1").put("prompt", prompts.get(0)).put("nPredict", 1).put("ignoreEos", true);
         cs.addObject().put("id", "decodeN").put("prompt", prompts.get(0)).put("nPredict", DECODE_TOKENS + 1).put("ignoreEos", true);
       }
       for (int i = 0; i < n; i++) {
         cs.addObject().put("id", "sheet" + i).put("prompt", prompts.get(i)).put("nPredict", 256).put("grammar", grammar);
       }
-      peer.add(runChild(om, job, work, t, o));
+      // The slot's prompt cache on: the first question meets a cache holding another prompt, the
+      // second finds the document in it. Time to first token: a one-token completion.
+      for (int d = 0; d < docPrompts.size(); d++) {
+        cs.addObject().put("id", "docCold" + d).put("prompt", docPrompts.get(d)[0]).put("nPredict", 1).put("cachePrompt", true);
+        cs.addObject().put("id", "docWarm" + d).put("prompt", docPrompts.get(d)[1]).put("nPredict", 1).put("cachePrompt", true);
+      }
+      peer.add(runChild(om, job, work, "" + t, o));
+    }
+    // Throughput: P sheets at once (names cycled), llama.cpp with P slots and P client threads.
+    List<List<String>> waves = new ArrayList<>();
+    List<List<JsonNode>> peerWaves = new ArrayList<>();
+    for (int p : parallel) {
+      List<String> wave = new ArrayList<>();
+      for (int i = 0; i < p; i++) {
+        wave.add(BenchData.characterPrompt(names.get(i % names.size())));
+      }
+      waves.add(wave);
+      List<JsonNode> byThreads = new ArrayList<>();
+      for (int t : threads) {
+        ObjectNode job = om.createObjectNode();
+        job.put("gguf", gguf.toString());
+        job.put("threads", t);
+        job.put("parallel", p);
+        job.put("ctx", p * 512);
+        ObjectNode conc = job.putObject("concurrent");
+        wave.forEach(conc.putArray("prompts")::add);
+        conc.put("grammar", grammar);
+        conc.put("nPredict", 256);
+        byThreads.add(runChild(om, job, work, t + "-p" + p, o));
+      }
+      peerWaves.add(byThreads);
     }
 
     // Leap.
-    LeapSide leap = leapSide(dir, prompts, longPrompt, regex);
+    LeapSide leap = leapSide(dir, prompts, longPrompts, regex, waves, docPrompts);
 
     // Same ids?
     int sameIds = 0;
     List<String> idDiffs = new ArrayList<>();
     JsonNode ref = peer.get(0).path("tokens");
     List<String> all = new ArrayList<>(prompts);
-    all.add(longPrompt);
+    all.addAll(longPrompts);
+    docPrompts.forEach(d -> all.add(d[0]));
     for (int i = 0; i < all.size(); i++) {
       int[] ours = tok.encode(all.get(i));
       int[] theirs = om.convertValue(ref.get(i), int[].class);
@@ -155,8 +226,9 @@ public final class PeersCommand implements Callable<Integer> {
         idDiffs.add("prompt " + i + ": Leap " + ours.length + " ids, llama.cpp " + theirs.length);
       }
     }
-    o.printf("%nprompts tokenized to the same ids by both engines: %d of %d (the long prompt: %d tokens)%n", sameIds, all.size(),
-        tok.encode(longPrompt).length);
+    o.printf("%nprompts tokenized to the same ids by both engines: %d of %d (long prompts: %s tokens; documents' prompts: %s"
+        + " tokens)%n", sameIds, all.size(), longPrompts.stream().map(lp -> "" + tok.encode(lp).length).toList(),
+        docPrompts.stream().map(d -> "" + tok.encode(d[0]).length).toList());
     idDiffs.forEach(d -> o.println("  " + d));
 
     ObjectNode json = om.createObjectNode();
@@ -173,8 +245,15 @@ public final class PeersCommand implements Callable<Integer> {
     o.println("|---|---:|---:|" + "---:|".repeat(threads.size()));
     StringBuilder decode = new StringBuilder(String.format(Locale.ROOT, "| decode time per token (ms) | %.2f | %.2f |",
         leap.decodeMsPerToken, leap.decodeMsPerToken));
-    StringBuilder prefill = new StringBuilder(String.format(Locale.ROOT, "| prefill of %d tokens (ms) | %.0f | %.0f |",
-        leap.prefillTokens, leap.prefillMs, leap.prefillMs));
+    StringBuilder[] prefill = new StringBuilder[longPrompts.size()];
+    for (int k = 0; k < prefill.length; k++) {
+      prefill[k] = new StringBuilder(String.format(Locale.ROOT, "| prefill of %d tokens (ms) | %.0f | %.0f |",
+          leap.prefillTokens[k], leap.prefillMs[k], leap.prefillMs[k]));
+    }
+    StringBuilder ttftCold = new StringBuilder(String.format(Locale.ROOT, "| long document, time to first token, nothing cached"
+        + " (ms, median of %d) | %.0f | %.0f |", docPrompts.size(), median(leap.docColdMs), median(leap.docColdMs)));
+    StringBuilder ttftWarm = new StringBuilder(String.format(Locale.ROOT, "| long document, time to first token, document"
+        + " cached (ms) | %.0f | %.0f |", median(leap.docWarmMs), median(leap.docWarmMs)));
     StringBuilder sheet = new StringBuilder(String.format(Locale.ROOT, "| character sheet latency p50 (ms) | %.0f | %.0f |",
         median(leap.jfMs), median(leap.tbtMs)));
     StringBuilder agree = new StringBuilder(String.format(Locale.ROOT, "| sheets equal to llama.cpp's (1st column) | %d of %d | %d of %d |",
@@ -185,15 +264,31 @@ public final class PeersCommand implements Callable<Integer> {
     List<String> diffs = new ArrayList<>();
     for (int k = 0; k < threads.size(); k++) {
       JsonNode r = peer.get(k);
-      List<Double> pre = new ArrayList<>();
+      List<List<Double>> pre = new ArrayList<>();
+      for (int q = 0; q < longPrompts.size(); q++) {
+        pre.add(new ArrayList<>());
+      }
+      List<Double> cold = new ArrayList<>();
+      List<Double> warm = new ArrayList<>();
+      int docFirstEqual = 0;
       List<Double> d1 = new ArrayList<>();
       List<Double> dn = new ArrayList<>();
       List<Double> sheets = new ArrayList<>();
       for (JsonNode c : r.path("completions")) {
         String id = c.path("id").asText();
         double ms = c.path("ms").asDouble();
+        if (id.startsWith("prefill")) {
+          pre.get(Integer.parseInt(id.substring(7))).add(ms);
+          continue;
+        }
+        if (id.startsWith("docCold") || id.startsWith("docWarm")) {
+          int d = Integer.parseInt(id.substring(7));
+          (id.startsWith("docCold") ? cold : warm).add(ms);
+          String first = id.startsWith("docCold") ? leap.docColdText.get(d) : leap.docWarmText.get(d);
+          docFirstEqual += c.path("text").asText().equals(first) ? 1 : 0;
+          continue;
+        }
         switch (id) {
-          case "prefill" -> pre.add(ms);
           case "decode1" -> d1.add(ms);
           case "decodeN" -> dn.add(ms);
           default -> {
@@ -213,13 +308,21 @@ public final class PeersCommand implements Callable<Integer> {
       }
       double perToken = (median(dn) - median(d1)) / DECODE_TOKENS;
       decode.append(String.format(Locale.ROOT, " %.2f |", perToken));
-      prefill.append(String.format(Locale.ROOT, " %.0f |", median(pre)));
+      for (int q = 0; q < prefill.length; q++) {
+        prefill[q].append(String.format(Locale.ROOT, " %.0f |", median(pre.get(q))));
+      }
+      ttftCold.append(String.format(Locale.ROOT, " %.0f |", median(cold)));
+      ttftWarm.append(String.format(Locale.ROOT, " %.0f |", median(warm)));
       sheet.append(String.format(Locale.ROOT, " %.0f |", sheets.isEmpty() ? Double.NaN : median(sheets)));
       agree.append(String.format(Locale.ROOT, " %d of %d |", jfEq[k], n));
       ObjectNode pj = peersJson.addObject();
       pj.put("threads", threads.get(k));
       pj.put("decodeMsPerToken", perToken);
-      pj.put("prefillMs", median(pre));
+      ArrayNode pms = pj.putArray("prefillMs");
+      pre.forEach(l -> pms.add(median(l)));
+      pj.put("docTtftColdMs", median(cold));
+      pj.put("docTtftWarmMs", median(warm));
+      pj.put("docFirstTokensEqualToLeap", docFirstEqual);
       pj.put("sheetLatencyMsP50", sheets.isEmpty() ? Double.NaN : median(sheets));
       pj.put("sheetsEqualToLeapJumpForward", jfEq[k]);
       pj.put("sheetsEqualToLeapTokenByToken", tbtEq[k]);
@@ -231,9 +334,69 @@ public final class PeersCommand implements Callable<Integer> {
       agree.append(k == 0 ? " |" : String.format(Locale.ROOT, " %d of %d equal to Leap jump-forward |", jfEq[k], n));
     }
     o.println(decode);
-    o.println(prefill);
+    for (StringBuilder pb : prefill) {
+      o.println(pb);
+    }
     o.println(sheet);
     o.println(agree);
+    if (!docPrompts.isEmpty()) {
+      o.println(ttftCold);
+      o.println(ttftWarm);
+    }
+    if (!docPrompts.isEmpty()) {
+      o.printf(Locale.ROOT, "%nLeap's long-document prompts: %.0f tokens, %.0f of them cached for the second question (median);"
+        + " first tokens equal to llama.cpp's (%d threads): %d of %d%n", median(leap.docPromptTokens), median(leap.docCachedTokens),
+        threads.get(0), docEqual(peer.get(0), leap), 2 * docPrompts.size());
+    }
+    // Throughput rows.
+    if (!parallel.isEmpty()) {
+      o.println();
+      o.println("| throughput, sheets at once | Leap jump-forward | Leap token-by-token | " + String.join(" | ",
+          threads.stream().map(t -> "llama.cpp " + t + " thread" + (t == 1 ? "" : "s")).toList()) + " |");
+      o.println("|---|---:|---:|" + "---:|".repeat(threads.size()));
+      ArrayNode tj = json.putArray("throughput");
+      for (int w = 0; w < parallel.size(); w++) {
+        int p = parallel.get(w);
+        List<String> wave = waves.get(w);
+        LeapSide.Wave lw = leap.waves.get(w);
+        StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| parallel %d: output tokens/s | %.0f | %.0f |", p,
+            lw.jfTokens / lw.jfMs * 1000, lw.tbtTokens / lw.tbtMs * 1000));
+        // Outputs compared with llama.cpp's of the same wave (first thread count), prompt by prompt.
+        JsonNode ref0 = peerWaves.get(w).get(0).path("concurrent").path("texts");
+        List<String> refTexts = new ArrayList<>();
+        ref0.forEach(tx -> refTexts.add(tx.asText()));
+        StringBuilder eq = new StringBuilder(String.format(Locale.ROOT, "| parallel %d: sheets equal to llama.cpp's (%d thread%s)"
+            + " | %d of %d | %d of %d |", p, threads.get(0), threads.get(0) == 1 ? "" : "s", equal(lw.jfTexts, refTexts), p,
+            equal(lw.tbtTexts, refTexts), p));
+        ObjectNode wj = tj.addObject();
+        wj.put("parallel", p);
+        wj.put("leapJumpForwardTokensPerSec", lw.jfTokens / lw.jfMs * 1000);
+        wj.put("leapTokenByTokenTokensPerSec", lw.tbtTokens / lw.tbtMs * 1000);
+        wj.put("leapJumpForwardPassesPerRequest", lw.jfPasses);
+        wj.put("leapTokenByTokenPassesPerRequest", lw.tbtPasses);
+        ArrayNode lj = wj.putArray("llamaCpp");
+        for (int k = 0; k < threads.size(); k++) {
+          JsonNode r = peerWaves.get(w).get(k).path("concurrent");
+          if (r.isMissingNode()) {
+            row.append(" (no result) |");
+            eq.append(" |");
+            continue;
+          }
+          long tokens = 0;
+          List<String> texts = new ArrayList<>();
+          for (JsonNode tx : r.path("texts")) {
+            texts.add(tx.asText());
+            tokens += tok.encode(tx.asText()).length;
+          }
+          double tps = tokens / r.path("wallMs").asDouble() * 1000;
+          row.append(String.format(Locale.ROOT, " %.0f |", tps));
+          eq.append(k == 0 ? " |" : String.format(Locale.ROOT, " %d of %d |", equal(texts, refTexts), p));
+          lj.addObject().put("threads", threads.get(k)).put("tokensPerSec", tps).put("wallMs", r.path("wallMs").asDouble());
+        }
+        o.println(row);
+        o.println(eq);
+      }
+    }
     o.printf(Locale.ROOT, "%nLeap: dtype %s, %d PyTorch thread%s; forward passes per sheet %.1f jump-forward, %.1f token-by-token%n",
         leap.dtype, leap.threads, leap.threads == 1 ? "" : "s", leap.jfPasses, leap.tbtPasses);
     if (!diffs.isEmpty()) {
@@ -241,7 +404,12 @@ public final class PeersCommand implements Callable<Integer> {
       diffs.forEach(d -> o.println("  " + d));
     }
     json.put("leapDecodeMsPerToken", leap.decodeMsPerToken);
-    json.put("leapPrefillMs", leap.prefillMs);
+    ArrayNode lp = json.putArray("leapPrefillMs");
+    for (double v : leap.prefillMs) {
+      lp.add(v);
+    }
+    json.put("leapDocTtftColdMs", median(leap.docColdMs));
+    json.put("leapDocTtftWarmMs", median(leap.docWarmMs));
     json.put("leapJumpForwardLatencyMsP50", median(leap.jfMs));
     json.put("leapTokenByTokenLatencyMsP50", median(leap.tbtMs));
     ArrayNode dj = json.putArray("differences");
@@ -278,26 +446,50 @@ public final class PeersCommand implements Callable<Integer> {
     return dir;
   }
 
-  /** A held-out city article cut to about {@value #PREFILL_TOKENS} tokens. */
-  private static String longPrompt(Tokenizer tok) {
+  /** A held-out city article cut to about {@code tokens} tokens. */
+  private static String longPrompt(Tokenizer tok, int tokens) {
     long seed = City.EVAL_SEED_BASE + 7;
-    String doc = CityDocument.text(City.of(seed), seed, PREFILL_TOKENS + 200, tok);
+    String doc = CityDocument.text(City.of(seed), seed, tokens + 200, tok);
     int[] ids = tok.encode(doc);
-    String cut = tok.decode(Arrays.copyOf(ids, Math.min(ids.length, PREFILL_TOKENS)));
+    String cut = tok.decode(Arrays.copyOf(ids, Math.min(ids.length, tokens)));
     return cut;
   }
 
-  private JsonNode runChild(ObjectMapper om, ObjectNode job, Path work, int threadCount, PrintWriter o)
+  /** How many texts are equal position by position. */
+  private static int equal(List<String> a, List<String> b) {
+    int eq = 0;
+    for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+      eq += a.get(i).equals(b.get(i)) ? 1 : 0;
+    }
+    return eq;
+  }
+
+  private static int docEqual(JsonNode peer, LeapSide leap) {
+    int eq = 0;
+    for (JsonNode c : peer.path("completions")) {
+      String id = c.path("id").asText();
+      if (id.startsWith("docCold") || id.startsWith("docWarm")) {
+        int d = Integer.parseInt(id.substring(7));
+        String first = id.startsWith("docCold") ? leap.docColdText.get(d) : leap.docWarmText.get(d);
+        eq += c.path("text").asText().equals(first) ? 1 : 0;
+      }
+    }
+    return eq;
+  }
+
+  private JsonNode runChild(ObjectMapper om, ObjectNode job, Path work, String label, PrintWriter o)
       throws IOException, InterruptedException {
-    Path jobFile = work.resolve("peers-job-" + threadCount + ".json");
-    Path resultFile = work.resolve("peers-llamacpp-" + threadCount + ".json");
-    Path log = work.resolve("peers-llamacpp-" + threadCount + ".log");
+    int threadCount = job.path("threads").asInt();
+    Path jobFile = work.resolve("peers-job-" + label + ".json");
+    Path resultFile = work.resolve("peers-llamacpp-" + label + ".json");
+    Path log = work.resolve("peers-llamacpp-" + label + ".log");
     Files.deleteIfExists(resultFile);
     om.writeValue(jobFile.toFile(), job);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), LlamaCppChild.class.getName(),
         jobFile.toString(), resultFile.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
-    o.printf("llama.cpp, %d thread%s (child JVM, limit %d s; log %s) ...%n", threadCount, threadCount == 1 ? "" : "s", timeLimit, log);
+    o.printf("llama.cpp, %d thread%s, %d slot%s (child JVM, limit %d s; log %s) ...%n", threadCount, threadCount == 1 ? "" : "s",
+        job.path("parallel").asInt(1), job.path("parallel").asInt(1) == 1 ? "" : "s", timeLimit, log);
     o.flush();
     Process p = pb.start();
     if (!p.waitFor(timeLimit, TimeUnit.SECONDS)) {
@@ -306,6 +498,9 @@ public final class PeersCommand implements Callable<Integer> {
           threadCount == 1 ? "" : "s", timeLimit);
     }
     if (!Files.exists(resultFile)) {
+      if (job.has("concurrent")) {
+        return om.createObjectNode(); // a throughput run that did not finish: reported as such
+      }
       throw new IllegalStateException("llama.cpp (" + threadCount + " threads) wrote no results; see " + log);
     }
     return om.readTree(resultFile.toFile());
@@ -315,8 +510,26 @@ public final class PeersCommand implements Callable<Integer> {
     String dtype;
     int threads;
     double decodeMsPerToken;
-    double prefillMs;
-    int prefillTokens;
+    double[] prefillMs;
+    int[] prefillTokens;
+    final List<Double> docColdMs = new ArrayList<>();
+    final List<Double> docWarmMs = new ArrayList<>();
+    final List<String> docColdText = new ArrayList<>();
+    final List<String> docWarmText = new ArrayList<>();
+    final List<Double> docPromptTokens = new ArrayList<>();
+    final List<Double> docCachedTokens = new ArrayList<>();
+    final List<Wave> waves = new ArrayList<>();
+
+    static final class Wave {
+      double jfMs;
+      double tbtMs;
+      long jfTokens;
+      long tbtTokens;
+      double jfPasses;
+      double tbtPasses;
+      List<String> jfTexts = new ArrayList<>();
+      List<String> tbtTexts = new ArrayList<>();
+    }
     final List<Double> jfMs = new ArrayList<>();
     final List<Double> tbtMs = new ArrayList<>();
     final List<String> jfTexts = new ArrayList<>();
@@ -325,10 +538,11 @@ public final class PeersCommand implements Callable<Integer> {
     double tbtPasses;
   }
 
-  private LeapSide leapSide(Path dir, List<String> prompts, String longPrompt, String regex) {
+  private LeapSide leapSide(Path dir, List<String> prompts, List<String> longPrompts, String regex, List<List<String>> waves,
+      List<String[]> docPrompts) {
     LeapSide s = new LeapSide();
     // The model alone: greedy decode steps at batch 1, and the long prompt's prefill in 512-token chunks.
-    try (LlamaModel m = LlamaModel.load(dir, ai.djl.Device.cpu(), 4096, dtype)) {
+    try (LlamaModel m = LlamaModel.load(dir, ai.djl.Device.cpu(), 4096, dtype, LlamaModel.CpuF32Weights.parse(cpuF32Weights))) {
       s.dtype = m.precision().label();
       s.threads = JniUtils.getNumThreads(); // after the engine is up
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
@@ -348,23 +562,26 @@ public final class PeersCommand implements Callable<Integer> {
         per.add((System.nanoTime() - t0) / 1e6 / DECODE_TOKENS);
       }
       s.decodeMsPerToken = median(per);
-      int[] ids = tok.encode(longPrompt);
-      s.prefillTokens = ids.length;
-      List<Double> pre = new ArrayList<>();
-      for (int rep = 0; rep < repeats; rep++) {
-        long t0 = System.nanoTime();
-        for (int from = 0; from < ids.length; from += 512) {
-          int to = Math.min(ids.length, from + 512);
-          greedy(m, new LlamaModel.SequenceInput(Arrays.copyOfRange(ids, from, to), from, slots,
-              Arrays.copyOfRange(slots, from, to), false));
+      s.prefillMs = new double[longPrompts.size()];
+      s.prefillTokens = new int[longPrompts.size()];
+      for (int k = 0; k < longPrompts.size(); k++) {
+        int[] ids = tok.encode(longPrompts.get(k));
+        s.prefillTokens[k] = ids.length;
+        List<Double> pre = new ArrayList<>();
+        for (int rep = 0; rep < repeats; rep++) {
+          long t0 = System.nanoTime();
+          for (int from = 0; from < ids.length; from += 512) {
+            int to = Math.min(ids.length, from + 512);
+            greedy(m, new LlamaModel.SequenceInput(Arrays.copyOfRange(ids, from, to), from, slots,
+                Arrays.copyOfRange(slots, from, to), false));
+          }
+          pre.add((System.nanoTime() - t0) / 1e6);
         }
-        pre.add((System.nanoTime() - t0) / 1e6);
+        s.prefillMs[k] = median(pre);
       }
-      s.prefillMs = median(pre);
     }
     SamplingParams params = SamplingParams.builder().maxTokens(256).build();
-    try (LeapRuntime jf = LeapRuntime.builder().setModelDir(dir).optDtype(dtype).build();
-        LeapRuntime tbt = LeapRuntime.builder().setModelDir(dir).optDtype(dtype).optJumpForward(false).build()) {
+    try (LeapRuntime jf = runtime(dir, true); LeapRuntime tbt = runtime(dir, false)) {
       jf.generate(prompts.get(0), Constraint.regex(regex), params);
       tbt.generate(prompts.get(0), Constraint.regex(regex), params);
       double jfPasses = 0;
@@ -384,8 +601,70 @@ public final class PeersCommand implements Callable<Integer> {
       }
       s.jfPasses = jfPasses / prompts.size();
       s.tbtPasses = tbtPasses / prompts.size();
+      // Throughput: each wave submitted at once, continuous batching.
+      Tokenizer tok = jf.tokenizer();
+      for (List<String> wave : waves) {
+        LeapSide.Wave w = new LeapSide.Wave();
+        for (boolean jump : new boolean[] {true, false}) {
+          LeapRuntime rt = jump ? jf : tbt;
+          List<dev.leap.runtime.GenerationRequest> reqs = new ArrayList<>();
+          wave.forEach(p -> reqs.add(dev.leap.runtime.GenerationRequest.of(p, Constraint.regex(regex), params)));
+          long t0 = System.nanoTime();
+          List<Generation> gs = rt.generateAll(reqs);
+          double ms = (System.nanoTime() - t0) / 1e6;
+          long tokens = 0;
+          double passes = 0;
+          List<String> texts = new ArrayList<>();
+          for (Generation g : gs) {
+            if (g.isError()) {
+              throw new IllegalStateException("a Leap request failed: " + g.error());
+            }
+            texts.add(g.text());
+            tokens += tok.encode(g.text()).length;
+            passes += g.stats().forwardPasses();
+          }
+          if (jump) {
+            w.jfMs = ms;
+            w.jfTokens = tokens;
+            w.jfTexts = texts;
+            w.jfPasses = passes / gs.size();
+          } else {
+            w.tbtMs = ms;
+            w.tbtTokens = tokens;
+            w.tbtTexts = texts;
+            w.tbtPasses = passes / gs.size();
+          }
+        }
+        s.waves.add(w);
+      }
+    }
+    // Long documents: time to first token (a one-token greedy completion), the second question's
+    // prompt finding the document in the radix cache.
+    if (!docPrompts.isEmpty()) {
+      try (LeapRuntime rt = runtime(dir, true)) {
+        SamplingParams one = SamplingParams.builder().maxTokens(1).build();
+        rt.generate("warm-up", Constraint.none(), one);
+        for (String[] d : docPrompts) {
+          Generation cold = rt.generate(d[0], Constraint.none(), one);
+          Generation warm = rt.generate(d[1], Constraint.none(), one);
+          if (cold.isError() || warm.isError()) {
+            throw new IllegalStateException("a Leap request failed: " + (cold.isError() ? cold.error() : warm.error()));
+          }
+          s.docColdMs.add(cold.stats().timeToFirstTokenMs());
+          s.docWarmMs.add(warm.stats().timeToFirstTokenMs());
+          s.docColdText.add(cold.text());
+          s.docWarmText.add(warm.text());
+          s.docPromptTokens.add((double) warm.stats().promptTokens());
+          s.docCachedTokens.add((double) warm.stats().cachedPromptTokens());
+        }
+      }
     }
     return s;
+  }
+
+  private LeapRuntime runtime(Path dir, boolean jump) {
+    return LeapRuntime.builder().setModelDir(dir).optDtype(dtype).optJumpForward(jump).optKvCapacity(16_384)
+        .optMaxBatch(256).optSparseLogitsLimit(sparseLogitsLimit).optCpuF32Weights(cpuF32Weights).build();
   }
 
   private static int greedy(LlamaModel m, LlamaModel.SequenceInput in) {

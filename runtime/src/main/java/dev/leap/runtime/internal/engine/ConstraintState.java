@@ -26,6 +26,12 @@ interface ConstraintState {
    */
   NDArray disallowedMask(NDManager step);
 
+  /**
+   * The tokens allowed from here as a bit set over the tokenizer's ids (bit i of word i / 64 = token
+   * i), shared: the caller never changes it. Ids at or past the model's vocabulary are never sampled.
+   */
+  long[] allowedWords();
+
   /** Whether the output may end here (EOS is allowed). */
   boolean canStop();
 

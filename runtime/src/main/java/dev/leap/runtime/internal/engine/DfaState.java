@@ -32,6 +32,11 @@ final class DfaState extends AutomatonState {
   }
 
   @Override
+  public long[] allowedWords() {
+    return c.index.allowed(state());
+  }
+
+  @Override
   public byte[] forcedBytes() {
     return c.fsm.jumpBytes(state());
   }

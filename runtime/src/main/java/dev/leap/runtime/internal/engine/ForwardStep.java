@@ -36,6 +36,70 @@ final class ForwardStep {
   private final NDManager manager;
   private final int prefillChunk;
   private long passes;
+  private long sparseSteps;
+  /**
+   * Projection rows of recent allowed-token sets ({@link LlamaModel#headRows}), least recently used
+   * first: a constraint's states come back step after step, so the gather is paid once per state.
+   * Bounded by {@link #HEAD_CACHE_BYTES} and {@link #HEAD_CACHE_ENTRIES}.
+   */
+  private final java.util.LinkedHashMap<Key, Cached> headCache = new java.util.LinkedHashMap<>(16, 0.75f, true);
+  private long headCacheBytes;
+  static final long HEAD_CACHE_BYTES = 64L << 20;
+  static final int HEAD_CACHE_ENTRIES = 256;
+
+  /** An allowed-token set (bit set over token ids) as a map key. */
+  private record Key(long[] words, int hash) {
+    Key(long[] words) {
+      this(words, Arrays.hashCode(words));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key k && k.hash == hash && Arrays.equals(k.words, words);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+  }
+
+  /**
+   * Cached projection rows and the token id of each column; {@code wide}: the same rows in float32
+   * (CPU copies), made when a step of 8+ rows first needs them.
+   */
+  private static final class Cached {
+    final NDManager scope;
+    final NDArray rows;
+    final int[] ids;
+    final long[] longIds;
+    long bytes;
+    NDArray wide;
+
+    Cached(NDManager scope, NDArray rows, int[] ids, long[] longIds, long bytes) {
+      this.scope = scope;
+      this.rows = rows;
+      this.ids = ids;
+      this.longIds = longIds;
+      this.bytes = bytes;
+    }
+
+    NDArray rows() {
+      return rows;
+    }
+
+    int[] ids() {
+      return ids;
+    }
+
+    long bytes() {
+      return bytes;
+    }
+
+    NDManager scope() {
+      return scope;
+    }
+  }
 
   ForwardStep(LlamaModel model, KvLedger ledger, NDManager manager, int prefillChunk) {
     this.model = model;
@@ -47,6 +111,159 @@ final class ForwardStep {
   /** Forward passes run so far. */
   long passes() {
     return passes;
+  }
+
+  /** Passes whose tokens were sampled from the allowed tokens' logits alone (tests, stats). */
+  long sparseSteps() {
+    return sparseSteps;
+  }
+
+  /**
+   * The union of the sampled rows' allowed sets ({@code words} past the model's vocabulary cleared),
+   * or null when it has more than {@code limit} tokens.
+   */
+  private long[] union(long[][] allowed, boolean[] sample, int limit) {
+    int vocab = model.config().vocabSize();
+    int len = 0;
+    for (int i = 0; i < allowed.length; i++) {
+      if (sample[i]) {
+        len = Math.max(len, allowed[i].length);
+      }
+    }
+    len = Math.min(len, (vocab + 63) >>> 6);
+    long[] u = new long[len];
+    for (int i = 0; i < allowed.length; i++) {
+      if (sample[i]) {
+        long[] w = allowed[i];
+        for (int j = 0; j < Math.min(len, w.length); j++) {
+          u[j] |= w[j];
+        }
+      }
+    }
+    if ((vocab & 63) != 0 && len == (vocab + 63) >>> 6) {
+      u[len - 1] &= (1L << (vocab & 63)) - 1; // ids past the model's vocabulary are never sampled
+    }
+    int count = 0;
+    for (long w : u) {
+      count += Long.bitCount(w);
+    }
+    return count == 0 || count > limit ? null : u;
+  }
+
+  /**
+   * Samples every row from the logits of the union's tokens alone: the other tokens are disallowed
+   * in every row, so their -inf logits take no part in an argmax or a softmax; a row allowing less
+   * than the union masks the rest of it. Ids are ascending in the union, so ties break toward the
+   * lower id as over the whole vocabulary.
+   */
+  private int[] sampleSparse(NDManager stepManager, NDArray hidden, List<Sequence> batch, boolean[] sample,
+      long[][] allowed, String[] failed, long[] union) {
+    Cached c = headRows(union);
+    int b0 = (int) hidden.getShape().get(0);
+    if (c.wide == null && model.widensProduct(b0)) {
+      c.wide = model.headRowsWide(c.scope, c.longIds);
+      if (c.wide != null) {
+        long more = (long) c.ids.length * model.config().hiddenSize() * 4;
+        c.bytes += more;
+        headCacheBytes += more;
+      }
+    }
+    NDArray logits = model.logits(hidden, c.rows(), c.wide);
+    int b = batch.size();
+    Sampler.Row[] rows = new Sampler.Row[b];
+    for (int i = 0; i < b; i++) {
+      if (sample[i] && failed[i] == null) {
+        Sequence s = batch.get(i);
+        rows[i] = new Sampler.Row(null, s.request.params(), s.rng);
+      }
+    }
+    return sampleAllowed(stepManager, logits, c.ids(), union, allowed, rows);
+  }
+
+  /**
+   * One token id per row from {@code logits} {@code [rows, k]}, the logits of the tokens {@code ids}
+   * (ascending: the bits of {@code union}) alone; a row allowing fewer tokens ({@code allowed[i]}, a
+   * bit set) gets a mask over the rest of the union. {@code rows[i]} null: no token ({@code -1}).
+   * Chooses what {@link Sampler#sample} would over the whole vocabulary with each row's mask.
+   */
+  static int[] sampleAllowed(NDManager stepManager, NDArray logits, int[] ids, long[] union, long[][] allowed,
+      Sampler.Row[] rows) {
+    int b = rows.length;
+    int k = ids.length;
+    Sampler.Row[] masked = new Sampler.Row[b];
+    for (int i = 0; i < b; i++) {
+      if (rows[i] == null) {
+        continue;
+      }
+      NDArray mask = null;
+      if (!sameSet(allowed[i], union)) {
+        boolean[] disallowed = new boolean[k];
+        long[] w = allowed[i];
+        for (int j = 0; j < k; j++) {
+          int id = ids[j];
+          disallowed[j] = (id >>> 6) >= w.length || (w[id >>> 6] & (1L << id)) == 0;
+        }
+        mask = stepManager.create(disallowed);
+      }
+      masked[i] = new Sampler.Row(mask, rows[i].params(), rows[i].rng());
+    }
+    int[] chosen = sampleRows(stepManager, logits, masked);
+    for (int i = 0; i < b; i++) {
+      if (chosen[i] >= 0) {
+        chosen[i] = ids[chosen[i]];
+      }
+    }
+    return chosen;
+  }
+
+  /** Whether the bit set {@code w} holds exactly the tokens of {@code union} (w may be longer, with zeros past it). */
+  static boolean sameSet(long[] w, long[] union) {
+    for (int j = 0; j < union.length; j++) {
+      if ((j < w.length ? w[j] : 0) != union[j]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The projection rows of {@code union}'s tokens, from the cache or gathered (and cached). */
+  private Cached headRows(long[] union) {
+    Key key = new Key(union);
+    Cached c = headCache.get(key);
+    if (c != null) {
+      return c;
+    }
+    int k = 0;
+    for (long w : union) {
+      k += Long.bitCount(w);
+    }
+    int[] ids = new int[k];
+    long[] longIds = new long[k];
+    int j = 0;
+    for (int wi = 0; wi < union.length; wi++) {
+      for (long bits = union[wi]; bits != 0; bits &= bits - 1) {
+        ids[j] = (wi << 6) + Long.numberOfTrailingZeros(bits);
+        longIds[j] = ids[j];
+        j++;
+      }
+    }
+    NDManager scope = manager.newSubManager();
+    NDArray rows = model.headRows(scope, longIds);
+    long bytes = (long) k * model.config().hiddenSize() * model.precision().width();
+    c = new Cached(scope, rows, ids, longIds, bytes);
+    headCache.put(key, c);
+    headCacheBytes += bytes;
+    var it = headCache.entrySet().iterator();
+    while ((headCacheBytes > HEAD_CACHE_BYTES || headCache.size() > HEAD_CACHE_ENTRIES) && it.hasNext()) {
+      Cached old = it.next().getValue();
+      if (old == c) {
+        break;
+      }
+      it.remove();
+      headCacheBytes -= old.bytes();
+      old.scope().close();
+    }
+    return c;
   }
 
   /**
@@ -75,9 +292,9 @@ final class ForwardStep {
     boolean[] partial = new boolean[b];
     String[] failed = new String[b];
     try (NDManager stepManager = manager.newSubManager()) {
-      NDArray logits;
+      NDArray hidden;
       try {
-        logits = model.forward(stepManager, inputs);
+        hidden = model.hidden(stepManager, inputs);
       } catch (RuntimeException e) {
         for (int i = 0; i < b; i++) {
           ledger.release(batch.get(i), newSlots.get(i));
@@ -85,7 +302,11 @@ final class ForwardStep {
         throw e;
       }
       passes++;
-      Sampler.Row[] rows = new Sampler.Row[b];
+      boolean[] sample = new boolean[b];
+      long[][] allowed = new long[b][];
+      int limit = model.sparseLogitsLimit();
+      boolean sparse = limit > 0;
+      int sampled = 0;
       for (int i = 0; i < b; i++) {
         Sequence s = batch.get(i);
         s.slots.addElements(s.slots.size(), newSlots.get(i));
@@ -95,21 +316,52 @@ final class ForwardStep {
           partial[i] = true; // a chunk of a longer prefill: its logits are not the next token's
           continue;
         }
-        NDArray mask = null;
         if (s.constraint != null) {
           try {
-            if (s.constraint.allowedCount() == 0) {
+            int count = s.constraint.allowedCount();
+            if (count == 0) {
               continue; // no row: no token can continue
             }
-            mask = s.constraint.disallowedMask(stepManager);
+            if (sparse && count <= limit) {
+              allowed[i] = s.constraint.allowedWords();
+            } else {
+              sparse = false;
+            }
           } catch (ConstraintException e) {
             failed[i] = e.getMessage(); // a grammar's work limit: this request ends, the batch goes on
             continue;
           }
+        } else {
+          sparse = false;
         }
-        rows[i] = new Sampler.Row(mask, s.request.params(), s.rng);
+        sample[i] = true;
+        sampled++;
       }
-      chosen = sampleRows(stepManager, logits, rows);
+      long[] union = sparse && sampled > 0 ? union(allowed, sample, limit) : null;
+      if (union != null) {
+        chosen = sampleSparse(stepManager, hidden, batch, sample, allowed, failed, union);
+      } else {
+        NDArray logits = model.logits(hidden);
+        Sampler.Row[] rows = new Sampler.Row[b];
+        for (int i = 0; i < b; i++) {
+          if (!sample[i]) {
+            continue;
+          }
+          Sequence s = batch.get(i);
+          NDArray mask = null;
+          if (s.constraint != null) {
+            try {
+              mask = s.constraint.disallowedMask(stepManager);
+            } catch (ConstraintException e) {
+              failed[i] = e.getMessage();
+              continue;
+            }
+          }
+          rows[i] = new Sampler.Row(mask, s.request.params(), s.rng);
+        }
+        chosen = sampleRows(stepManager, logits, rows);
+      }
+      sparseSteps += union != null ? 1 : 0;
     }
     List<Result> out = new ArrayList<>(b);
     for (int i = 0; i < b; i++) {
@@ -155,7 +407,7 @@ final class ForwardStep {
   }
 
   /** One token per row; {@code -1} where the row is null (nothing to sample). */
-  private static int[] sampleRows(NDManager stepManager, NDArray logits, Sampler.Row[] rows) {
+  static int[] sampleRows(NDManager stepManager, NDArray logits, Sampler.Row[] rows) {
     int b = rows.length;
     int valid = 0;
     for (Sampler.Row r : rows) {

@@ -37,6 +37,11 @@ final class GrammarState extends AutomatonState {
   }
 
   @Override
+  public long[] allowedWords() {
+    return m.allowed(state());
+  }
+
+  @Override
   public byte[] forcedBytes() {
     return m.forcedBytes(state());
   }

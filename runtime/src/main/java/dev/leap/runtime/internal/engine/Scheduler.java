@@ -243,6 +243,11 @@ public final class Scheduler implements AutoCloseable {
     return forward.passes();
   }
 
+  /** Forward passes whose tokens were sampled from the allowed tokens' logits alone. */
+  public long sparseLogitsPasses() {
+    return forward.sparseSteps();
+  }
+
   /** Requests in the running batch (as of the scheduler's last iteration). */
   public int runningRequests() {
     return runningCount;

@@ -70,7 +70,11 @@ public final class LlamaModel implements AutoCloseable {
   private final NDManager manager;
   private final KvPool pool;
   private final NDArray embed;
+  /** The vocabulary projection's rows {@code [vocab, hidden]} (the embedding when tied). */
+  private final NDArray head;
   private final NDArray lmHeadT;
+  /** {@link #lmHeadT} in float32 when {@link #wideCopies}, else null. */
+  private final NDArray lmHeadTWide;
   private final NDArray finalNorm;
   private final Layer[] layers;
   private final NDArray ropeCos;
@@ -86,6 +90,49 @@ public final class LlamaModel implements AutoCloseable {
   private final boolean widenWideProducts;
   /** {@code [headDim, headDim]}: {@code x.matMul(rotateHalf)} is {@code [-x2, x1]}, RoPE's rotate-half in one op. */
   private final NDArray rotateHalf;
+  /**
+   * Float32 copies of the products' weights kept beside the narrow ones (CPU only, {@link
+   * CpuF32Weights}): products of {@link #WIDE_ROWS} rows or more read them instead of casting the
+   * narrow weight each pass.
+   */
+  private final boolean wideCopies;
+  /**
+   * Scalars as 0-d float32 tensors made once: DJL makes a tensor for every scalar operand (a
+   * {@code x.add(1e-5f)} costs about 4 times a tensor op's host time), and a pass has 22 of them.
+   */
+  private final NDArray epsScalar;
+  private final NDArray rsqrtPower;
+  private final NDArray scoreScale;
+  /** Constrained steps whose allowed tokens are at most this many compute only those logits (0: never). */
+  private volatile int sparseLogitsLimit = DEFAULT_SPARSE_LOGITS_LIMIT;
+
+  /**
+   * Allowed tokens up to which a constrained step computes only their logits ({@link #logits(NDArray,
+   * NDArray)}) instead of the whole vocabulary's. Measured on the demo model (F16, CPU, batch 1):
+   * gathering k rows of the projection costs about 0.2 µs per row and the product over all 50,257
+   * rows 1.3-3 ms, so a gathered set pays below about 5,000 rows (a cached one always).
+   */
+  public static final int DEFAULT_SPARSE_LOGITS_LIMIT = 4096;
+
+  /**
+   * Whether to keep float32 copies of the weights beside float16/bfloat16 ones on the CPU, where
+   * PyTorch has no fast narrow GEMM: {@code AUTO} keeps them when the copies (twice the narrow
+   * weights' bytes) fit in a quarter of the free physical memory; {@code ON} always (on the CPU);
+   * {@code OFF} never (products of 8+ rows then cast the weight every pass).
+   */
+  public enum CpuF32Weights {
+    AUTO, ON, OFF;
+
+    /** {@code auto}, {@code on} or {@code off}. */
+    public static CpuF32Weights parse(String s) {
+      return switch (s == null ? "auto" : s.toLowerCase(java.util.Locale.ROOT)) {
+        case "auto" -> AUTO;
+        case "on", "true" -> ON;
+        case "off", "false" -> OFF;
+        default -> throw new IllegalArgumentException("CPU float32 weight copies must be auto, on or off, got '" + s + "'");
+      };
+    }
+  }
 
   /**
    * Rows from which a narrow product with a layer weight is computed in float32 on the CPU: PyTorch
@@ -114,10 +161,14 @@ public final class LlamaModel implements AutoCloseable {
     NDArray kNorm;
     NDArray gateUpT;
     NDArray downT;
+    NDArray qkvTWide;
+    NDArray oTWide;
+    NDArray gateUpTWide;
+    NDArray downTWide;
   }
 
   private LlamaModel(ModelConfig config, Device device, NDManager manager, SafeTensors st, int kvCapacity,
-      Precision precision) {
+      Precision precision, CpuF32Weights f32Weights) {
     this.config = config;
     this.device = device;
     this.manager = manager;
@@ -133,6 +184,7 @@ public final class LlamaModel implements AutoCloseable {
     if (!config.tieWordEmbeddings() && !st.has("lm_head.weight")) {
       throw new IllegalArgumentException("tensor lm_head.weight is missing and tie_word_embeddings is false");
     }
+    this.head = head;
     this.lmHeadT = head.transpose();
     this.finalNorm = tensor(st, "model.norm.weight", h);
     this.layers = new Layer[config.numLayers()];
@@ -178,6 +230,42 @@ public final class LlamaModel implements AutoCloseable {
     }
     this.rotateHalf = cast(manager.create(rot, new Shape(hd, hd)));
     this.pool = new KvPool(manager, config.numLayers(), kvCapacity, config.numKvHeads(), hd, precision);
+    this.epsScalar = manager.create((float) config.rmsNormEps());
+    this.rsqrtPower = manager.create(-0.5f);
+    this.scoreScale = manager.create((float) (1.0 / Math.sqrt(hd)));
+    this.wideCopies = widenWideProducts && switch (f32Weights) {
+      case ON -> true;
+      case OFF -> false;
+      case AUTO -> 2 * narrowWeightBytes() <= freePhysicalBytes() / 4;
+    };
+    if (wideCopies) {
+      for (Layer l : layers) {
+        l.qkvTWide = l.qkvT.toType(DataType.FLOAT32, false);
+        l.oTWide = l.oT.toType(DataType.FLOAT32, false);
+        l.gateUpTWide = l.gateUpT.toType(DataType.FLOAT32, false);
+        l.downTWide = l.downT.toType(DataType.FLOAT32, false);
+      }
+      this.lmHeadTWide = lmHeadT.toType(DataType.FLOAT32, false);
+    } else {
+      this.lmHeadTWide = null;
+    }
+  }
+
+  /** Bytes of the products' narrow weights (what float32 copies double). */
+  private long narrowWeightBytes() {
+    long elems = lmHeadT.size();
+    for (Layer l : layers) {
+      elems += l.qkvT.size() + l.oT.size() + l.gateUpT.size() + l.downT.size();
+    }
+    return elems * precision.width();
+  }
+
+  private static long freePhysicalBytes() {
+    java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+      return sun.getFreeMemorySize();
+    }
+    return 0;
   }
 
   /**
@@ -193,6 +281,14 @@ public final class LlamaModel implements AutoCloseable {
    * = the checkpoint's, see {@link Precision#resolve}).
    */
   public static LlamaModel load(Path dir, Device device, int kvCapacity, String dtype) {
+    return load(dir, device, kvCapacity, dtype, CpuF32Weights.AUTO);
+  }
+
+  /**
+   * Loads a Hugging Face model directory onto {@code device} computing in {@code dtype}, with or
+   * without float32 copies of narrow weights on the CPU ({@link CpuF32Weights}).
+   */
+  public static LlamaModel load(Path dir, Device device, int kvCapacity, String dtype, CpuF32Weights f32Weights) {
     if (kvCapacity < 1) {
       throw new IllegalArgumentException("KV capacity must be >= 1 slot, got " + kvCapacity);
     }
@@ -201,7 +297,7 @@ public final class LlamaModel implements AutoCloseable {
       Precision precision = Precision.resolve(dtype, st.mainDtype(), device);
       NDManager manager = NDManager.newBaseManager(device);
       try {
-        return new LlamaModel(config, device, manager, st, kvCapacity, precision);
+        return new LlamaModel(config, device, manager, st, kvCapacity, precision, f32Weights);
       } catch (RuntimeException e) {
         manager.close();
         throw e;
@@ -261,6 +357,27 @@ public final class LlamaModel implements AutoCloseable {
     return pool;
   }
 
+  /** Whether float32 copies of the narrow weights are kept for wide products on the CPU ({@link CpuF32Weights}). */
+  public boolean hasF32WeightCopies() {
+    return wideCopies;
+  }
+
+  /**
+   * Constrained steps whose rows allow at most this many tokens altogether compute only those
+   * tokens' logits; 0 turns that off. Default {@value #DEFAULT_SPARSE_LOGITS_LIMIT}.
+   */
+  public int sparseLogitsLimit() {
+    return sparseLogitsLimit;
+  }
+
+  /** See {@link #sparseLogitsLimit()}. */
+  public void setSparseLogitsLimit(int tokens) {
+    if (tokens < 0) {
+      throw new IllegalArgumentException("the sparse logits limit must be >= 0, got " + tokens);
+    }
+    this.sparseLogitsLimit = tokens;
+  }
+
   /** The manager that owns weights and the pool (a parent for long-lived arrays such as masks). */
   public NDManager manager() {
     return manager;
@@ -274,6 +391,16 @@ public final class LlamaModel implements AutoCloseable {
    * {@code allLogits}, in batch order.
    */
   public NDArray forward(NDManager step, List<SequenceInput> batch) {
+    return logits(hidden(step, batch));
+  }
+
+  /**
+   * The forward pass up to the vocabulary projection: the final-normed hidden states {@code [rows,
+   * hidden]} (compute dtype, attached to {@code step}) of the rows {@link #forward} would return
+   * logits for, in the same order. {@link #logits(NDArray)} or {@link #logits(NDArray, NDArray)}
+   * finish it.
+   */
+  public NDArray hidden(NDManager step, List<SequenceInput> batch) {
     int b = batch.size();
     int n = 0;
     for (SequenceInput s : batch) {
@@ -341,8 +468,62 @@ public final class LlamaModel implements AutoCloseable {
       }
       sel = x.get(new NDIndex("{}", step.create(pick)));
     }
-    NDArray logits = linear(rmsNorm(sel, finalNorm), lmHeadT, rows >= WIDE_ROWS_VOCAB ? rows : 0);
-    return narrow ? logits.toType(DataType.FLOAT32, false) : logits;
+    return rmsNorm(sel, finalNorm);
+  }
+
+  /** The logits {@code [rows, vocab]} (float32) of {@link #hidden}'s rows over the whole vocabulary. */
+  public NDArray logits(NDArray hidden) {
+    long rows = hidden.getShape().get(0);
+    NDArray logits = wideCopies
+        ? linear(hidden, lmHeadT, lmHeadTWide, (int) rows, true)
+        : linear(hidden, lmHeadT, null, rows >= WIDE_ROWS_VOCAB ? (int) rows : 0, true);
+    return logits.getDataType() == DataType.FLOAT32 ? logits : logits.toType(DataType.FLOAT32, false);
+  }
+
+  /**
+   * The projection's rows of the tokens {@code ids} (ascending or not; each below the vocabulary
+   * size), gathered on the device and transposed to {@code [hidden, k]}, attached to {@code owner}: the
+   * second operand of {@link #logits(NDArray, NDArray)}, which a caller may keep for later steps.
+   */
+  public NDArray headRows(NDManager owner, long[] ids) {
+    NDArray idx = owner.create(ids);
+    NDArray rows = own(owner, head.get(new NDIndex("{}", idx)));
+    return rows.transpose();
+  }
+
+  /**
+   * {@link #headRows} from the float32 copy of the projection ({@link CpuF32Weights}), for products of
+   * {@link #WIDE_ROWS} rows or more; null without copies.
+   */
+  public NDArray headRowsWide(NDManager owner, long[] ids) {
+    if (!wideCopies) {
+      return null;
+    }
+    NDArray idx = owner.create(ids);
+    NDArray rows = own(owner, lmHeadTWide.transpose().get(new NDIndex("{}", idx)));
+    return rows.transpose();
+  }
+
+  /** Whether a product of {@code rows} rows computes in float32 ({@link #headRowsWide} is then the operand to pass). */
+  public boolean widensProduct(int rows) {
+    return widenWideProducts && rows >= WIDE_ROWS;
+  }
+
+  /**
+   * The logits {@code [rows, k]} (float32) of {@link #hidden}'s rows for the {@code k} tokens whose
+   * projection rows {@code headRows} ({@link #headRows}) holds, in that order: equal (up to the
+   * products' rounding) to those columns of {@link #logits(NDArray)}. A constrained step whose
+   * other tokens are masked to -inf samples the same token from these.
+   */
+  public NDArray logits(NDArray hidden, NDArray headRows) {
+    return logits(hidden, headRows, null);
+  }
+
+  /** {@link #logits(NDArray, NDArray)} with the float32 rows ({@link #headRowsWide}, or null) for a widened product. */
+  public NDArray logits(NDArray hidden, NDArray headRows, NDArray headRowsWide) {
+    long rows = hidden.getShape().get(0);
+    NDArray logits = linear(hidden, headRows, headRowsWide, (int) rows, true);
+    return logits.getDataType() == DataType.FLOAT32 ? logits : logits.toType(DataType.FLOAT32, false);
   }
 
   /**
@@ -359,7 +540,7 @@ public final class LlamaModel implements AutoCloseable {
     int kv = config.numKvHeads();
     Layer l = layers[li];
     NDArray hN = rmsNorm(x, l.inputNorm);
-    NDArray qkv = linear(hN, l.qkvT, n);
+    NDArray qkv = linear(hN, l.qkvT, l.qkvTWide, n, false);
     if (l.qkvBias != null) {
       qkv = qkv.add(l.qkvBias);
     }
@@ -375,28 +556,31 @@ public final class LlamaModel implements AutoCloseable {
     NDArray q = qAndK.get(0);
     pool.write(li, slotIndex, qAndK.get(1), v);
     NDArray attn = attention(scope, li, q, groups, n);
-    NDArray o = linear(attn, l.oT, n);
+    NDArray o = linear(attn, l.oT, l.oTWide, n, false);
     if (l.oBias != null) {
       o = o.add(l.oBias);
     }
     x = x.add(o);
     NDArray h2 = rmsNorm(x, l.postNorm);
-    NDList gu = linear(h2, l.gateUpT, n).split(2, 1);
+    NDList gu = linear(h2, l.gateUpT, l.gateUpTWide, n, false).split(2, 1);
     NDArray gate = gu.get(0);
     NDArray act = gate.mul(Activation.sigmoid(gate)).mul(gu.get(1));
-    return x.add(linear(act, l.downT, n));
+    return x.add(linear(act, l.downT, l.downTWide, n, false));
   }
 
   /**
    * {@code x.matMul(w)} for {@code rows} rows of {@code x}; with narrow weights on the CPU and at
-   * least {@link #WIDE_ROWS} rows, computed in float32 (both operands cast, the result cast back).
-   * The vocabulary projection passes 0 rows below {@link #WIDE_ROWS_VOCAB}.
+   * least {@link #WIDE_ROWS} rows, computed in float32 (the weight's float32 copy {@code wide} when
+   * kept, else the weight cast for this pass; the result cast back). Without copies the vocabulary
+   * projection passes 0 rows below {@link #WIDE_ROWS_VOCAB}. {@code floatOut}: a widened product's
+   * result stays float32 (logits).
    */
-  private NDArray linear(NDArray x, NDArray w, int rows) {
+  private NDArray linear(NDArray x, NDArray w, NDArray wide, int rows, boolean floatOut) {
     if (widenWideProducts && rows >= WIDE_ROWS) {
       // A cast belongs to its source's manager: the weight's cast would live as long as the model.
-      NDArray wide = own(x.getManager(), w.toType(DataType.FLOAT32, false));
-      return x.toType(DataType.FLOAT32, false).matMul(wide).toType(dtype, false);
+      NDArray w32 = wide != null ? wide : own(x.getManager(), w.toType(DataType.FLOAT32, false));
+      NDArray y = x.toType(DataType.FLOAT32, false).matMul(w32);
+      return floatOut ? y : y.toType(dtype, false);
     }
     return x.matMul(w);
   }
@@ -413,7 +597,6 @@ public final class LlamaModel implements AutoCloseable {
     int heads = config.numHeads();
     int kv = config.numKvHeads();
     int g = config.groups();
-    float scale = (float) (1.0 / Math.sqrt(hd));
     NDArray qExt = null;
     List<NDArray> outs = new ArrayList<>(plan.groups().size());
     for (AttentionGroup grp : plan.groups()) {
@@ -433,19 +616,22 @@ public final class LlamaModel implements AutoCloseable {
           : qRows.reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
       NDArray kAll = own(step, pool.keys(layer).get(grp.contextIndex())).reshape(bs, c, kv, hd).transpose(0, 2, 3, 1);
       NDArray vAll = own(step, pool.values(layer).get(grp.contextIndex())).reshape(bs, c, kv, hd).transpose(0, 2, 1, 3);
-      boolean wide = widenWideProducts && t > 1;
+      boolean wide = widenWideProducts && (t > 1 || bs >= WIDE_ROWS); // a batch of decodes too: float16 bmm is slow here
       if (wide) {
         qg = qg.toType(DataType.FLOAT32, false);
         kAll = kAll.toType(DataType.FLOAT32, false);
         vAll = vAll.toType(DataType.FLOAT32, false);
       }
-      NDArray raw = qg.matMul(kAll);
+      NDArray scores;
       if (narrow && !wide) {
-        raw = raw.toType(DataType.FLOAT32, false); // scale, mask and softmax in float32, as transformers does
+        // scale, mask and softmax in float32, as transformers does; the cast is this step's own: scaled in place
+        scores = qg.matMul(kAll).toType(DataType.FLOAT32, false).muli(scoreScale);
+      } else {
+        // float32 already: q scaled before the product ([rows, heads, headDim] instead of [heads, rows, context])
+        scores = qg.mul(scoreScale).matMul(kAll);
       }
-      NDArray scores = raw.mul(scale);
       if (grp.mask() != null) {
-        scores = scores.reshape(bs, kv, g, t, c).add(grp.mask());
+        scores = scores.reshape(bs, kv, g, t, c).addi(grp.mask()); // in place: no second scores tensor
       }
       NDArray probs = scores.softmax(-1);
       if (narrow && !wide) {
@@ -467,7 +653,7 @@ public final class LlamaModel implements AutoCloseable {
   private NDArray rmsNorm(NDArray x, NDArray weight) {
     NDArray xf = narrow ? x.toType(DataType.FLOAT32, false) : x;
     NDArray var = xf.square().mean(new int[] {-1}, true);
-    NDArray normed = xf.mul(var.add((float) config.rmsNormEps()).pow(-0.5f));
+    NDArray normed = xf.mul(var.add(epsScalar).pow(rsqrtPower));
     return (narrow ? normed.toType(dtype, false) : normed).mul(weight);
   }
 
