@@ -57,7 +57,7 @@ public final class CompressedFsm {
    * @throws EmptyLanguageException the regex matches nothing
    */
   public static CompressedFsm compile(String regex, int maxDfaStates) {
-    return Automata.compress(RegexParser.parse(regex), regex, maxDfaStates);
+    return new CompressedFsm(regex, Automata.compileNonEmpty(RegexParser.parse(regex), regex, maxDfaStates));
   }
 
   /** Wraps an existing minimal, trimmed DFA (tests, or automata built elsewhere). */

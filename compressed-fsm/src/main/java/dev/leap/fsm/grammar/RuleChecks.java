@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The checks of {@link GrammarChecks}, done on compiled rule automata instead of GBNF syntax: for
- * grammars whose rules arrive as trees ({@link TreeGrammars}), where there is no syntax to point
+ * grammars whose rules arrive as trees ({@link Grammar#ofRules}), where there is no syntax to point
  * at, so errors name the rules.
  *
  * <p>Every rule can finish (some path from state 0 to an accepting state reads text bytes and calls

@@ -133,7 +133,8 @@ public final class JsonSchema {
     Converter c = new Converter(root, options, true, true);
     try {
       Re tree = c.convert();
-      return new Compiled(Automata.compress(tree, "JSON Schema", options.maxDfaStates()), Optional.empty(), c.ignored,
+      return new Compiled(CompressedFsm.of(Automata.compileNonEmpty(tree, "JSON Schema", options.maxDfaStates()), "JSON Schema"),
+          Optional.empty(), c.ignored,
           c.narrowed);
     } catch (AutomatonTooLargeException e) {
       Compiled rules = asRules(root, options);
@@ -146,7 +147,7 @@ public final class JsonSchema {
       Converter narrow = new Converter(root, options, true, false);
       CompressedFsm fsm;
       try {
-        fsm = Automata.compress(narrow.convert(), "JSON Schema", options.maxDfaStates());
+        fsm = CompressedFsm.of(Automata.compileNonEmpty(narrow.convert(), "JSON Schema", options.maxDfaStates()), "JSON Schema");
       } catch (AutomatonTooLargeException again) {
         throw e;
       }

@@ -68,6 +68,6 @@ public final class ReasoningGate {
     }
     Re tree = Trees.seq(
         new Re.Automaton(reasoning), Trees.rep(Trees.lit("\n"), 0, MAX_NEWLINES), new Re.Automaton(content.dfa()));
-    return Automata.compress(tree, source, maxDfaStates);
+    return CompressedFsm.of(Automata.compileNonEmpty(tree, source, maxDfaStates), source);
   }
 }

@@ -126,7 +126,7 @@ public final class StructuralTags {
       tagOptions.add(Trees.seq(Trees.alt(entries), new Re.Automaton(tag.content().dfa()), Trees.lit(tag.end())));
     }
     Re tree = Trees.seq(Trees.rep(Trees.alt(tagOptions), 0, -1), new Re.Automaton(free.withoutTriggers()));
-    return Automata.compress(tree, source, maxDfaStates);
+    return CompressedFsm.of(Automata.compileNonEmpty(tree, source, maxDfaStates), source);
   }
 
   private static String describe(List<String> triggers, List<Tag> tags) {
