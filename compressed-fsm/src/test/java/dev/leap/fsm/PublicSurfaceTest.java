@@ -1,5 +1,7 @@
 package dev.leap.fsm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,7 +36,8 @@ class PublicSurfaceTest {
         "dev.leap.fsm.tags.ReasoningGate",
         "dev.leap.fsm.tags.StructuralTags",
         "dev.leap.fsm.tags.StructuralTags$Tag",
-        // Not API: public to Java only for dev.leap.fsm.json (and the benchmarks).
+        // Not API: not exported (module-info.java); public to Java for the module's other packages
+        // (and for bench, which compiles on the class path).
         "dev.leap.fsm.internal.Automata",
         "dev.leap.fsm.internal.CharRanges",
         "dev.leap.fsm.internal.Determinizer",
@@ -59,5 +62,15 @@ class PublicSurfaceTest {
         "dev.leap.fsm.json.JsonSchemaException",
         "dev.leap.fsm.json.JsonSchemaOptions",
         "dev.leap.fsm.json.KeyOrder"));
+  }
+
+  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  @Test
+  void exportedPackagesAreTheListedOnes() {
+    assertEquals(List.of(
+        "dev.leap.fsm",
+        "dev.leap.fsm.grammar",
+        "dev.leap.fsm.json",
+        "dev.leap.fsm.tags"), PublicSurface.exports(CompressedFsm.class));
   }
 }

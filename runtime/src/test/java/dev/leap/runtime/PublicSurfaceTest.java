@@ -1,5 +1,7 @@
 package dev.leap.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,8 @@ class PublicSurfaceTest {
         "dev.leap.runtime.OutputListener",
         "dev.leap.runtime.SamplingParams",
         "dev.leap.runtime.SamplingParams$Builder",
-        // Not API: public to Java only for train, server, bench and cli.
+        // Not API: not exported, or internal.model to train only (module-info.java); public to Java
+        // for this module's API package and for bench and cli, which compile on the class path.
         "dev.leap.runtime.internal.Errors",
         "dev.leap.runtime.internal.engine.Scheduler",
         "dev.leap.runtime.internal.engine.Scheduler$Options",
@@ -41,5 +44,13 @@ class PublicSurfaceTest {
         "dev.leap.runtime.internal.model.Precision",
         "dev.leap.runtime.internal.model.Rope",
         "dev.leap.runtime.internal.model.SafeTensors"));
+  }
+
+  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  @Test
+  void exportedPackagesAreTheListedOnes() {
+    assertEquals(List.of(
+        "dev.leap.runtime",
+        "dev.leap.runtime.internal.model to dev.leap.train"), PublicSurface.exports(LeapRuntime.class));
   }
 }

@@ -14,6 +14,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = "Serve the OpenAI API (/v1/completions, /v1/chat/completions, /v1/models, /health) with Leap's constraints.")
 public final class ServeCommand implements Callable<Integer> {
+  /** Made by {@code leap}'s command line, by class name. */
+  public ServeCommand() {}
+
   @Spec CommandSpec spec;
 
   @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo", description = "Model directory or 'demo'. Default: ${DEFAULT-VALUE}.")

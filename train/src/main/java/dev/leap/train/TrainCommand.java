@@ -19,6 +19,9 @@ import picocli.CommandLine.Model.CommandSpec;
     description = "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint."
         + " --recipe copy: the copy curriculum with the project's own tokenizer (opt-in, see train/README.md).")
 public final class TrainCommand implements Callable<Integer> {
+  /** Made by {@code leap}'s command line, by class name. */
+  public TrainCommand() {}
+
   @Spec CommandSpec spec;
 
   @Option(names = "--out", description = "Model directory to write. Default: WORK/model.")
@@ -110,6 +113,7 @@ public final class TrainCommand implements Callable<Integer> {
   public static final int DEFAULT_STEPS = 450;
 
   /** The shape of the shipped demo model, with {@code hidden} and {@code layers} as given. */
+  @SuppressWarnings("exports") // ModelConfig: runtime.internal.model, exported to this module only until the model module
   public static ModelConfig shape(int hidden, int layers) {
     int headDim = 32;
     int heads = hidden / headDim;

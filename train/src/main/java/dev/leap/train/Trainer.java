@@ -40,6 +40,7 @@ import java.util.Locale;
 public final class Trainer {
 
   /** Hyperparameters and paths of a run. */
+  @SuppressWarnings("exports") // ModelConfig, HfModelWriter: runtime.internal.model, exported to this module only until the model module
   public record Options(
       ModelConfig model,
       long seed,
