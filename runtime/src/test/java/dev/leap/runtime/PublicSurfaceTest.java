@@ -14,7 +14,14 @@ class PublicSurfaceTest {
     PublicSurface.check(LeapRuntime.class, List.of(
         // The library's API (the README's "Library" section); DemoModel is `--model demo`.
         "dev.leap.runtime.Constraint",
+        "dev.leap.runtime.Constraint$AfterReasoning",
+        "dev.leap.runtime.Constraint$Choice",
+        "dev.leap.runtime.Constraint$Gbnf",
+        "dev.leap.runtime.Constraint$JsonSchema",
         "dev.leap.runtime.Constraint$Kind",
+        "dev.leap.runtime.Constraint$None",
+        "dev.leap.runtime.Constraint$Regex",
+        "dev.leap.runtime.Constraint$StructuralTag",
         "dev.leap.runtime.Constraint$Tag",
         "dev.leap.runtime.DemoModel",
         "dev.leap.runtime.FinishReason",
@@ -30,6 +37,7 @@ class PublicSurfaceTest {
         // Not API: not exported, or internal.model to train only (module-info.java); public to Java
         // for this module's API package and for bench and cli, which compile on the class path.
         "dev.leap.runtime.internal.Errors",
+        "dev.leap.runtime.internal.Json",
         "dev.leap.runtime.internal.engine.Scheduler",
         "dev.leap.runtime.internal.engine.Scheduler$Options",
         "dev.leap.runtime.internal.engine.StopMatcher",
