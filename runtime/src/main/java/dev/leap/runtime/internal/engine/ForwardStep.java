@@ -68,7 +68,7 @@ final class ForwardStep {
       batch.add(s);
       newSlots.add(slots);
       inputs.add(new LlamaModel.SequenceInput(
-          slice(s.tokens, s.kvLen, feed[i]), s.kvLen, s.slots.elements(), slots, false)); // read, not copied
+          s.tokens(s.kvLen, feed[i]), s.kvLen, s.slots.elements(), slots, false)); // slots read, not copied
     }
     int b = batch.size();
     int[] chosen;
@@ -88,10 +88,9 @@ final class ForwardStep {
       Sampler.Row[] rows = new Sampler.Row[b];
       for (int i = 0; i < b; i++) {
         Sequence s = batch.get(i);
-        s.slots.addElements(s.slots.size(), newSlots.get(i));
-        s.kvLen += newSlots.get(i).length;
+        ledger.extend(s, newSlots.get(i));
         s.forwardPasses++;
-        if (s.kvLen < s.tokens.size()) {
+        if (s.kvLen < s.length()) {
           partial[i] = true; // a chunk of a longer prefill: its logits are not the next token's
           continue;
         }
@@ -137,7 +136,7 @@ final class ForwardStep {
     int longCount = 0;
     for (int i = 0; i < b; i++) {
       Sequence s = running.get(i);
-      int pending = s.tokens.size() - s.kvLen;
+      int pending = s.length() - s.kvLen;
       if (pending <= whole) {
         feed[i] = pending;
       } else {
@@ -184,9 +183,5 @@ final class ForwardStep {
       }
     }
     return out;
-  }
-
-  private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
-    return Arrays.copyOfRange(list.elements(), from, from + length);
   }
 }

@@ -143,7 +143,7 @@ public final class Scheduler implements AutoCloseable {
     this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize(),
         options.compileThreads(), options.compileTimeoutMs());
     this.results = new Results(tokenizer);
-    this.streaming = new Streaming(results);
+    this.streaming = new Streaming();
     this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
         options.jumpForward(), options.checkInvariants());
     this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity(), options.smallReserve());
@@ -403,7 +403,6 @@ public final class Scheduler implements AutoCloseable {
       it.remove();
       s.admittedNanos = System.nanoTime();
       s.cachedPromptTokens = m.length();
-      s.tokens.addElements(0, s.prompt);
       admittedPrompts.add(s.prompt);
       FinishReason r;
       try {
