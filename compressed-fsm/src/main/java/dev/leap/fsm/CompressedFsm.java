@@ -2,10 +2,13 @@ package dev.leap.fsm;
 
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.RegexParser;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A regex compiled to a minimal byte-level DFA plus its <em>jump edges</em>, after SGLang's
@@ -95,7 +98,7 @@ public final class CompressedFsm {
         forced[s] = only;
       }
     }
-    java.io.ByteArrayOutputStream chain = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream chain = new ByteArrayOutputStream();
     for (int s = 0; s < n; s++) {
       if (forced[s] < 0) {
         jumpBytes[s] = NONE;
@@ -123,7 +126,7 @@ public final class CompressedFsm {
         jumpBytes[s] = NONE;
         jumpTarget[s] = s;
       } else {
-        jumpBytes[s] = cut == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, cut);
+        jumpBytes[s] = cut == bytes.length ? bytes : Arrays.copyOf(bytes, cut);
         jumpTarget[s] = dfa.walk(s, jumpBytes[s]);
       }
     }
@@ -189,7 +192,7 @@ public final class CompressedFsm {
         .onUnmappableCharacter(CodingErrorAction.REPLACE);
     try {
       return d.decode(ByteBuffer.wrap(jumpBytes[state])).toString();
-    } catch (java.nio.charset.CharacterCodingException e) {
+    } catch (CharacterCodingException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -1,7 +1,7 @@
 package dev.leap.fsm;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.fsm.internal.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +78,7 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
   public static TokenizerJsonVocabulary parse(byte[] json, String tokenizerJson) {
     JsonNode root;
     try {
-      root = new ObjectMapper().readTree(json);
+      root = Json.MAPPER.readTree(json);
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
     }

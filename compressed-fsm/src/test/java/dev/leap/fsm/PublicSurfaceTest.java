@@ -42,6 +42,7 @@ class PublicSurfaceTest {
         "dev.leap.fsm.internal.CharRanges",
         "dev.leap.fsm.internal.Determinizer",
         "dev.leap.fsm.internal.Interrupts",
+        "dev.leap.fsm.internal.Json",
         "dev.leap.fsm.internal.Determinizer$RawDfa",
         "dev.leap.fsm.internal.Minimizer",
         "dev.leap.fsm.internal.Nfa",

@@ -3,6 +3,7 @@ package dev.leap.train;
 import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.ModelConfig;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -131,7 +132,7 @@ public final class TrainCommand implements Callable<Integer> {
     Path w = work != null ? work : Path.of(copy ? "../leap-train-copy" : "train-out");
     Path outDir = out != null ? out : w.resolve("model");
     if (chartsOnly) {
-      if (!java.nio.file.Files.exists(w.resolve("train-log.jsonl"))) {
+      if (!Files.exists(w.resolve("train-log.jsonl"))) {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "no train-log.jsonl in " + w + " (set --work)");
       }
       LossChart.write(w.resolve("train-log.jsonl"), w.resolve("loss.png"));

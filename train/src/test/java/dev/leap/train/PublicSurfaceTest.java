@@ -27,6 +27,7 @@ class PublicSurfaceTest {
         "dev.leap.train.data.OpenValues",
         "dev.leap.train.data.SglangInputs",
         "dev.leap.train.data.TrainingMix",
+        "dev.leap.train.internal.Json",
         "dev.leap.train.model.AdamW",
         "dev.leap.train.model.TrainableLlama",
         "dev.leap.train.tokenizer.BpeTrainer",

@@ -1,5 +1,6 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.Excerpt;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -41,7 +42,7 @@ final class GrammarChecks {
     for (Gbnf.Rule r : rules) {
       for (Gbnf.Ref ref : refs(r.body())) {
         if (!byName.containsKey(ref.name())) {
-          throw new GrammarSyntaxException(ref.line(), ref.column(), "undefined rule \"" + dev.leap.fsm.Excerpt.around(ref.name(), -1) + "\"");
+          throw new GrammarSyntaxException(ref.line(), ref.column(), "undefined rule \"" + Excerpt.around(ref.name(), -1) + "\"");
         }
       }
     }

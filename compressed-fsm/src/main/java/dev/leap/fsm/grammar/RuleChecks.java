@@ -1,8 +1,10 @@
 package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.ConstraintException;
+import dev.leap.fsm.Dfa;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Deque;
 import java.util.List;
@@ -82,7 +84,7 @@ final class RuleChecks {
       if (bytes) {
         for (int b = 0; b < RuleAutomaton.DIGIT0; b++) {
           int t = r.step(s, b);
-          if (t != dev.leap.fsm.Dfa.DEAD && !seen[t]) {
+          if (t != Dfa.DEAD && !seen[t]) {
             seen[t] = true;
             todo.add(t);
           }
@@ -125,7 +127,7 @@ final class RuleChecks {
   /** The shortest path {@code start -> ... -> start} in {@code graph}, or null. */
   private static List<Integer> cycle(int start, List<List<Integer>> graph) {
     int[] parent = new int[graph.size()];
-    java.util.Arrays.fill(parent, -2);
+    Arrays.fill(parent, -2);
     Deque<Integer> queue = new ArrayDeque<>(List.of(start));
     while (!queue.isEmpty()) {
       int n = queue.poll();

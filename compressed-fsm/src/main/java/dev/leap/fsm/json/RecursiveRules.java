@@ -12,6 +12,7 @@ import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.RuleCalls;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +43,7 @@ final class RecursiveRules {
 
   private final Converter converter;
   private final List<String> names = new ArrayList<>(List.of(ROOT));
-  private final List<Re> bodies = new ArrayList<>(java.util.Collections.singletonList((Re) null));
+  private final List<Re> bodies = new ArrayList<>(Collections.singletonList((Re) null));
   /** Rule index by reference key (canonical name) or {@link #VALUE}. */
   private final Map<String, Integer> byName = new HashMap<>();
   private final Map<Integer, Re> calls = new HashMap<>();
