@@ -1,5 +1,6 @@
 package dev.leap.fsm;
 
+import dev.leap.fsm.internal.SkipLinks;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
@@ -9,7 +10,8 @@ import java.util.WeakHashMap;
  * A vocabulary's tokens sorted by their bytes (unsigned lexicographic): an implicit byte trie.
  * Tokens that start with a given byte string form one contiguous range ({@link #lowerBound}); the
  * length of the prefix each token shares with the one before it ({@link #lcp}) and skip links past
- * every token sharing the first one or two bytes ({@link #skip1}, {@link #skip2}) let a DFA walk the
+ * every token sharing the first one or two bytes ({@link #skip1}, {@link #skip2}; computed by {@link
+ * SkipLinks}, as for the views that leave a loop's tokens out) let a DFA walk the
  * whole vocabulary visiting a shared prefix once. Serves the token index (masks) and the jump
  * retokenizer (holding back tokens that a longer token could extend).
  *
@@ -48,29 +50,10 @@ public final class SortedVocabulary {
       }
     }
     sort(ids, 0, live, 0, tokenBytes);
-    lcp = new int[live];
-    for (int j = 0; j < live; j++) {
-      if (j > 0) {
-        byte[] p = tokenBytes[ids[j - 1]];
-        byte[] c = tokenBytes[ids[j]];
-        int m = Arrays.mismatch(p, c);
-        lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
-      }
-    }
-    skip1 = new int[live];
-    skip2 = new int[live];
-    int next1 = live;
-    int next2 = live;
-    for (int j = live - 1; j >= 0; j--) {
-      skip1[j] = next1;
-      skip2[j] = next2;
-      if (lcp[j] <= 0) {
-        next1 = j;
-      }
-      if (lcp[j] <= 1) {
-        next2 = j;
-      }
-    }
+    SkipLinks links = SkipLinks.of(ids, tokenBytes);
+    lcp = links.lcp();
+    skip1 = links.skip1();
+    skip2 = links.skip2();
   }
 
   /** Insertion sort below this many tokens. */

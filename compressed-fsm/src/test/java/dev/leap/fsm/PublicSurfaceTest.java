@@ -55,6 +55,7 @@ class PublicSurfaceTest {
         "dev.leap.fsm.internal.Re$Repeat",
         "dev.leap.fsm.internal.RegexParser",
         "dev.leap.fsm.internal.RuleCalls",
+        "dev.leap.fsm.internal.SkipLinks",
         "dev.leap.fsm.internal.Trees",
         "dev.leap.fsm.internal.Utf8Ranges",
         "dev.leap.fsm.internal.VocabView",

@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The sorted vocabulary as one per-state walk sees it: either all of it, or only the tokens that
  * are <em>not</em> made entirely of a given byte set {@code L}, with the common-prefix lengths and
- * skip links recomputed for that subsequence, plus the bitset of the tokens left out.
+ * skip links recomputed for that subsequence ({@link SkipLinks}), plus the bitset of the tokens left out.
  *
  * <p>Why: a state {@code s} whose self-loop bytes are {@code L} (the inside of a JSON string, an
  * identifier) keeps every token made only of {@code L} in {@code s} itself, so those tokens are
@@ -83,30 +83,9 @@ public final class VocabView {
         kept.add(id);
       }
     }
-    int n = kept.size();
     int[] ids = kept.toIntArray();
-    int[] lcp = new int[n];
-    for (int j = 1; j < n; j++) {
-      byte[] p = bytes[ids[j - 1]];
-      byte[] c = bytes[ids[j]];
-      int m = Arrays.mismatch(p, c);
-      lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
-    }
-    int[] skip1 = new int[n];
-    int[] skip2 = new int[n];
-    int next1 = n;
-    int next2 = n;
-    for (int j = n - 1; j >= 0; j--) {
-      skip1[j] = next1;
-      skip2[j] = next2;
-      if (lcp[j] <= 0) {
-        next1 = j;
-      }
-      if (lcp[j] <= 1) {
-        next2 = j;
-      }
-    }
-    return new VocabView(ids, lcp, skip1, skip2, left);
+    SkipLinks links = SkipLinks.of(ids, bytes);
+    return new VocabView(ids, links.lcp(), links.skip1(), links.skip2(), left);
   }
 
   private record Key(long[] loop) {
