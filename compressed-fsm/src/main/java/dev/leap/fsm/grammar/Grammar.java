@@ -92,7 +92,7 @@ public final class Grammar {
    * A grammar of rules given as regex trees (the JSON Schema compiler's recursive {@code $ref}s and
    * free-form values; {@link Re} is not exported, so only this module calls it): each body compiled
    * to its minimal DFA by the regex pipeline, read as a {@link RuleAutomaton}, checked by {@link
-   * RuleChecks}: every rule can finish (a rule that cannot is an error naming it), and no rule calls
+   * GrammarChecks}: every rule can finish (a rule that cannot is an error naming it), and no rule calls
    * itself before reading a byte (left recursion, an error naming the cycle). Every rule is compiled
    * (called through the stack): the caller has already inlined what it wants inlined. The result is
    * compiled against a vocabulary and matched like a GBNF grammar; it is never regular.
@@ -138,9 +138,9 @@ public final class Grammar {
         }
       }
     }
-    RuleChecks.check(automata, source);
+    GrammarChecks.check(automata, source);
     Set<String> recursive = new LinkedHashSet<>();
-    RuleChecks.recursive(automata).stream().forEach(k -> recursive.add(names.get(k)));
+    GrammarChecks.recursive(automata).stream().forEach(k -> recursive.add(names.get(k)));
     return new Grammar(source, names, automata, recursive);
   }
 
