@@ -2,6 +2,7 @@ package dev.leap.fsm;
 
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.RegexParser;
+import dev.leap.vocab.Utf8;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

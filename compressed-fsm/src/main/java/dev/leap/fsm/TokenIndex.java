@@ -1,6 +1,8 @@
 package dev.leap.fsm;
 
 import dev.leap.fsm.internal.VocabView;
+import dev.leap.vocab.SortedVocabulary;
+import dev.leap.vocab.Vocabulary;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;

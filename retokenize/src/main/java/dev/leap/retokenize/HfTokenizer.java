@@ -4,7 +4,7 @@ import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.vocab.TokenizerJsonVocabulary;
 import it.unimi.dsi.fastutil.ints.IntLinkedOpenHashSet;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

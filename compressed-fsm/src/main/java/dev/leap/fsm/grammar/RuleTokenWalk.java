@@ -1,8 +1,8 @@
 package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Dfa;
-import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.internal.VocabView;
+import dev.leap.vocab.SortedVocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 
 /**

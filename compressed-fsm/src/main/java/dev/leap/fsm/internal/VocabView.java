@@ -1,6 +1,7 @@
 package dev.leap.fsm.internal;
 
-import dev.leap.fsm.SortedVocabulary;
+import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedVocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 import java.util.Collections;

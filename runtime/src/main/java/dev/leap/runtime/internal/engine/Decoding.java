@@ -1,9 +1,9 @@
 package dev.leap.runtime.internal.engine;
 
-import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.SamplingParams;
+import dev.leap.vocab.Utf8;
 import java.util.Arrays;
 
 /**

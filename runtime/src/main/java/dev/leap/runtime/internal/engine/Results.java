@@ -1,10 +1,10 @@
 package dev.leap.runtime.internal.engine;
 
-import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationStats;
+import dev.leap.vocab.Utf8;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 

@@ -1,6 +1,6 @@
 package dev.leap.runtime.internal.engine;
 
-import dev.leap.fsm.Utf8;
+import dev.leap.vocab.Utf8;
 import java.nio.charset.StandardCharsets;
 
 /**

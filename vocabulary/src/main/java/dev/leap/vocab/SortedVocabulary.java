@@ -1,6 +1,5 @@
-package dev.leap.fsm;
+package dev.leap.vocab;
 
-import dev.leap.fsm.internal.SkipLinks;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;

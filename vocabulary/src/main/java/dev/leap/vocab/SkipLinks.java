@@ -1,4 +1,4 @@
-package dev.leap.fsm.internal;
+package dev.leap.vocab;
 
 import java.util.Arrays;
 
@@ -8,7 +8,8 @@ import java.util.Arrays;
  * {@code skip1[j]} and {@code skip2[j]}, the next position whose first byte, or first two bytes,
  * differ from {@code j}'s (the sequence's length if none), so a token that dies on its first or
  * second byte skips all that share them in one jump. Computed in one place for the whole sorted
- * vocabulary ({@code SortedVocabulary}) and for its subsequences ({@link VocabView}).
+ * vocabulary ({@link SortedVocabulary}) and for its subsequences (the compressed FSM's views that
+ * leave a loop's tokens out).
  */
 public record SkipLinks(int[] lcp, int[] skip1, int[] skip2) {
 
