@@ -12,8 +12,8 @@ import java.util.Objects;
  * Schema, a context-free grammar (GBNF), free text with constrained tags in it ({@link
  * #structuralTag}), a constraint after free reasoning ({@link #afterReasoning}), or nothing.
  *
- * <p>Each kind is a record holding exactly its own parts, made by the static factories here (which
- * check and normalize them). A constraint is compiled once per runtime and cached by {@link
+ * <p>Each kind is a record holding exactly its own parts, checked (and a schema normalized) by its
+ * constructor; the static factories here are the short way to make them. A constraint is compiled once per runtime and cached by {@link
  * #cacheKey()} (its kind and source text, with every part of a composite constraint in it).
  * Compilation happens off the step loop; a constraint that cannot compile gives its request an
  * error result, and the other requests go on.
@@ -88,13 +88,33 @@ public sealed interface Constraint {
   }
 
   /**
-   * The output is exactly one of {@code choices}: {@link #choice(List)}. {@code regex} is their
-   * alternation, each quoted ({@link #quote}); a choice compiles (and is cached) as that regex.
+   * The output is exactly one of {@code choices} (at least one, none empty): {@link #choice(List)}.
+   * It compiles (and is cached) as {@link #regex()}.
    */
-  record Choice(List<String> choices, String regex) implements Constraint {
+  record Choice(List<String> choices) implements Constraint {
     public Choice {
+      if (choices.isEmpty()) {
+        throw new IllegalArgumentException("a choice constraint needs at least one choice");
+      }
+      for (int i = 0; i < choices.size(); i++) {
+        String c = choices.get(i);
+        if (c == null || c.isEmpty()) {
+          throw new IllegalArgumentException("choice " + i + " is empty");
+        }
+      }
       choices = List.copyOf(choices);
-      Objects.requireNonNull(regex, "regex");
+    }
+
+    /** The alternation of the choices, each quoted ({@link Constraint#quote}). */
+    public String regex() {
+      StringBuilder re = new StringBuilder();
+      for (String c : choices) {
+        if (re.length() > 0) {
+          re.append('|');
+        }
+        re.append(quote(c));
+      }
+      return re.toString();
     }
 
     @Override
@@ -104,23 +124,29 @@ public sealed interface Constraint {
 
     @Override
     public String cacheKey() {
-      return "regex:" + regex;
+      return "regex:" + regex();
     }
 
     @Override
     public String toString() {
-      return "Constraint.choice(" + regex + ")";
+      return "Constraint.choice(" + regex() + ")";
     }
   }
 
   /**
-   * JSON that fits {@code schema} (canonical JSON text), laid out with {@code indent} spaces per
-   * level ({@code -1}: compact), ignoring what Leap cannot honour exactly when {@code lenient}:
-   * {@link #jsonSchema(String, int, boolean)}.
+   * JSON that fits {@code schema}, laid out with {@code indent} spaces per level ({@code -1}:
+   * compact), ignoring what Leap cannot honour exactly when {@code lenient}: {@link
+   * #jsonSchema(String, int, boolean)}. The schema is kept as canonical JSON text (Jackson's compact
+   * form), so equal schemas share a cache key however they were written.
    */
   record JsonSchema(String schema, int indent, boolean lenient) implements Constraint {
     public JsonSchema {
-      Objects.requireNonNull(schema, "schema");
+      Objects.requireNonNull(schema, "schemaJson");
+      try {
+        schema = Json.MAPPER.writeValueAsString(Json.MAPPER.readTree(schema));
+      } catch (JsonProcessingException e) {
+        throw new IllegalArgumentException("the JSON Schema is not valid JSON: " + e.getOriginalMessage());
+      }
     }
 
     @Override
@@ -164,6 +190,14 @@ public sealed interface Constraint {
   /** Free text in which every trigger starts a tag: {@link #structuralTag(List, List)}. */
   record StructuralTag(List<String> triggers, List<Tag> tags) implements Constraint {
     public StructuralTag {
+      Objects.requireNonNull(triggers, "triggers");
+      Objects.requireNonNull(tags, "tags");
+      for (int i = 0; i < triggers.size(); i++) {
+        Objects.requireNonNull(triggers.get(i), "trigger " + i);
+      }
+      for (int i = 0; i < tags.size(); i++) {
+        Objects.requireNonNull(tags.get(i), "tag " + i);
+      }
       triggers = List.copyOf(triggers);
       tags = List.copyOf(tags);
     }
@@ -198,6 +232,10 @@ public sealed interface Constraint {
     public AfterReasoning {
       Objects.requireNonNull(endMarker, "endMarker");
       Objects.requireNonNull(inner, "inner");
+      if (inner.kind() == Kind.NONE) {
+        throw new IllegalArgumentException("afterReasoning(" + endMarker + ", Constraint.none()): the constraint after"
+            + " the reasoning must be a regex, choice, JSON Schema, grammar or structural tag");
+      }
     }
 
     @Override
@@ -255,21 +293,7 @@ public sealed interface Constraint {
 
   /** The output must be exactly one of {@code choices} (at least one, none empty). */
   static Choice choice(List<String> choices) {
-    if (choices.isEmpty()) {
-      throw new IllegalArgumentException("a choice constraint needs at least one choice");
-    }
-    StringBuilder re = new StringBuilder();
-    for (int i = 0; i < choices.size(); i++) {
-      String c = choices.get(i);
-      if (c == null || c.isEmpty()) {
-        throw new IllegalArgumentException("choice " + i + " is empty");
-      }
-      if (i > 0) {
-        re.append('|');
-      }
-      re.append(quote(c));
-    }
-    return new Choice(choices, re.toString());
+    return new Choice(choices);
   }
 
   /** Compact JSON (no whitespace) that fits {@code schemaJson}. */
@@ -292,14 +316,7 @@ public sealed interface Constraint {
    * it narrowed).
    */
   static JsonSchema jsonSchema(String schemaJson, int indent, boolean lenient) {
-    Objects.requireNonNull(schemaJson, "schemaJson");
-    String canonical;
-    try {
-      canonical = Json.MAPPER.writeValueAsString(Json.MAPPER.readTree(schemaJson));
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("the JSON Schema is not valid JSON: " + e.getOriginalMessage());
-    }
-    return new JsonSchema(canonical, indent, lenient);
+    return new JsonSchema(schemaJson, indent, lenient);
   }
 
   /**
@@ -329,14 +346,6 @@ public sealed interface Constraint {
    * trigger or the tag.
    */
   static StructuralTag structuralTag(List<String> triggers, List<Tag> tags) {
-    Objects.requireNonNull(triggers, "triggers");
-    Objects.requireNonNull(tags, "tags");
-    for (int i = 0; i < triggers.size(); i++) {
-      Objects.requireNonNull(triggers.get(i), "trigger " + i);
-    }
-    for (int i = 0; i < tags.size(); i++) {
-      Objects.requireNonNull(tags.get(i), "tag " + i);
-    }
     return new StructuralTag(triggers, tags);
   }
 
@@ -350,12 +359,6 @@ public sealed interface Constraint {
    * docs/structural-tags.md}.
    */
   static AfterReasoning afterReasoning(String endMarker, Constraint inner) {
-    Objects.requireNonNull(endMarker, "endMarker");
-    Objects.requireNonNull(inner, "inner");
-    if (inner.kind() == Kind.NONE) {
-      throw new IllegalArgumentException("afterReasoning(" + endMarker + ", Constraint.none()): the constraint after"
-          + " the reasoning must be a regex, choice, JSON Schema, grammar or structural tag");
-    }
     return new AfterReasoning(endMarker, inner);
   }
 
