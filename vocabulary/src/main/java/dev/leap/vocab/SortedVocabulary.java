@@ -23,6 +23,7 @@ public final class SortedVocabulary {
 
   private final byte[][] tokenBytes;
   private final int[] ids;
+  private final SkipLinks links;
   private final int[] lcp;
   private final int[] skip1;
   private final int[] skip2;
@@ -49,7 +50,7 @@ public final class SortedVocabulary {
       }
     }
     sort(ids, 0, live, 0, tokenBytes);
-    SkipLinks links = SkipLinks.of(ids, tokenBytes);
+    links = SkipLinks.of(ids, tokenBytes);
     lcp = links.lcp();
     skip1 = links.skip1();
     skip2 = links.skip2();
@@ -149,6 +150,11 @@ public final class SortedVocabulary {
   /** The bytes of the token at sorted position {@code j}. */
   public byte[] bytesAt(int j) {
     return tokenBytes[ids[j]];
+  }
+
+  /** {@link #lcp}, {@link #skip1} and {@link #skip2} together, for {@link SortedWalk}. */
+  public SkipLinks links() {
+    return links;
   }
 
   /** For sorted position {@code j > 0}: the length of the prefix shared with position {@code j - 1}; 0 at 0. */

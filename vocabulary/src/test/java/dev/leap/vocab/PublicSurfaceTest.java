@@ -14,6 +14,8 @@ class PublicSurfaceTest {
     PublicSurface.check(Vocabulary.class, List.of(
         "dev.leap.vocab.SkipLinks",
         "dev.leap.vocab.SortedVocabulary",
+        "dev.leap.vocab.SortedWalk",
+        "dev.leap.vocab.SortedWalk$Recognizer",
         "dev.leap.vocab.TokenizerJsonVocabulary",
         "dev.leap.vocab.TokenizerJsonVocabulary$Scheme",
         "dev.leap.vocab.Utf8",

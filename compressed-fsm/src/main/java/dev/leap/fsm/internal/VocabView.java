@@ -26,9 +26,7 @@ public final class VocabView {
   public static final int MIN_LOOP_BYTES = 32;
 
   public final int[] ids;
-  public final int[] lcp;
-  public final int[] skip1;
-  public final int[] skip2;
+  public final SkipLinks links;
   /** Tokens left out of the walk (all of whose bytes are in {@code L}); null for the full view. */
   public final long[] loopOnly;
 
@@ -37,11 +35,9 @@ public final class VocabView {
       Collections.synchronizedMap(new WeakHashMap<>());
   private static final Map<SortedVocabulary, VocabView> FULL = Collections.synchronizedMap(new WeakHashMap<>());
 
-  private VocabView(int[] ids, int[] lcp, int[] skip1, int[] skip2, long[] loopOnly) {
+  private VocabView(int[] ids, SkipLinks links, long[] loopOnly) {
     this.ids = ids;
-    this.lcp = lcp;
-    this.skip1 = skip1;
-    this.skip2 = skip2;
+    this.links = links;
     this.loopOnly = loopOnly;
   }
 
@@ -61,7 +57,7 @@ public final class VocabView {
 
   /** All of the sorted vocabulary. */
   public static VocabView full(SortedVocabulary v) {
-    return new VocabView(v.ids(), v.lcp(), v.skip1(), v.skip2(), null);
+    return new VocabView(v.ids(), v.links(), null);
   }
 
   /** The view without the tokens made only of bytes in {@code loop} (four words, a 256-bit set), built now (not shared). */
@@ -85,8 +81,7 @@ public final class VocabView {
       }
     }
     int[] ids = kept.toIntArray();
-    SkipLinks links = SkipLinks.of(ids, bytes);
-    return new VocabView(ids, links.lcp(), links.skip1(), links.skip2(), left);
+    return new VocabView(ids, SkipLinks.of(ids, bytes), left);
   }
 
   private record Key(long[] loop) {
