@@ -2,11 +2,11 @@ package dev.leap.cli;
 
 import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.CompressedFsm;
-import dev.leap.fsm.Vocabulary;
 import dev.leap.fsm.grammar.CompiledGrammar;
 import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.json.JsonSchema;
 import dev.leap.fsm.json.JsonSchemaOptions;
+import dev.leap.vocab.Vocabulary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -6,18 +6,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.TokenIndex;
-import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.grammar.CompiledGrammar;
 import dev.leap.fsm.grammar.Grammar;
+import dev.leap.vocab.TokenizerJsonVocabulary;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code leap explain}: the compiled automaton's states, jump edges, and (with a tokenizer) mask sizes. */
 @Command(
@@ -67,7 +67,7 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
       report.put("grammar", compiled.grammar().describe());
     }
     if (json) {
-      out.println(new ObjectMapper().writeValueAsString(report));
+      out.println(Json.MAPPER.writeValueAsString(report));
     } else {
       if (compiled.grammar() != null) {
         out.print(compiled.grammar().describe());
@@ -85,7 +85,7 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
       cg = CompiledGrammar.compile(g, TokenizerJsonVocabulary.load(tokenizer));
     }
     if (json) {
-      ObjectNode o = new ObjectMapper().createObjectNode();
+      ObjectNode o = Json.MAPPER.createObjectNode();
       o.put("source", g.source());
       o.put("recursive", true);
       o.put("compileMs", compileMs);
@@ -100,7 +100,7 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
       } else {
         o.putNull("indexMs");
       }
-      out.println(new ObjectMapper().writeValueAsString(o));
+      out.println(Json.MAPPER.writeValueAsString(o));
       return;
     }
     out.print(g.describe());
@@ -112,7 +112,7 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
 
   /** The report as JSON: one row per state. */
   static ObjectNode report(CompressedFsm fsm, TokenIndex index, double compileMs, double indexMs) {
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     ObjectNode o = m.createObjectNode();
     o.put("source", fsm.source());
     o.put("initialState", fsm.dfa().initialState());
@@ -144,7 +144,7 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
 
   private static void printText(PrintWriter out, CompressedFsm fsm, TokenIndex index, ObjectNode report)
       throws Exception {
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     int jumps = 0;
     int accepting = 0;
     for (int s = 0; s < fsm.stateCount(); s++) {

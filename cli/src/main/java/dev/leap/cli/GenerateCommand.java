@@ -148,7 +148,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
       throw new CliError(g.error());
     }
     if (json) {
-      out.println(new ObjectMapper().writeValueAsString(toJson(g)));
+      out.println(Json.MAPPER.writeValueAsString(toJson(g)));
     } else if (prompt.ids != null) {
       StringBuilder sb = new StringBuilder();
       for (int id : g.tokenIds()) {
@@ -164,7 +164,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
 
   /** The JSON form of a result, with the field names documented in the README. */
   public static ObjectNode toJson(Generation g) {
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     ObjectNode o = m.createObjectNode();
     o.put("text", g.text());
     ArrayNode ids = o.putArray("tokenIds");

@@ -1,6 +1,5 @@
 package dev.leap.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.runtime.internal.Errors;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -45,7 +44,7 @@ public final class LeapCli implements Runnable {
     Object command = cmd.getCommand();
     if (command instanceof JsonOutput j && j.json()) {
       PrintWriter out = cmd.getOut();
-      out.println(new ObjectMapper().createObjectNode().put("error", message));
+      out.println(Json.MAPPER.createObjectNode().put("error", message));
       out.flush();
     } else {
       PrintWriter err = cmd.getErr();

@@ -29,7 +29,7 @@ public final class MatchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ConstraintOptionsMixin.Compiled compiled = constraint.compile();
-    ObjectMapper mapper = new ObjectMapper();
+    ObjectMapper mapper = Json.MAPPER;
     PrintWriter out = spec.commandLine().getOut();
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;

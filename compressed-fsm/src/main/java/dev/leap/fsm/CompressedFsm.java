@@ -2,10 +2,14 @@ package dev.leap.fsm;
 
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.RegexParser;
+import dev.leap.vocab.Utf8;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A regex compiled to a minimal byte-level DFA plus its <em>jump edges</em>, after SGLang's
@@ -57,7 +61,7 @@ public final class CompressedFsm {
    * @throws EmptyLanguageException the regex matches nothing
    */
   public static CompressedFsm compile(String regex, int maxDfaStates) {
-    return Automata.compress(RegexParser.parse(regex), regex, maxDfaStates);
+    return new CompressedFsm(regex, Automata.compileNonEmpty(RegexParser.parse(regex), regex, maxDfaStates));
   }
 
   /** Wraps an existing minimal, trimmed DFA (tests, or automata built elsewhere). */
@@ -95,7 +99,7 @@ public final class CompressedFsm {
         forced[s] = only;
       }
     }
-    java.io.ByteArrayOutputStream chain = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream chain = new ByteArrayOutputStream();
     for (int s = 0; s < n; s++) {
       if (forced[s] < 0) {
         jumpBytes[s] = NONE;
@@ -123,7 +127,7 @@ public final class CompressedFsm {
         jumpBytes[s] = NONE;
         jumpTarget[s] = s;
       } else {
-        jumpBytes[s] = cut == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, cut);
+        jumpBytes[s] = cut == bytes.length ? bytes : Arrays.copyOf(bytes, cut);
         jumpTarget[s] = dfa.walk(s, jumpBytes[s]);
       }
     }
@@ -189,7 +193,7 @@ public final class CompressedFsm {
         .onUnmappableCharacter(CodingErrorAction.REPLACE);
     try {
       return d.decode(ByteBuffer.wrap(jumpBytes[state])).toString();
-    } catch (java.nio.charset.CharacterCodingException e) {
+    } catch (CharacterCodingException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -1,6 +1,9 @@
 package dev.leap.fsm;
 
 import dev.leap.fsm.internal.VocabView;
+import dev.leap.vocab.SortedVocabulary;
+import dev.leap.vocab.SortedWalk;
+import dev.leap.vocab.Vocabulary;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -131,45 +134,7 @@ public final class TokenIndex {
   private long[] compute(int state) {
     VocabView view = VocabView.of(sortedVocab, loopBytes(state), size);
     long[] mask = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
-    int[] sorted = view.ids;
-    int[] lcp = view.lcp;
-    int[] skip1 = view.skip1;
-    int[] skip2 = view.skip2;
-    int[] stack = new int[maxLen + 1];
-    stack[0] = state;
-    int n = sorted.length;
-    int j = 0;
-    while (j < n) {
-      int id = sorted[j];
-      byte[] b = tokenBytes[id];
-      int d = lcp[j];
-      int s = stack[d];
-      // stack[0..d] is valid: the previous token shared d bytes and did not die before them.
-      while (d < b.length) {
-        s = dfa.step(s, b[d]);
-        if (s == Dfa.DEAD) {
-          break;
-        }
-        stack[++d] = s;
-      }
-      if (s != Dfa.DEAD) {
-        mask[id >>> 6] |= 1L << id;
-        j++;
-        continue;
-      }
-      // Died reading byte d: skip every following token that shares the first d + 1 bytes
-      // (in one jump for the common early deaths).
-      if (d == 0) {
-        j = skip1[j];
-      } else if (d == 1) {
-        j = skip2[j];
-      } else {
-        j++;
-        while (j < n && lcp[j] > d) {
-          j++;
-        }
-      }
-    }
+    SortedWalk.walk(view.ids, view.links, tokenBytes, new DfaWalk(dfa, state, maxLen, mask));
     if (dfa.isAccepting(state)) {
       for (int e : eos) {
         if (e >= 0 && e < size) {
@@ -244,6 +209,51 @@ public final class TokenIndex {
     @Override
     public int hashCode() {
       return Arrays.hashCode(mask);
+    }
+  }
+
+  /**
+   * The DFA as the vocabulary walk's recognizer: the state after each depth of the current token
+   * ({@link Dfa#DEAD} once it died); a token is allowed when its whole walk stays alive, and a death
+   * after {@code d} bytes is the answer of every token that shares them.
+   */
+  private static final class DfaWalk implements SortedWalk.Recognizer {
+    private final Dfa dfa;
+    private final int[] stack;
+    private final long[] mask;
+
+    DfaWalk(Dfa dfa, int state, int maxLen, long[] mask) {
+      this.dfa = dfa;
+      this.stack = new int[maxLen + 1];
+      this.mask = mask;
+      stack[0] = state;
+    }
+
+    @Override
+    public boolean alive(int depth) {
+      return stack[depth] != Dfa.DEAD;
+    }
+
+    @Override
+    public void push(int depth, byte b) {
+      stack[depth + 1] = dfa.step(stack[depth], b);
+    }
+
+    @Override
+    public void complete(int id, int length) {
+      if (stack[length] != Dfa.DEAD) {
+        mask[id >>> 6] |= 1L << id;
+      }
+    }
+
+    @Override
+    public int died(int id, byte[] bytes, int depth) {
+      return depth;
+    }
+
+    @Override
+    public void sameAsDied(int id) {
+      throw new IllegalStateException("a DFA's deaths are skipped, never reported");
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.leap.fsm;
 
+import dev.leap.vocab.Vocabulary;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

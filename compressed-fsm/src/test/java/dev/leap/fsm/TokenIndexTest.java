@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.testkit.RandomRegex;
 import dev.leap.testkit.Shared;
+import dev.leap.vocab.TokenizerJsonVocabulary;
+import dev.leap.vocab.Vocabulary;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

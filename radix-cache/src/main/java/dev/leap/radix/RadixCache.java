@@ -3,7 +3,9 @@ package dev.leap.radix;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Set;
@@ -93,7 +95,7 @@ public final class RadixCache {
   private final EvictionPolicy policy;
   private final Node root;
   private final boolean[] owned;
-  private final Set<Node> leaves = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  private final Set<Node> leaves = Collections.newSetFromMap(new IdentityHashMap<>());
   private long clock;
   private int nextId = 1;
   private int nodes;
@@ -258,8 +260,8 @@ public final class RadixCache {
     }
     duplicateTokens += pos;
     if (pos < length) {
-      int[] t = java.util.Arrays.copyOfRange(tokens, pos, length);
-      int[] s = java.util.Arrays.copyOfRange(slots, pos, length);
+      int[] t = Arrays.copyOfRange(tokens, pos, length);
+      int[] s = Arrays.copyOfRange(slots, pos, length);
       Node leaf = new Node(nextId++, t, s, node);
       leaf.lastAccess = now;
       if (node.children == null) {
@@ -418,7 +420,7 @@ public final class RadixCache {
 
   private static String abbreviate(int[] t) {
     if (t.length <= 6) {
-      return java.util.Arrays.toString(t);
+      return Arrays.toString(t);
     }
     return "[" + t[0] + ", " + t[1] + ", " + t[2] + " ... " + t[t.length - 2] + ", " + t[t.length - 1] + "]";
   }
@@ -492,15 +494,15 @@ public final class RadixCache {
 
   /** Splits {@code node}'s edge after {@code k} tokens; returns the new upper node. */
   private Node split(Node node, int k) {
-    Node upper = new Node(nextId++, java.util.Arrays.copyOf(node.tokens, k), java.util.Arrays.copyOf(node.slots, k),
+    Node upper = new Node(nextId++, Arrays.copyOf(node.tokens, k), Arrays.copyOf(node.slots, k),
         node.parent);
     upper.lockCount = node.lockCount;
     upper.lastAccess = node.lastAccess;
     upper.hits = node.hits;
     upper.children = new Int2ObjectOpenHashMap<>(2);
     node.parent.children.put(upper.tokens[0], upper);
-    node.tokens = java.util.Arrays.copyOfRange(node.tokens, k, node.tokens.length);
-    node.slots = java.util.Arrays.copyOfRange(node.slots, k, node.slots.length);
+    node.tokens = Arrays.copyOfRange(node.tokens, k, node.tokens.length);
+    node.slots = Arrays.copyOfRange(node.slots, k, node.slots.length);
     node.parent = upper;
     upper.children.put(node.tokens[0], node);
     nodes++;

@@ -1,5 +1,7 @@
 package dev.leap.radix;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,5 +18,12 @@ class PublicSurfaceTest {
         "dev.leap.radix.RadixCache$Node",
         "dev.leap.radix.RadixCache$Stats",
         "dev.leap.radix.SlotAllocator"));
+  }
+
+  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  @Test
+  void exportedPackagesAreTheListedOnes() {
+    assertEquals(List.of(
+        "dev.leap.radix"), PublicSurface.exports(RadixCache.class));
   }
 }

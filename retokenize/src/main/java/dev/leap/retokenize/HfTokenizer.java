@@ -4,7 +4,7 @@ import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.vocab.TokenizerJsonVocabulary;
 import it.unimi.dsi.fastutil.ints.IntLinkedOpenHashSet;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Map;
 
 /**
@@ -76,7 +77,7 @@ public final class HfTokenizer implements Tokenizer, AutoCloseable {
   /** The shipped GPT-2 {@code tokenizer.json}, copied to {@code target} (for model directories). */
   public static void copyGpt2(Path target) {
     try (InputStream in = HfTokenizer.class.getResourceAsStream(GPT2_RESOURCE)) {
-      Files.copy(in, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

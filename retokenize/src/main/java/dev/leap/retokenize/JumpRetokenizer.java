@@ -1,8 +1,8 @@
 package dev.leap.retokenize;
 
 import dev.leap.fsm.ByteAutomaton;
-import dev.leap.fsm.SortedVocabulary;
-import dev.leap.fsm.Utf8;
+import dev.leap.vocab.SortedVocabulary;
+import dev.leap.vocab.Utf8;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

@@ -1,6 +1,6 @@
 package dev.leap.retokenize;
 
-import dev.leap.fsm.Vocabulary;
+import dev.leap.vocab.Vocabulary;
 import java.nio.file.Path;
 
 /**

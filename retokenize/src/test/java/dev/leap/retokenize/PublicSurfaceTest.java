@@ -1,5 +1,7 @@
 package dev.leap.retokenize;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -14,5 +16,12 @@ class PublicSurfaceTest {
         "dev.leap.retokenize.JumpPlan",
         "dev.leap.retokenize.JumpRetokenizer",
         "dev.leap.retokenize.Tokenizer"));
+  }
+
+  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  @Test
+  void exportedPackagesAreTheListedOnes() {
+    assertEquals(List.of(
+        "dev.leap.retokenize"), PublicSurface.exports(Tokenizer.class));
   }
 }

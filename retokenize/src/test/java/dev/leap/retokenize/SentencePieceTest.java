@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
-import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.vocab.TokenizerJsonVocabulary;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -120,10 +120,10 @@ class TokenizerTest {
   @Test
   void sentencePieceStyleBytes() {
     assertArrayEquals(" hello".getBytes(StandardCharsets.UTF_8),
-        dev.leap.fsm.TokenizerJsonVocabulary.toBytes("\u2581hello", dev.leap.fsm.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
+        dev.leap.vocab.TokenizerJsonVocabulary.toBytes("\u2581hello", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
     assertArrayEquals(new byte[] {(byte) 0xE4},
-        dev.leap.fsm.TokenizerJsonVocabulary.toBytes("<0xE4>", dev.leap.fsm.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
+        dev.leap.vocab.TokenizerJsonVocabulary.toBytes("<0xE4>", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
     assertArrayEquals("  ".getBytes(StandardCharsets.UTF_8),
-        dev.leap.fsm.TokenizerJsonVocabulary.toBytes("\u2581\u2581", dev.leap.fsm.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
+        dev.leap.vocab.TokenizerJsonVocabulary.toBytes("\u2581\u2581", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
   }
 }

@@ -1,6 +1,10 @@
 package dev.leap.runtime;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.leap.fsm.grammar.Grammar;
+import dev.leap.runtime.internal.Json;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -8,14 +12,16 @@ import java.util.Objects;
  * Schema, a context-free grammar (GBNF), free text with constrained tags in it ({@link
  * #structuralTag}), a constraint after free reasoning ({@link #afterReasoning}), or nothing.
  *
- * <p>A constraint is compiled once per runtime and cached by {@link #cacheKey()} (its kind and
- * source text, with every part of a composite constraint in it). Compilation happens off the step loop; a constraint that cannot compile gives its
- * request an error result, and the other requests go on.
+ * <p>Each kind is a record holding exactly its own parts, checked (and a schema normalized) by its
+ * constructor; the static factories here are the short way to make them. A constraint is compiled once per runtime and cached by {@link
+ * #cacheKey()} (its kind and source text, with every part of a composite constraint in it).
+ * Compilation happens off the step loop; a constraint that cannot compile gives its request an
+ * error result, and the other requests go on.
  */
-public final class Constraint {
+public sealed interface Constraint {
 
-  /** The kinds of constraint. */
-  public enum Kind {
+  /** The kinds of constraint, one per record. */
+  enum Kind {
     /** No constraint: any token, EOS included. */
     NONE,
     /** A regular expression in Leap's dialect (see the compressed-fsm module). */
@@ -35,6 +41,219 @@ public final class Constraint {
     AFTER_REASONING
   }
 
+  /** The kind of this constraint. */
+  Kind kind();
+
+  /** The key under which the compiled form is cached: equal keys compile to the same automaton. */
+  String cacheKey();
+
+  /** No constraint: {@link #none()}. */
+  record None() implements Constraint {
+    @Override
+    public Kind kind() {
+      return Kind.NONE;
+    }
+
+    @Override
+    public String cacheKey() {
+      return "none";
+    }
+
+    @Override
+    public String toString() {
+      return "Constraint.none()";
+    }
+  }
+
+  /** The whole output matches {@code regex}: {@link #regex(String)}. */
+  record Regex(String regex) implements Constraint {
+    public Regex {
+      Objects.requireNonNull(regex, "regex");
+    }
+
+    @Override
+    public Kind kind() {
+      return Kind.REGEX;
+    }
+
+    @Override
+    public String cacheKey() {
+      return "regex:" + regex;
+    }
+
+    @Override
+    public String toString() {
+      return "Constraint.regex(" + regex + ")";
+    }
+  }
+
+  /**
+   * The output is exactly one of {@code choices} (at least one, none empty): {@link #choice(List)}.
+   * It compiles (and is cached) as {@link #regex()}.
+   */
+  record Choice(List<String> choices) implements Constraint {
+    public Choice {
+      if (choices.isEmpty()) {
+        throw new IllegalArgumentException("a choice constraint needs at least one choice");
+      }
+      for (int i = 0; i < choices.size(); i++) {
+        String c = choices.get(i);
+        if (c == null || c.isEmpty()) {
+          throw new IllegalArgumentException("choice " + i + " is empty");
+        }
+      }
+      choices = List.copyOf(choices);
+    }
+
+    /** The alternation of the choices, each quoted ({@link Constraint#quote}). */
+    public String regex() {
+      StringBuilder re = new StringBuilder();
+      for (String c : choices) {
+        if (re.length() > 0) {
+          re.append('|');
+        }
+        re.append(quote(c));
+      }
+      return re.toString();
+    }
+
+    @Override
+    public Kind kind() {
+      return Kind.CHOICE;
+    }
+
+    @Override
+    public String cacheKey() {
+      return "regex:" + regex();
+    }
+
+    @Override
+    public String toString() {
+      return "Constraint.choice(" + regex() + ")";
+    }
+  }
+
+  /**
+   * JSON that fits {@code schema}, laid out with {@code indent} spaces per level ({@code -1}:
+   * compact), ignoring what Leap cannot honour exactly when {@code lenient}: {@link
+   * #jsonSchema(String, int, boolean)}. The schema is kept as canonical JSON text (Jackson's compact
+   * form), so equal schemas share a cache key however they were written.
+   */
+  record JsonSchema(String schema, int indent, boolean lenient) implements Constraint {
+    public JsonSchema {
+      Objects.requireNonNull(schema, "schemaJson");
+      try {
+        schema = Json.MAPPER.writeValueAsString(Json.MAPPER.readTree(schema));
+      } catch (JsonProcessingException e) {
+        throw new IllegalArgumentException("the JSON Schema is not valid JSON: " + e.getOriginalMessage());
+      }
+    }
+
+    @Override
+    public Kind kind() {
+      return Kind.JSON_SCHEMA;
+    }
+
+    @Override
+    public String cacheKey() {
+      return "schema:" + indent + (lenient ? ":lenient:" : ":") + schema;
+    }
+
+    @Override
+    public String toString() {
+      return "Constraint.jsonSchema(" + schema + (lenient ? ", lenient)" : ")");
+    }
+  }
+
+  /** Text of a GBNF grammar: {@link #grammar(String)} (compiled to a {@code dev.leap.fsm.grammar.Grammar}). */
+  record Gbnf(String text) implements Constraint {
+    public Gbnf {
+      Objects.requireNonNull(text, "gbnf");
+    }
+
+    @Override
+    public Kind kind() {
+      return Kind.GRAMMAR;
+    }
+
+    @Override
+    public String cacheKey() {
+      return "grammar:" + text;
+    }
+
+    @Override
+    public String toString() {
+      return "Constraint.grammar(" + (text.length() > 200 ? text.substring(0, 200) + "..." : text) + ")";
+    }
+  }
+
+  /** Free text in which every trigger starts a tag: {@link #structuralTag(List, List)}. */
+  record StructuralTag(List<String> triggers, List<Tag> tags) implements Constraint {
+    public StructuralTag {
+      Objects.requireNonNull(triggers, "triggers");
+      Objects.requireNonNull(tags, "tags");
+      for (int i = 0; i < triggers.size(); i++) {
+        Objects.requireNonNull(triggers.get(i), "trigger " + i);
+      }
+      for (int i = 0; i < tags.size(); i++) {
+        Objects.requireNonNull(tags.get(i), "tag " + i);
+      }
+      triggers = List.copyOf(triggers);
+      tags = List.copyOf(tags);
+    }
+
+    @Override
+    public Kind kind() {
+      return Kind.STRUCTURAL_TAG;
+    }
+
+    @Override
+    public String cacheKey() {
+      // Every part length-prefixed: no two different constraints share a key.
+      StringBuilder sb = new StringBuilder("tags:").append(triggers.size()).append(':');
+      triggers.forEach(t -> part(sb, t));
+      sb.append(tags.size()).append(':');
+      for (Tag t : tags) {
+        part(sb, t.begin());
+        part(sb, t.content().cacheKey());
+        part(sb, t.end());
+      }
+      return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+      return "Constraint.structuralTag(" + triggers + ", " + tags + ")";
+    }
+  }
+
+  /** Free reasoning up to {@code endMarker}, then {@code inner}: {@link #afterReasoning}. */
+  record AfterReasoning(String endMarker, Constraint inner) implements Constraint {
+    public AfterReasoning {
+      Objects.requireNonNull(endMarker, "endMarker");
+      Objects.requireNonNull(inner, "inner");
+      if (inner.kind() == Kind.NONE) {
+        throw new IllegalArgumentException("afterReasoning(" + endMarker + ", Constraint.none()): the constraint after"
+            + " the reasoning must be a regex, choice, JSON Schema, grammar or structural tag");
+      }
+    }
+
+    @Override
+    public Kind kind() {
+      return Kind.AFTER_REASONING;
+    }
+
+    @Override
+    public String cacheKey() {
+      return part(new StringBuilder("reasoning:"), endMarker).append(inner.cacheKey()).toString();
+    }
+
+    @Override
+    public String toString() {
+      return "Constraint.afterReasoning(" + endMarker + ", " + inner + ")";
+    }
+  }
+
   /**
    * One kind of tag of a {@link #structuralTag} constraint.
    *
@@ -45,7 +264,7 @@ public final class Constraint {
    *     reasoning constraint; not {@link #none()}
    * @param end the text that closes the tag (may be empty)
    */
-  public record Tag(String begin, Constraint content, String end) {
+  record Tag(String begin, Constraint content, String end) {
     public Tag {
       Objects.requireNonNull(begin, "begin");
       Objects.requireNonNull(content, "content");
@@ -57,36 +276,64 @@ public final class Constraint {
     }
   }
 
-  private static final Constraint NONE = new Constraint(Kind.NONE, null, List.of(), null, -1, false);
-  private static final Constraint JSON_OBJECT = grammar(dev.leap.fsm.grammar.Grammar.jsonObject().source());
-
-  private final Kind kind;
-  private final String regex;
-  private final List<String> choices;
-  private final String schema; // the JSON Schema, or the grammar text of a GRAMMAR constraint
-  private final int indent;
-  private final boolean lenient;
-  private final List<String> triggers; // STRUCTURAL_TAG
-  private final List<Tag> tags; // STRUCTURAL_TAG
-  private final String endMarker; // AFTER_REASONING
-  private final Constraint inner; // AFTER_REASONING
-
-  private Constraint(Kind kind, String regex, List<String> choices, String schema, int indent, boolean lenient) {
-    this(kind, regex, choices, schema, indent, lenient, List.of(), List.of(), null, null);
+  /** No constraint. */
+  static None none() {
+    return new None();
   }
 
-  private Constraint(Kind kind, String regex, List<String> choices, String schema, int indent, boolean lenient,
-      List<String> triggers, List<Tag> tags, String endMarker, Constraint inner) {
-    this.kind = kind;
-    this.regex = regex;
-    this.choices = choices;
-    this.schema = schema;
-    this.indent = indent;
-    this.lenient = lenient;
-    this.triggers = triggers;
-    this.tags = tags;
-    this.endMarker = endMarker;
-    this.inner = inner;
+  /** The whole output must match {@code regex} (full match, as {@code java.util.regex.Matcher#matches}). */
+  static Regex regex(String regex) {
+    return new Regex(regex);
+  }
+
+  /** The output must be exactly one of {@code choices} (at least one, none empty). */
+  static Choice choice(String... choices) {
+    return choice(List.of(choices));
+  }
+
+  /** The output must be exactly one of {@code choices} (at least one, none empty). */
+  static Choice choice(List<String> choices) {
+    return new Choice(choices);
+  }
+
+  /** Compact JSON (no whitespace) that fits {@code schemaJson}. */
+  static JsonSchema jsonSchema(String schemaJson) {
+    return jsonSchema(schemaJson, -1);
+  }
+
+  /**
+   * JSON that fits {@code schemaJson}, laid out with {@code indent} spaces per level ({@code -1}:
+   * compact). Unsupported keywords are an error result naming the keyword and its JSON pointer.
+   */
+  static JsonSchema jsonSchema(String schemaJson, int indent) {
+    return jsonSchema(schemaJson, indent, false);
+  }
+
+  /**
+   * As {@link #jsonSchema(String, int)}; with {@code lenient}, keywords Leap cannot honour exactly
+   * are ignored instead of failing the request (documented lenient mode: the runtime logs each
+   * ignored keyword with its JSON pointer at WARN when it compiles the constraint, as it logs what
+   * it narrowed).
+   */
+  static JsonSchema jsonSchema(String schemaJson, int indent, boolean lenient) {
+    return new JsonSchema(schemaJson, indent, lenient);
+  }
+
+  /**
+   * Text of the GBNF grammar {@code gbnf} (llama.cpp's and XGrammar's dialect, {@code root ::= ...};
+   * see {@code docs/grammar.md}). A grammar that does not parse is an error result naming the line and
+   * column.
+   */
+  static Gbnf grammar(String gbnf) {
+    return new Gbnf(gbnf);
+  }
+
+  /**
+   * A JSON object whose values are any JSON, nested without bound (OpenAI's {@code response_format:
+   * {"type": "json_object"}}): the built-in grammar, compact (no whitespace).
+   */
+  static Gbnf jsonObject() {
+    return new Gbnf(Grammar.jsonObject().source());
   }
 
   /**
@@ -98,17 +345,8 @@ public final class Constraint {
    * that starts with no trigger, or a content that does not compile is an error result naming the
    * trigger or the tag.
    */
-  public static Constraint structuralTag(List<String> triggers, List<Tag> tags) {
-    Objects.requireNonNull(triggers, "triggers");
-    Objects.requireNonNull(tags, "tags");
-    for (int i = 0; i < triggers.size(); i++) {
-      Objects.requireNonNull(triggers.get(i), "trigger " + i);
-    }
-    for (int i = 0; i < tags.size(); i++) {
-      Objects.requireNonNull(tags.get(i), "tag " + i);
-    }
-    return new Constraint(Kind.STRUCTURAL_TAG, null, List.of(), null, -1, false, List.copyOf(triggers),
-        List.copyOf(tags), null, null);
+  static StructuralTag structuralTag(List<String> triggers, List<Tag> tags) {
+    return new StructuralTag(triggers, tags);
   }
 
   /**
@@ -120,183 +358,12 @@ public final class Constraint {
    * reasoning (Qwen3's {@code enable_thinking: false}) use {@code inner} alone. See {@code
    * docs/structural-tags.md}.
    */
-  public static Constraint afterReasoning(String endMarker, Constraint inner) {
-    Objects.requireNonNull(endMarker, "endMarker");
-    Objects.requireNonNull(inner, "inner");
-    if (inner.kind() == Kind.NONE) {
-      throw new IllegalArgumentException("afterReasoning(" + endMarker + ", Constraint.none()): the constraint after"
-          + " the reasoning must be a regex, choice, JSON Schema, grammar or structural tag");
-    }
-    return new Constraint(Kind.AFTER_REASONING, null, List.of(), null, -1, false, List.of(), List.of(), endMarker, inner);
-  }
-
-  /** The triggers of a {@link Kind#STRUCTURAL_TAG} constraint, else empty. */
-  public List<String> triggers() {
-    return triggers;
-  }
-
-  /** The tags of a {@link Kind#STRUCTURAL_TAG} constraint, else empty. */
-  public List<Tag> tags() {
-    return tags;
-  }
-
-  /** The end marker of an {@link Kind#AFTER_REASONING} constraint, else null. */
-  public String endMarker() {
-    return endMarker;
-  }
-
-  /** The constraint after the reasoning of an {@link Kind#AFTER_REASONING} constraint, else null. */
-  public Constraint inner() {
-    return inner;
-  }
-
-  /** Compact JSON (no whitespace) that fits {@code schemaJson}. */
-  public static Constraint jsonSchema(String schemaJson) {
-    return jsonSchema(schemaJson, -1);
-  }
-
-  /**
-   * JSON that fits {@code schemaJson}, laid out with {@code indent} spaces per level ({@code -1}:
-   * compact). Unsupported keywords are an error result naming the keyword and its JSON pointer.
-   */
-  public static Constraint jsonSchema(String schemaJson, int indent) {
-    return jsonSchema(schemaJson, indent, false);
-  }
-
-  /**
-   * As {@link #jsonSchema(String, int)}; with {@code lenient}, keywords Leap cannot honour exactly
-   * are ignored instead of failing the request (documented lenient mode: the runtime logs each
-   * ignored keyword with its JSON pointer at WARN when it compiles the constraint, as it logs what
-   * it narrowed).
-   */
-  public static Constraint jsonSchema(String schemaJson, int indent, boolean lenient) {
-    Objects.requireNonNull(schemaJson, "schemaJson");
-    String canonical;
-    try {
-      com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
-      canonical = m.writeValueAsString(m.readTree(schemaJson));
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalArgumentException("the JSON Schema is not valid JSON: " + e.getOriginalMessage());
-    }
-    return new Constraint(Kind.JSON_SCHEMA, null, List.of(), canonical, indent, lenient);
-  }
-
-  /** The schema of a {@link Kind#JSON_SCHEMA} constraint (canonical JSON text), else null. */
-  public String schema() {
-    return kind == Kind.JSON_SCHEMA ? schema : null;
-  }
-
-  /** Spaces per level of a JSON Schema constraint's layout, {@code -1} for compact. */
-  public int indent() {
-    return indent;
-  }
-
-  /** Whether a JSON Schema constraint ignores the keywords Leap cannot honour exactly. */
-  public boolean lenient() {
-    return lenient;
-  }
-
-  /** No constraint. */
-  public static Constraint none() {
-    return NONE;
-  }
-
-  /**
-   * Text of the GBNF grammar {@code gbnf} (llama.cpp's and XGrammar's dialect, {@code root ::= ...};
-   * see {@code docs/grammar.md}). A grammar that does not parse is an error result naming the line and
-   * column.
-   */
-  public static Constraint grammar(String gbnf) {
-    Objects.requireNonNull(gbnf, "gbnf");
-    return new Constraint(Kind.GRAMMAR, null, List.of(), gbnf, -1, false);
-  }
-
-  /**
-   * A JSON object whose values are any JSON, nested without bound (OpenAI's {@code response_format:
-   * {"type": "json_object"}}): the built-in grammar, compact (no whitespace).
-   */
-  public static Constraint jsonObject() {
-    return JSON_OBJECT;
-  }
-
-  /** The GBNF text of a {@link Kind#GRAMMAR} constraint, else null. */
-  public String grammar() {
-    return kind == Kind.GRAMMAR ? schema : null;
-  }
-
-  /** The whole output must match {@code regex} (full match, as {@code java.util.regex.Matcher#matches}). */
-  public static Constraint regex(String regex) {
-    Objects.requireNonNull(regex, "regex");
-    return new Constraint(Kind.REGEX, regex, List.of(), null, -1, false);
-  }
-
-  /** The output must be exactly one of {@code choices} (at least one, none empty). */
-  public static Constraint choice(String... choices) {
-    return choice(List.of(choices));
-  }
-
-  /** The output must be exactly one of {@code choices} (at least one, none empty). */
-  public static Constraint choice(List<String> choices) {
-    if (choices.isEmpty()) {
-      throw new IllegalArgumentException("a choice constraint needs at least one choice");
-    }
-    StringBuilder re = new StringBuilder();
-    for (int i = 0; i < choices.size(); i++) {
-      String c = choices.get(i);
-      if (c == null || c.isEmpty()) {
-        throw new IllegalArgumentException("choice " + i + " is empty");
-      }
-      if (i > 0) {
-        re.append('|');
-      }
-      re.append(quote(c));
-    }
-    return new Constraint(Kind.CHOICE, re.toString(), List.copyOf(choices), null, -1, false);
-  }
-
-  public Kind kind() {
-    return kind;
-  }
-
-  /** The regex this constraint compiles to; {@code null} for {@link Kind#NONE} and the kinds that are not one regex. */
-  public String regex() {
-    return regex;
-  }
-
-  /** The choices of a {@link Kind#CHOICE} constraint, else empty. */
-  public List<String> choices() {
-    return choices;
-  }
-
-  /** The key under which the compiled form is cached. */
-  public String cacheKey() {
-    return switch (kind) {
-      case NONE -> "none";
-      case JSON_SCHEMA -> "schema:" + indent + (lenient ? ":lenient:" : ":") + schema;
-      case GRAMMAR -> "grammar:" + schema;
-      case STRUCTURAL_TAG -> {
-        // Every part length-prefixed: no two different constraints share a key.
-        StringBuilder sb = new StringBuilder("tags:").append(triggers.size()).append(':');
-        triggers.forEach(t -> part(sb, t));
-        sb.append(tags.size()).append(':');
-        for (Tag t : tags) {
-          part(sb, t.begin());
-          part(sb, t.content().cacheKey());
-          part(sb, t.end());
-        }
-        yield sb.toString();
-      }
-      case AFTER_REASONING -> part(new StringBuilder("reasoning:"), endMarker).append(inner.cacheKey()).toString();
-      default -> "regex:" + regex;
-    };
-  }
-
-  private static StringBuilder part(StringBuilder sb, String text) {
-    return sb.append(text.length()).append(':').append(text);
+  static AfterReasoning afterReasoning(String endMarker, Constraint inner) {
+    return new AfterReasoning(endMarker, inner);
   }
 
   /** {@code text} as a regex that matches exactly it, in Leap's dialect. */
-  public static String quote(String text) {
+  static String quote(String text) {
     StringBuilder sb = new StringBuilder(text.length() + 8);
     text.codePoints().forEach(cp -> {
       if ("\\.^$|?*+()[]{}".indexOf(cp) >= 0) {
@@ -306,7 +373,7 @@ public final class Constraint {
       } else if (cp == '\t') {
         sb.append("\\t");
       } else if (cp < 0x20 || cp == 0x7F) {
-        sb.append(String.format("\\x%02X", cp));
+        sb.append(String.format(Locale.ROOT, "\\x%02X", cp));
       } else {
         sb.appendCodePoint(cp);
       }
@@ -314,25 +381,7 @@ public final class Constraint {
     return sb.toString();
   }
 
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof Constraint c && c.cacheKey().equals(cacheKey());
-  }
-
-  @Override
-  public int hashCode() {
-    return cacheKey().hashCode();
-  }
-
-  @Override
-  public String toString() {
-    return switch (kind) {
-      case NONE -> "Constraint.none()";
-      case JSON_SCHEMA -> "Constraint.jsonSchema(" + schema + (lenient ? ", lenient)" : ")");
-      case GRAMMAR -> "Constraint.grammar(" + (schema.length() > 200 ? schema.substring(0, 200) + "..." : schema) + ")";
-      case STRUCTURAL_TAG -> "Constraint.structuralTag(" + triggers + ", " + tags + ")";
-      case AFTER_REASONING -> "Constraint.afterReasoning(" + endMarker + ", " + inner + ")";
-      default -> "Constraint." + kind.name().toLowerCase(java.util.Locale.ROOT) + "(" + regex + ")";
-    };
+  private static StringBuilder part(StringBuilder sb, String text) {
+    return sb.append(text.length()).append(':').append(text);
   }
 }

@@ -1,5 +1,7 @@
 package dev.leap.runtime;
 
+import java.util.Locale;
+
 /** Why a generation ended. */
 public enum FinishReason {
   /** The model chose EOS in an accepting state, the constraint had no way forward, or a stop string appeared. */
@@ -16,6 +18,6 @@ public enum FinishReason {
 
   /** The lower-case name used in JSON output ({@code stop}, {@code length}, {@code cancelled}, {@code error}). */
   public String jsonName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

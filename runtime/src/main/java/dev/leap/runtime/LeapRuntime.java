@@ -57,7 +57,8 @@ public final class LeapRuntime implements AutoCloseable {
       Path tok = b.modelDir.resolve("tokenizer.json");
       this.tokenizer = Files.exists(tok) ? Tokenizer.loadFromModelDir(b.modelDir) : null;
       this.scheduler = new Scheduler(m, tokenizer, new Scheduler.Options(
-          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants, 64, b.prefillChunk,
+          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants,
+          Scheduler.DEFAULT_CONSTRAINT_CACHE_SIZE, b.prefillChunk,
           b.smallReserve >= 0 ? b.smallReserve : Scheduler.defaultSmallReserve(b.kvCapacity), b.compileThreads,
           b.compileTimeoutMs));
     } catch (RuntimeException e) {

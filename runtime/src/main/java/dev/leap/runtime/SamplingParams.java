@@ -55,6 +55,8 @@ public record SamplingParams(
 
   /** Builder with the defaults: greedy, no top-k/top-p limit, seed 0, 256 tokens, no stop strings. */
   public static final class Builder {
+    private Builder() {}
+
     private double temperature = 0;
     private int topK = 0;
     private double topP = 1;

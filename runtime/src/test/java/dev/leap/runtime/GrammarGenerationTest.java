@@ -70,7 +70,7 @@ class GrammarGenerationTest {
       for (int i = 0; i < out.size(); i++) {
         Generation g = out.get(i);
         assertFalse(g.isError(), g.error());
-        Grammar grammar = Grammar.parse(reqs.get(i).constraint().grammar());
+        Grammar grammar = Grammar.parse(((Constraint.Gbnf) reqs.get(i).constraint()).text());
         GrammarMatcher m = v.compiled(grammar).newMatcher();
         int s = m.walk(m.initialState(), g.text().getBytes(StandardCharsets.UTF_8));
         assertTrue(s != ByteAutomaton.DEAD, "output leaves the grammar: " + g.text());

@@ -1,5 +1,7 @@
 package dev.leap.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -12,7 +14,14 @@ class PublicSurfaceTest {
     PublicSurface.check(LeapRuntime.class, List.of(
         // The library's API (the README's "Library" section); DemoModel is `--model demo`.
         "dev.leap.runtime.Constraint",
+        "dev.leap.runtime.Constraint$AfterReasoning",
+        "dev.leap.runtime.Constraint$Choice",
+        "dev.leap.runtime.Constraint$Gbnf",
+        "dev.leap.runtime.Constraint$JsonSchema",
         "dev.leap.runtime.Constraint$Kind",
+        "dev.leap.runtime.Constraint$None",
+        "dev.leap.runtime.Constraint$Regex",
+        "dev.leap.runtime.Constraint$StructuralTag",
         "dev.leap.runtime.Constraint$Tag",
         "dev.leap.runtime.DemoModel",
         "dev.leap.runtime.FinishReason",
@@ -25,8 +34,10 @@ class PublicSurfaceTest {
         "dev.leap.runtime.OutputListener",
         "dev.leap.runtime.SamplingParams",
         "dev.leap.runtime.SamplingParams$Builder",
-        // Not API: public to Java only for train, server, bench and cli.
+        // Not API: not exported, or internal.model to train only (module-info.java); public to Java
+        // for this module's API package and for bench and cli, which compile on the class path.
         "dev.leap.runtime.internal.Errors",
+        "dev.leap.runtime.internal.Json",
         "dev.leap.runtime.internal.engine.Scheduler",
         "dev.leap.runtime.internal.engine.Scheduler$Options",
         "dev.leap.runtime.internal.engine.StopMatcher",
@@ -42,5 +53,13 @@ class PublicSurfaceTest {
         "dev.leap.runtime.internal.model.Precision",
         "dev.leap.runtime.internal.model.Rope",
         "dev.leap.runtime.internal.model.SafeTensors"));
+  }
+
+  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  @Test
+  void exportedPackagesAreTheListedOnes() {
+    assertEquals(List.of(
+        "dev.leap.runtime",
+        "dev.leap.runtime.internal.model to dev.leap.train"), PublicSurface.exports(LeapRuntime.class));
   }
 }

@@ -182,7 +182,7 @@ class StructuralTagGenerationTest {
 
   @Test
   void cacheKeysHoldEveryPart() {
-    Constraint a = Constraint.structuralTag(List.of("<a"), List.of(new Constraint.Tag("<a>", Constraint.regex("x"), "</a>")));
+    Constraint.StructuralTag a = Constraint.structuralTag(List.of("<a"), List.of(new Constraint.Tag("<a>", Constraint.regex("x"), "</a>")));
     assertEquals(a, Constraint.structuralTag(List.of("<a"), List.of(new Constraint.Tag("<a>", Constraint.regex("x"), "</a>"))));
     List<Constraint> different = List.of(a,
         Constraint.structuralTag(List.of("<a", "<b"), List.of(new Constraint.Tag("<a>", Constraint.regex("x"), "</a>"))),

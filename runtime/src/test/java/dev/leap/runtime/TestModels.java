@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Small models written by the project's own code (random weights, fixed seeds) with GPT-2's tokenizer. */
+@SuppressWarnings("exports") // ModelConfig (internal.model): these helpers serve tests in this module and train
 public final class TestModels {
   private TestModels() {}
 

@@ -4,6 +4,8 @@ import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.LeapRuntime;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,6 +16,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = "Serve the OpenAI API (/v1/completions, /v1/chat/completions, /v1/models, /health) with Leap's constraints.")
 public final class ServeCommand implements Callable<Integer> {
+  /** Made by {@code leap}'s command line, by class name. */
+  public ServeCommand() {}
+
   @Spec CommandSpec spec;
 
   @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo", description = "Model directory or 'demo'. Default: ${DEFAULT-VALUE}.")
@@ -63,7 +68,7 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Option(names = "--allowed-hosts", split = ",", paramLabel = "NAME[,NAME...]",
       description = "Host header names accepted besides the bind address's (a loopback bind: localhost, 127.0.0.1, ::1); '*' for any. Other names get 403 (DNS rebinding).")
-  java.util.List<String> allowedHosts = new java.util.ArrayList<>();
+  List<String> allowedHosts = new ArrayList<>();
 
   @Option(names = "--max-connections", defaultValue = "16384", description = "Open connections at most; past it new ones wait in the accept backlog. Default: ${DEFAULT-VALUE}.")
   int maxConnections;

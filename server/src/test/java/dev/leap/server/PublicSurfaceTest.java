@@ -1,5 +1,7 @@
 package dev.leap.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,5 +25,12 @@ class PublicSurfaceTest {
         "dev.leap.server.openai.Json",
         "dev.leap.server.openai.RequestBody",
         "dev.leap.server.openai.StructuredOutput"));
+  }
+
+  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  @Test
+  void exportedPackagesAreTheListedOnes() {
+    assertEquals(List.of(
+        "dev.leap.server"), PublicSurface.exports(LeapServer.class));
   }
 }

@@ -3,7 +3,9 @@ package dev.leap.testkit;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.module.ModuleDescriptor;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -32,12 +34,7 @@ public final class PublicSurface {
    * what later tests in it observe (identity hash codes, class initialization order).
    */
   public static List<String> of(Class<?> anyClassOfTheModule) {
-    Path root;
-    try {
-      root = Path.of(anyClassOfTheModule.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
+    Path root = root(anyClassOfTheModule);
     TreeSet<String> publicFiles = new TreeSet<>();
     try (Stream<Path> files = Files.walk(root)) {
       for (Path f : (Iterable<Path>) files::iterator) {
@@ -61,6 +58,15 @@ public final class PublicSurface {
       }
     }
     return names;
+  }
+
+  /** The class directory (or jar root) that holds {@code c}. */
+  private static Path root(Class<?> c) {
+    try {
+      return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static final int ACC_PUBLIC = 0x0001;
@@ -105,6 +111,28 @@ public final class PublicSurface {
       }
     }
     return b.getShort() & 0xFFFF;
+  }
+
+  /**
+   * The packages the module of {@code anyClassOfTheModule} exports, read from its compiled {@code
+   * module-info.class} (tests run on the class path, where the class's own module is unnamed):
+   * {@code "pkg"} for an export to every module, {@code "pkg to m1, m2"} for a qualified one,
+   * sorted; empty when the module has no descriptor.
+   */
+  public static List<String> exports(Class<?> anyClassOfTheModule) {
+    Path info = root(anyClassOfTheModule).resolve("module-info.class");
+    if (!Files.exists(info)) {
+      return List.of();
+    }
+    TreeSet<String> out = new TreeSet<>();
+    try (InputStream in = Files.newInputStream(info)) {
+      for (ModuleDescriptor.Exports e : ModuleDescriptor.read(in).exports()) {
+        out.add(e.isQualified() ? e.source() + " to " + String.join(", ", new TreeSet<>(e.targets())) : e.source());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new ArrayList<>(out);
   }
 
   /** Fails, naming what appeared and what went, unless the module's public types are {@code expected}. */

@@ -13,6 +13,9 @@ import org.junit.platform.launcher.TestIdentifier;
  */
 public final class SkipReporter implements TestExecutionListener {
 
+  /** Made by the JUnit Platform's service loader. */
+  public SkipReporter() {}
+
   @Override
   public void executionSkipped(TestIdentifier test, String reason) {
     print(test, reason);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.runtime.internal.model.SafeTensors;
+import dev.leap.train.internal.Json;
 import dev.leap.train.model.AdamW;
 import dev.leap.train.model.TrainableLlama;
 import java.io.IOException;
@@ -53,7 +54,7 @@ final class Checkpoint {
             sink.accept(v);
           }
         });
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     m.writeValue(tmp.resolve("state.json").toFile(),
         m.createObjectNode().put("step", step).put("elapsedSeconds", elapsedSeconds));
     Path old = dir.resolveSibling(dir.getFileName() + ".old");
@@ -66,7 +67,7 @@ final class Checkpoint {
   }
 
   static State read(Path dir, ModelConfig config, Device device) throws IOException {
-    JsonNode state = new ObjectMapper().readTree(dir.resolve("state.json").toFile());
+    JsonNode state = Json.MAPPER.readTree(dir.resolve("state.json").toFile());
     Map<String, float[]> params = new LinkedHashMap<>();
     Map<String, float[]> moments = new LinkedHashMap<>();
     try (SafeTensors st = SafeTensors.open(dir)) {

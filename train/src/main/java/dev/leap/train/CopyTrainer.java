@@ -11,6 +11,7 @@ import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.Curriculum;
 import dev.leap.train.data.Example;
+import dev.leap.train.internal.Json;
 import dev.leap.train.model.AdamW;
 import dev.leap.train.model.TrainableLlama;
 import dev.leap.train.tokenizer.BpeTrainer;
@@ -120,7 +121,7 @@ final class CopyTrainer {
         : TrainableLlama.initialize(config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
     int start = resumed != null ? resumed.step() : 0;
     double elapsedBefore = resumed != null ? resumed.elapsedSeconds() : 0;
-    ObjectMapper json = new ObjectMapper();
+    ObjectMapper json = Json.MAPPER;
     double bestSwap = Double.NEGATIVE_INFINITY;
     if (resumed == null) {
       Files.deleteIfExists(logFile);

@@ -2,6 +2,7 @@ package dev.leap.train;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.train.internal.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +26,7 @@ public final class LossChart {
     List<Double> loss = new ArrayList<>();
     List<Double> mean = new ArrayList<>();
     List<Double> recall = new ArrayList<>();
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     double avg = Double.NaN;
     for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
       if (line.isBlank()) {
@@ -68,7 +69,7 @@ public final class LossChart {
     List<Double> exactCards = new ArrayList<>();
     List<Double> exactArticles = new ArrayList<>();
     List<Double> mentionGap = new ArrayList<>();
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
       if (line.isBlank()) {
         continue;

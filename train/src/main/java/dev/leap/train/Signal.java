@@ -6,7 +6,11 @@ import dev.leap.retokenize.Tokenizer;
 import dev.leap.train.data.Curriculum;
 import dev.leap.train.data.Example;
 import dev.leap.train.model.TrainableLlama;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The early signal of the copy recipe ({@code ../shared/notes/training.md}, "Know within 15 minutes
@@ -79,19 +83,19 @@ final class Signal {
       for (int a = 0; a < articles.size(); a++) {
         Example e = articles.get(a);
         int[] kind = new int[e.answerStart()];
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         int p = 0;
         while (p < e.answerStart()) {
-          String first = new String(tokenizer.tokenBytes(e.tokens()[p]), java.nio.charset.StandardCharsets.UTF_8);
-          if (first.isEmpty() || !java.lang.Character.isUpperCase(first.charAt(0))) {
+          String first = new String(tokenizer.tokenBytes(e.tokens()[p]), StandardCharsets.UTF_8);
+          if (first.isEmpty() || !Character.isUpperCase(first.charAt(0))) {
             p++;
             continue;
           }
           int q = p + 1;
           StringBuilder word = new StringBuilder(first);
           while (q < e.answerStart()) {
-            String t = new String(tokenizer.tokenBytes(e.tokens()[q]), java.nio.charset.StandardCharsets.UTF_8);
-            if (t.isEmpty() || !t.chars().allMatch(java.lang.Character::isLowerCase)) {
+            String t = new String(tokenizer.tokenBytes(e.tokens()[q]), StandardCharsets.UTF_8);
+            if (t.isEmpty() || !t.chars().allMatch(Character::isLowerCase)) {
               break;
             }
             word.append(t);
@@ -136,7 +140,7 @@ final class Signal {
         }
       }
       try (NDManager scope = model.newScope()) {
-        float[] nll = model.nll(scope, new int[][] {java.util.Arrays.copyOf(e.tokens(), e.answerStart())}, rows, labels)
+        float[] nll = model.nll(scope, new int[][] {Arrays.copyOf(e.tokens(), e.answerStart())}, rows, labels)
             .toFloatArray();
         for (int i = 0; i < n; i++) {
           sum[kindOf[i]] += nll[i];
@@ -182,7 +186,7 @@ final class Signal {
         k = 0;
         for (Example e : micro) {
           boolean[] right = new boolean[FIELDS.size()];
-          java.util.Arrays.fill(right, true);
+          Arrays.fill(right, true);
           for (int j = 0; j < e.valueTargets().length; j++) {
             sum += nll[k];
             count++;

@@ -3,6 +3,7 @@ package dev.leap.train;
 import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.ModelConfig;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -19,6 +20,9 @@ import picocli.CommandLine.Model.CommandSpec;
     description = "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint."
         + " --recipe copy: the copy curriculum with the project's own tokenizer (opt-in, see train/README.md).")
 public final class TrainCommand implements Callable<Integer> {
+  /** Made by {@code leap}'s command line, by class name. */
+  public TrainCommand() {}
+
   @Spec CommandSpec spec;
 
   @Option(names = "--out", description = "Model directory to write. Default: WORK/model.")
@@ -110,6 +114,7 @@ public final class TrainCommand implements Callable<Integer> {
   public static final int DEFAULT_STEPS = 450;
 
   /** The shape of the shipped demo model, with {@code hidden} and {@code layers} as given. */
+  @SuppressWarnings("exports") // ModelConfig: runtime.internal.model, exported to this module only until the model module
   public static ModelConfig shape(int hidden, int layers) {
     int headDim = 32;
     int heads = hidden / headDim;
@@ -127,7 +132,7 @@ public final class TrainCommand implements Callable<Integer> {
     Path w = work != null ? work : Path.of(copy ? "../leap-train-copy" : "train-out");
     Path outDir = out != null ? out : w.resolve("model");
     if (chartsOnly) {
-      if (!java.nio.file.Files.exists(w.resolve("train-log.jsonl"))) {
+      if (!Files.exists(w.resolve("train-log.jsonl"))) {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "no train-log.jsonl in " + w + " (set --work)");
       }
       LossChart.write(w.resolve("train-log.jsonl"), w.resolve("loss.png"));

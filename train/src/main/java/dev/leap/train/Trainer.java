@@ -14,6 +14,7 @@ import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.Example;
 import dev.leap.train.data.TrainingMix;
+import dev.leap.train.internal.Json;
 import dev.leap.train.model.AdamW;
 import dev.leap.train.model.TrainableLlama;
 import java.io.IOException;
@@ -40,6 +41,7 @@ import java.util.Locale;
 public final class Trainer {
 
   /** Hyperparameters and paths of a run. */
+  @SuppressWarnings("exports") // ModelConfig, HfModelWriter: runtime.internal.model, exported to this module only until the model module
   public record Options(
       ModelConfig model,
       long seed,
@@ -92,7 +94,7 @@ public final class Trainer {
       Files.deleteIfExists(logFile);
     } else if (Files.exists(logFile)) {
       // Steps logged after the checkpoint are run again: keep the log to the checkpoint's step.
-      ObjectMapper m = new ObjectMapper();
+      ObjectMapper m = Json.MAPPER;
       List<String> kept = new ArrayList<>();
       for (String line : Files.readAllLines(logFile, StandardCharsets.UTF_8)) {
         if (!line.isBlank() && m.readTree(line).get("step").asInt() <= start) {
@@ -146,7 +148,7 @@ public final class Trainer {
         smoothed = Double.isNaN(smoothed) ? loss : 0.95 * smoothed + 0.05 * loss;
         double stepSec = (System.nanoTime() - s0) / 1e9;
         double elapsed = elapsedBefore + (System.nanoTime() - t0) / 1e9;
-        ObjectNode line = new ObjectMapper().createObjectNode();
+        ObjectNode line = Json.MAPPER.createObjectNode();
         line.put("step", step + 1);
         line.put("loss", loss);
         line.put("lr", rate);

@@ -1,5 +1,7 @@
 package dev.leap.train;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,10 +27,19 @@ class PublicSurfaceTest {
         "dev.leap.train.data.OpenValues",
         "dev.leap.train.data.SglangInputs",
         "dev.leap.train.data.TrainingMix",
+        "dev.leap.train.internal.Json",
         "dev.leap.train.model.AdamW",
         "dev.leap.train.model.TrainableLlama",
         "dev.leap.train.tokenizer.BpeTrainer",
         "dev.leap.train.tokenizer.BpeTrainer$Merges",
         "dev.leap.train.tokenizer.TokenizerCorpus"));
+  }
+
+  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  @Test
+  void exportedPackagesAreTheListedOnes() {
+    assertEquals(List.of(
+        "dev.leap.train",
+        "dev.leap.train.data"), PublicSurface.exports(Trainer.class));
   }
 }

@@ -4,7 +4,7 @@ import dev.leap.bench.BenchData;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.TokenIndex;
-import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.vocab.TokenizerJsonVocabulary;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -3,7 +3,7 @@ package dev.leap.bench.fsm;
 import dev.leap.bench.BenchData;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.TokenIndex;
-import dev.leap.fsm.TokenizerJsonVocabulary;
+import dev.leap.vocab.TokenizerJsonVocabulary;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

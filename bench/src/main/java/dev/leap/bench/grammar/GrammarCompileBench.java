@@ -1,10 +1,10 @@
 package dev.leap.bench.grammar;
 
 import dev.leap.bench.BenchData;
-import dev.leap.fsm.TokenizerJsonVocabulary;
 import dev.leap.fsm.grammar.CompiledGrammar;
 import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.grammar.GrammarMatcher;
+import dev.leap.vocab.TokenizerJsonVocabulary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

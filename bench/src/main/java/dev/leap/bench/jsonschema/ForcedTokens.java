@@ -1,10 +1,10 @@
 package dev.leap.bench.jsonschema;
 
 import dev.leap.fsm.ByteAutomaton;
-import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.JumpRetokenizer;
 import dev.leap.retokenize.Tokenizer;
+import dev.leap.vocab.Utf8;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;

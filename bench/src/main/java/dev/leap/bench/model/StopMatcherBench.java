@@ -51,8 +51,12 @@ public class StopMatcherBench {
   @Benchmark
   public int incremental() {
     StopMatcher m = new StopMatcher(STOPS);
+    byte[] out = new byte[4 * tokens]; // the output buffer the matcher reads, as a sequence's OutputBuffer
+    int length = 0;
     for (byte[] p : pieces) {
-      m.append(p);
+      System.arraycopy(p, 0, out, length, p.length);
+      length += p.length;
+      m.grew(out, length);
       if (m.firstMatch() >= 0) {
         return -1;
       }

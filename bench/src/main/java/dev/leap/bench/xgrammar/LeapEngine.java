@@ -3,13 +3,13 @@ package dev.leap.bench.xgrammar;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.TokenIndex;
-import dev.leap.fsm.Vocabulary;
 import dev.leap.fsm.grammar.CompiledGrammar;
 import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.grammar.GrammarLimitException;
 import dev.leap.fsm.grammar.GrammarMatcher;
 import dev.leap.fsm.json.JsonSchema;
 import dev.leap.fsm.json.JsonSchemaOptions;
+import dev.leap.vocab.Vocabulary;
 
 /**
  * One compiled Leap constraint as the runtime builds it ({@code CompiledConstraint}): a DFA with its

@@ -1,8 +1,8 @@
 package dev.leap.fsm.grammar;
 
-import dev.leap.fsm.SortedVocabulary;
-import dev.leap.fsm.Vocabulary;
 import dev.leap.fsm.internal.VocabView;
+import dev.leap.vocab.SortedVocabulary;
+import dev.leap.vocab.Vocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,6 +1,8 @@
 package dev.leap.fsm.grammar;
 
 import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * FOLLOW sets at byte level: for each compiled rule, the bytes that can come right after it returns,
@@ -21,7 +23,7 @@ final class FollowBytes {
     Stacks stacks = new Stacks(rules, Integer.MAX_VALUE, Integer.MAX_VALUE);
     IntArrayList out = new IntArrayList();
     // First bytes after each call edge (caller, target), and whether the caller may return at once.
-    java.util.List<long[]> firsts = new java.util.ArrayList<>();
+    List<long[]> firsts = new ArrayList<>();
     IntArrayList callers = new IntArrayList();
     IntArrayList callees = new IntArrayList();
     IntArrayList endsToo = new IntArrayList();

@@ -1,6 +1,8 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.Excerpt;
 import dev.leap.fsm.internal.CharRanges;
+import dev.leap.fsm.internal.RegexParser;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +46,7 @@ final class GbnfParser {
       }
       skipSpace();
       if (!lookingAt("::=")) {
-        throw error(pos, "expected \"::=\" after rule name \"" + dev.leap.fsm.Excerpt.around(name, -1) + "\", found " + describe(pos));
+        throw error(pos, "expected \"::=\" after rule name \"" + Excerpt.around(name, -1) + "\", found " + describe(pos));
       }
       pos += 3;
       skipSpace();
@@ -59,7 +61,7 @@ final class GbnfParser {
   }
 
   /** Deepest nesting of parenthesized groups (the parser and the passes over its tree recurse per level). */
-  static final int MAX_NESTING = dev.leap.fsm.internal.RegexParser.MAX_NESTING;
+  static final int MAX_NESTING = RegexParser.MAX_NESTING;
 
   private Gbnf.Expr alternatives(int depth) {
     List<Gbnf.Expr> options = new ArrayList<>();

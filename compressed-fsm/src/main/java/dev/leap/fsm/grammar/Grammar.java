@@ -2,12 +2,16 @@ package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.CompressedFsm;
+import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.EmptyLanguageException;
+import dev.leap.fsm.Excerpt;
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.Re;
-import dev.leap.fsm.internal.RuleGrammars;
+import dev.leap.fsm.internal.RuleCalls;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,10 +35,6 @@ import java.util.Set;
  * <p>Immutable and thread-safe. Compiling it against a vocabulary: {@link CompiledGrammar#compile}.
  */
 public final class Grammar {
-  static {
-    RuleGrammars.install(new TreeGrammars());
-  }
-
   private final String source;
   private final List<Gbnf.Rule> rules;
   private final List<String> compiledNames;
@@ -57,7 +57,7 @@ public final class Grammar {
     this.automata = new RuleAutomaton[compiledNames.size()];
     if (compiledNames.size() == 1 && !recursive.contains("root")) {
       // No recursion: exactly the regex pipeline.
-      this.regular = Automata.compress(trees.body("root"), source, maxDfaStates);
+      this.regular = CompressedFsm.of(Automata.compileNonEmpty(trees.body("root"), source, maxDfaStates), source);
       automata[0] = new RuleAutomaton("root", regular.dfa());
     } else {
       this.regular = null;
@@ -70,7 +70,7 @@ public final class Grammar {
         } catch (AutomatonTooLargeException e) {
           Gbnf.Rule r = byName.get(name);
           throw new AutomatonTooLargeException(source, e.limit(), e.reached(), "grammar line " + r.line()
-              + ", column " + r.column() + ": rule \"" + dev.leap.fsm.Excerpt.around(name, -1) + "\" (with the rules inlined into it) needs more than "
+              + ", column " + r.column() + ": rule \"" + Excerpt.around(name, -1) + "\" (with the rules inlined into it) needs more than "
               + e.limit() + " DFA states (maxDfaStates); split it into rules or simplify it");
         }
         automata[k] = new RuleAutomaton(name, dfa);
@@ -78,7 +78,7 @@ public final class Grammar {
     }
   }
 
-  /** A grammar of compiled rules given as automata ({@link TreeGrammars}): no GBNF rules, never regular. */
+  /** A grammar of compiled rules given as automata ({@link #ofRules}): no GBNF rules, never regular. */
   private Grammar(String source, List<String> names, RuleAutomaton[] automata, Set<String> recursive) {
     this.source = source;
     this.rules = List.of();
@@ -88,11 +88,60 @@ public final class Grammar {
     this.regular = null;
   }
 
-  /** See {@link TreeGrammars}: rules checked already, {@code recursive} the indexes of rules on a call cycle. */
-  static Grammar ofAutomata(String source, List<String> names, RuleAutomaton[] automata, java.util.BitSet recursive) {
-    Set<String> rec = new java.util.LinkedHashSet<>();
-    recursive.stream().forEach(k -> rec.add(names.get(k)));
-    return new Grammar(source, names, automata, rec);
+  /**
+   * A grammar of rules given as regex trees (the JSON Schema compiler's recursive {@code $ref}s and
+   * free-form values; {@link Re} is not exported, so only this module calls it): each body compiled
+   * to its minimal DFA by the regex pipeline, read as a {@link RuleAutomaton}, checked by {@link
+   * GrammarChecks}: every rule can finish (a rule that cannot is an error naming it), and no rule calls
+   * itself before reading a byte (left recursion, an error naming the cycle). Every rule is compiled
+   * (called through the stack): the caller has already inlined what it wants inlined. The result is
+   * compiled against a vocabulary and matched like a GBNF grammar; it is never regular.
+   *
+   * @param source names the grammar in errors and in {@link #source()}
+   * @param names rule names, rule 0 the start; at most 1,000 rules
+   * @param bodies the rules' trees, a call of rule {@code k} written as {@link RuleCalls#call(int)
+   *     RuleCalls.call(k)}
+   * @throws EmptyLanguageException the start rule matches nothing
+   * @throws AutomatonTooLargeException a rule needs more than {@code maxDfaStates} states
+   * @throws ConstraintException a rule never finishes, or left recursion
+   */
+  @SuppressWarnings("exports")
+  public static Grammar ofRules(String source, List<String> names, List<Re> bodies, int maxDfaStates) {
+    if (names.isEmpty() || names.size() != bodies.size()) {
+      throw new IllegalArgumentException("need one body per rule name, at least one: " + names.size() + " names, "
+          + bodies.size() + " bodies");
+    }
+    if (names.size() > RuleAutomaton.MAX_RULES) {
+      throw new GrammarLimitException("called rules", RuleAutomaton.MAX_RULES, source + " needs " + names.size()
+          + " rules called through the stack, above the limit of " + RuleAutomaton.MAX_RULES);
+    }
+    RuleAutomaton[] automata = new RuleAutomaton[names.size()];
+    for (int k = 0; k < automata.length; k++) {
+      String name = names.get(k);
+      Dfa dfa;
+      try {
+        dfa = Automata.compile(bodies.get(k), source + ", rule " + name, maxDfaStates);
+      } catch (AutomatonTooLargeException e) {
+        throw new AutomatonTooLargeException(source, e.limit(), e.reached(), source + ": rule \"" + name
+            + "\" needs more than " + e.limit() + " DFA states (maxDfaStates)");
+      }
+      if (dfa == null) {
+        if (k == 0) {
+          throw new EmptyLanguageException(source);
+        }
+        throw new ConstraintException(source + ": rule \"" + Excerpt.around(name, -1) + "\" matches nothing");
+      }
+      automata[k] = new RuleAutomaton(name, dfa);
+      for (int c : automata[k].callee) {
+        if (c >= names.size()) {
+          throw new IllegalArgumentException("rule \"" + name + "\" calls rule " + c + " of " + names.size());
+        }
+      }
+    }
+    GrammarChecks.check(automata, source);
+    Set<String> recursive = new LinkedHashSet<>();
+    GrammarChecks.recursive(automata).stream().forEach(k -> recursive.add(names.get(k)));
+    return new Grammar(source, names, automata, recursive);
   }
 
   /** Parses, checks and compiles {@code gbnf} with the default state limit per rule ({@value CompressedFsm#DEFAULT_MAX_DFA_STATES}). */

@@ -1,7 +1,12 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.ConstraintException;
+import dev.leap.fsm.Dfa;
+import dev.leap.fsm.Excerpt;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,11 +17,16 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The checks a parsed grammar must pass before it is compiled, each failing with a {@link
- * GrammarSyntaxException} at the offending place: no rule defined twice, a {@code root} rule, every
- * referenced rule defined, every rule reachable from {@code root}, no left recursion (a rule that
- * can reach itself without reading a byte, through nullable prefixes too), and every rule able to
- * finish (it matches some finite text).
+ * The checks a grammar must pass before it is matched, one suite for both forms a grammar arrives
+ * in: GBNF syntax ({@link #check(List)}, failing with a {@link GrammarSyntaxException} at the
+ * offending place) and rules given as trees, compiled to rule automata ({@link #check(RuleAutomaton[],
+ * String)}, for the JSON Schema compiler's rules, where there is no syntax to point at: errors name
+ * the rules). Syntax alone: no rule defined twice, a {@code root} rule, every referenced rule defined,
+ * every rule reachable from {@code root}. Both: no left recursion (a rule that can reach itself
+ * without reading a byte, through rules that match the empty text too), and every rule able to
+ * finish (it matches some finite text). Those two are computed once, over {@link Rules}: the facts
+ * each form gives about its rules (read from the syntax tree, or from the automata's text bytes and
+ * call edges).
  *
  * <p>What the engine relies on afterwards: with no left recursion, pushing rules without reading a
  * byte always stops (the stack closure is finite); with every rule productive, every live state of
@@ -41,7 +51,7 @@ final class GrammarChecks {
     for (Gbnf.Rule r : rules) {
       for (Gbnf.Ref ref : refs(r.body())) {
         if (!byName.containsKey(ref.name())) {
-          throw new GrammarSyntaxException(ref.line(), ref.column(), "undefined rule \"" + dev.leap.fsm.Excerpt.around(ref.name(), -1) + "\"");
+          throw new GrammarSyntaxException(ref.line(), ref.column(), "undefined rule \"" + Excerpt.around(ref.name(), -1) + "\"");
         }
       }
     }
@@ -52,9 +62,295 @@ final class GrammarChecks {
             "rule \"" + r.name() + "\" is never used (not reachable from root)");
       }
     }
-    leftRecursion(byName);
-    productive(byName);
+    SyntaxRules facts = new SyntaxRules(rules);
+    List<Integer> cycle = leftRecursion(facts);
+    if (cycle != null) {
+      Gbnf.Rule r = rules.get(cycle.get(0));
+      List<String> path = new ArrayList<>();
+      cycle.forEach(k -> path.add(rules.get(k).name()));
+      throw new GrammarSyntaxException(r.line(), r.column(),
+          "rule " + r.name() + " is left-recursive: " + String.join(" -> ", path));
+    }
+    productive(rules, byName, finishing(facts));
     return byName;
+  }
+
+  /**
+   * Rules given as automata: fails with a {@link ConstraintException} naming the first rule that
+   * never finishes or, after that, the first left-recursive rule and its cycle.
+   */
+  static void check(RuleAutomaton[] rules, String source) {
+    AutomatonRules facts = new AutomatonRules(rules);
+    BitSet finishing = finishing(facts);
+    for (int k = 0; k < rules.length; k++) {
+      if (!finishing.get(k)) {
+        throw new ConstraintException(source + ": rule \"" + rules[k].name
+            + "\" never finishes: every way through it calls a rule that never finishes (itself, through recursion)");
+      }
+    }
+    List<Integer> cycle = leftRecursion(facts);
+    if (cycle != null) {
+      StringBuilder path = new StringBuilder();
+      for (int c : cycle) {
+        path.append(path.length() == 0 ? "" : " -> ").append(rules[c].name);
+      }
+      throw new ConstraintException(source + ": rule \"" + rules[cycle.get(0)].name
+          + "\" is left-recursive (calls itself before reading a byte): " + path);
+    }
+  }
+
+  /** What the shared checks need to know about a grammar's rules, indexed 0..size-1. */
+  interface Rules {
+    int size();
+
+    /**
+     * Whether rule {@code k} can end, calling only rules in {@code callable}: reading text too when
+     * {@code bytes} (it can finish), without reading a byte otherwise (it matches the empty text).
+     */
+    boolean ends(int k, BitSet callable, boolean bytes);
+
+    /** The rules {@code k} may call before reading a byte, given the rules that match the empty text; no repeats. */
+    List<Integer> leftCalls(int k, BitSet nullable);
+  }
+
+  /** The rules that can finish (least fixed point). */
+  static BitSet finishing(Rules rules) {
+    return fixpoint(rules, true);
+  }
+
+  /** The rules that match the empty text (least fixed point). */
+  static BitSet nullable(Rules rules) {
+    return fixpoint(rules, false);
+  }
+
+  private static BitSet fixpoint(Rules rules, boolean bytes) {
+    BitSet done = new BitSet();
+    boolean changed = true;
+    while (changed) {
+      changed = false;
+      for (int k = 0; k < rules.size(); k++) {
+        if (!done.get(k) && rules.ends(k, done, bytes)) {
+          done.set(k);
+          changed = true;
+        }
+      }
+    }
+    return done;
+  }
+
+  /**
+   * The shortest cycle of left calls {@code k -> ... -> k} of the first rule {@code k} (in index
+   * order) on one, or null when no rule is left-recursive.
+   */
+  static List<Integer> leftRecursion(Rules rules) {
+    BitSet nullable = nullable(rules);
+    List<List<Integer>> left = new ArrayList<>();
+    for (int k = 0; k < rules.size(); k++) {
+      left.add(rules.leftCalls(k, nullable));
+    }
+    for (int k = 0; k < rules.size(); k++) {
+      List<Integer> cycle = shortestCycle(k, left);
+      if (cycle != null) {
+        return cycle;
+      }
+    }
+    return null;
+  }
+
+  /** The shortest path {@code start -> ... -> start} in {@code graph}, or null. */
+  private static List<Integer> shortestCycle(int start, List<List<Integer>> graph) {
+    int[] parent = new int[graph.size()];
+    Arrays.fill(parent, -2);
+    Deque<Integer> queue = new ArrayDeque<>(List.of(start));
+    while (!queue.isEmpty()) {
+      int n = queue.poll();
+      for (int m : graph.get(n)) {
+        if (m == start) {
+          List<Integer> path = new ArrayList<>();
+          for (int x = n; x != start; x = parent[x]) {
+            path.add(0, x);
+          }
+          path.add(0, start);
+          path.add(start);
+          return path;
+        }
+        if (parent[m] == -2) {
+          parent[m] = n;
+          queue.add(m);
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The rules on some cycle of calls (a rule that can call itself, through others or directly). */
+  static BitSet recursive(RuleAutomaton[] rules) {
+    BitSet out = new BitSet();
+    for (int k = 0; k < rules.length; k++) {
+      BitSet seen = new BitSet();
+      Deque<Integer> todo = new ArrayDeque<>(List.of(k));
+      while (!todo.isEmpty() && !out.get(k)) {
+        RuleAutomaton r = rules[todo.poll()];
+        for (int c : r.callee) {
+          if (c == k) {
+            out.set(k);
+            break;
+          }
+          if (!seen.get(c)) {
+            seen.set(c);
+            todo.add(c);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The facts of GBNF rules, read from their syntax trees; indexes in definition order. */
+  private static final class SyntaxRules implements Rules {
+    private final List<Gbnf.Rule> rules;
+    private final Map<String, Integer> index = new HashMap<>();
+
+    SyntaxRules(List<Gbnf.Rule> rules) {
+      this.rules = rules;
+      for (int k = 0; k < rules.size(); k++) {
+        index.put(rules.get(k).name(), k);
+      }
+    }
+
+    @Override
+    public int size() {
+      return rules.size();
+    }
+
+    @Override
+    public boolean ends(int k, BitSet callable, boolean bytes) {
+      return ends(rules.get(k).body(), callable, bytes);
+    }
+
+    private boolean ends(Gbnf.Expr e, BitSet callable, boolean bytes) {
+      if (e instanceof Gbnf.Lit l) {
+        return bytes || l.text().isEmpty();
+      } else if (e instanceof Gbnf.CharSet) {
+        return bytes;
+      } else if (e instanceof Gbnf.Ref r) {
+        return callable.get(index.get(r.name()));
+      } else if (e instanceof Gbnf.Seq s) {
+        for (Gbnf.Expr x : s.items()) {
+          if (!ends(x, callable, bytes)) {
+            return false;
+          }
+        }
+        return true;
+      } else if (e instanceof Gbnf.Alt a) {
+        for (Gbnf.Expr x : a.options()) {
+          if (ends(x, callable, bytes)) {
+            return true;
+          }
+        }
+        return false;
+      } else {
+        Gbnf.Repeat r = (Gbnf.Repeat) e;
+        return r.min() == 0 || ends(r.item(), callable, bytes);
+      }
+    }
+
+    @Override
+    public List<Integer> leftCalls(int k, BitSet nullable) {
+      Set<Integer> out = new LinkedHashSet<>();
+      leftRefs(rules.get(k).body(), nullable, out);
+      return new ArrayList<>(out);
+    }
+
+    /** The rules {@code e} may call before reading any byte. */
+    private void leftRefs(Gbnf.Expr e, BitSet nullable, Set<Integer> out) {
+      if (e instanceof Gbnf.Ref r) {
+        out.add(index.get(r.name()));
+      } else if (e instanceof Gbnf.Seq s) {
+        for (Gbnf.Expr x : s.items()) {
+          leftRefs(x, nullable, out);
+          if (!ends(x, nullable, false)) {
+            return;
+          }
+        }
+      } else if (e instanceof Gbnf.Alt a) {
+        a.options().forEach(x -> leftRefs(x, nullable, out));
+      } else if (e instanceof Gbnf.Repeat r) {
+        if (r.max() != 0) {
+          leftRefs(r.item(), nullable, out);
+        }
+      }
+    }
+  }
+
+  /** The facts of compiled rule automata: paths from state 0 through text bytes and call edges. */
+  private static final class AutomatonRules implements Rules {
+    private final RuleAutomaton[] rules;
+
+    AutomatonRules(RuleAutomaton[] rules) {
+      this.rules = rules;
+    }
+
+    @Override
+    public int size() {
+      return rules.length;
+    }
+
+    @Override
+    public boolean ends(int k, BitSet callable, boolean bytes) {
+      RuleAutomaton r = rules[k];
+      boolean[] seen = new boolean[r.stateCount()];
+      Deque<Integer> todo = new ArrayDeque<>();
+      todo.add(0);
+      seen[0] = true;
+      while (!todo.isEmpty()) {
+        int s = todo.poll();
+        if (r.isAccepting(s)) {
+          return true;
+        }
+        if (bytes) {
+          for (int b = 0; b < RuleAutomaton.DIGIT0; b++) {
+            int t = r.step(s, b);
+            if (t != Dfa.DEAD && !seen[t]) {
+              seen[t] = true;
+              todo.add(t);
+            }
+          }
+        }
+        for (int i = r.callStart[s]; i < r.callStart[s + 1]; i++) {
+          int t = r.callTarget[i];
+          if (callable.get(r.callee[i]) && !seen[t]) {
+            seen[t] = true;
+            todo.add(t);
+          }
+        }
+      }
+      return false;
+    }
+
+    @Override
+    public List<Integer> leftCalls(int k, BitSet nullable) {
+      RuleAutomaton r = rules[k];
+      List<Integer> out = new ArrayList<>();
+      boolean[] seen = new boolean[r.stateCount()];
+      Deque<Integer> todo = new ArrayDeque<>();
+      todo.add(0);
+      seen[0] = true;
+      while (!todo.isEmpty()) {
+        int s = todo.poll();
+        for (int i = r.callStart[s]; i < r.callStart[s + 1]; i++) {
+          if (!out.contains(r.callee[i])) {
+            out.add(r.callee[i]);
+          }
+          int t = r.callTarget[i];
+          if (nullable.get(r.callee[i]) && !seen[t]) {
+            seen[t] = true;
+            todo.add(t);
+          }
+        }
+      }
+      return out;
+    }
   }
 
   /** Every reference in {@code e}, in text order. */
@@ -90,123 +386,18 @@ final class GrammarChecks {
     return seen;
   }
 
-  /** Rules that can match the empty string (least fixed point). */
-  static Set<String> nullable(Map<String, Gbnf.Rule> byName) {
-    Set<String> out = new HashSet<>();
-    boolean changed = true;
-    while (changed) {
-      changed = false;
-      for (Gbnf.Rule r : byName.values()) {
-        if (!out.contains(r.name()) && nullable(r.body(), out)) {
-          out.add(r.name());
-          changed = true;
-        }
-      }
-    }
-    return out;
-  }
-
-  private static boolean nullable(Gbnf.Expr e, Set<String> nullableRules) {
-    if (e instanceof Gbnf.Lit l) {
-      return l.text().isEmpty();
-    } else if (e instanceof Gbnf.CharSet) {
-      return false;
-    } else if (e instanceof Gbnf.Ref r) {
-      return nullableRules.contains(r.name());
-    } else if (e instanceof Gbnf.Seq s) {
-      return s.items().stream().allMatch(x -> nullable(x, nullableRules));
-    } else if (e instanceof Gbnf.Alt a) {
-      return a.options().stream().anyMatch(x -> nullable(x, nullableRules));
-    } else {
-      Gbnf.Repeat r = (Gbnf.Repeat) e;
-      return r.min() == 0 || nullable(r.item(), nullableRules);
-    }
-  }
-
-  /** The rules {@code e} may call before reading any byte. */
-  private static void leftRefs(Gbnf.Expr e, Set<String> nullableRules, Set<String> out) {
-    if (e instanceof Gbnf.Ref r) {
-      out.add(r.name());
-    } else if (e instanceof Gbnf.Seq s) {
-      for (Gbnf.Expr x : s.items()) {
-        leftRefs(x, nullableRules, out);
-        if (!nullable(x, nullableRules)) {
-          return;
-        }
-      }
-    } else if (e instanceof Gbnf.Alt a) {
-      a.options().forEach(x -> leftRefs(x, nullableRules, out));
-    } else if (e instanceof Gbnf.Repeat r) {
-      if (r.max() != 0) {
-        leftRefs(r.item(), nullableRules, out);
-      }
-    }
-  }
-
-  private static void leftRecursion(Map<String, Gbnf.Rule> byName) {
-    Set<String> nullableRules = nullable(byName);
-    Map<String, Set<String>> left = new HashMap<>();
-    for (Gbnf.Rule r : byName.values()) {
-      Set<String> s = new LinkedHashSet<>();
-      leftRefs(r.body(), nullableRules, s);
-      left.put(r.name(), s);
-    }
-    // The first rule (in definition order) on a cycle of left calls: the shortest such cycle.
-    for (Gbnf.Rule r : byName.values()) {
-      List<String> path = shortestCycle(r.name(), left);
-      if (path != null) {
-        throw new GrammarSyntaxException(r.line(), r.column(),
-            "rule " + r.name() + " is left-recursive: " + String.join(" -> ", path));
-      }
-    }
-  }
-
-  /** The shortest path {@code start -> ... -> start} in {@code graph}, or null. */
-  private static List<String> shortestCycle(String start, Map<String, Set<String>> graph) {
-    Map<String, String> parent = new HashMap<>();
-    Deque<String> queue = new ArrayDeque<>();
-    queue.add(start);
-    Set<String> seen = new HashSet<>();
-    while (!queue.isEmpty()) {
-      String n = queue.poll();
-      for (String m : graph.get(n)) {
-        if (m.equals(start)) {
-          List<String> back = new ArrayList<>();
-          for (String x = n; !x.equals(start); x = parent.get(x)) {
-            back.add(x);
-          }
-          List<String> path = new ArrayList<>();
-          path.add(start);
-          for (int i = back.size() - 1; i >= 0; i--) {
-            path.add(back.get(i));
-          }
-          path.add(start);
-          return path;
-        }
-        if (seen.add(m)) {
-          parent.put(m, n);
-          queue.add(m);
-        }
-      }
-    }
-    return null;
-  }
-
-  private static void productive(Map<String, Gbnf.Rule> byName) {
+  /**
+   * Fails at a rule that never finishes, if any: the first (in definition order) that needs itself
+   * through other unfinished rules, else the first unfinished one (a rule that needs itself is the
+   * cause; one that merely calls it is not).
+   */
+  private static void productive(List<Gbnf.Rule> rules, Map<String, Gbnf.Rule> byName, BitSet finishingRules) {
     Set<String> done = new HashSet<>();
-    boolean changed = true;
-    while (changed) {
-      changed = false;
-      for (Gbnf.Rule r : byName.values()) {
-        if (!done.contains(r.name()) && productive(r.body(), done)) {
-          done.add(r.name());
-          changed = true;
-        }
-      }
+    for (int k = finishingRules.nextSetBit(0); k >= 0; k = finishingRules.nextSetBit(k + 1)) {
+      done.add(rules.get(k).name());
     }
-    // Report a rule that needs itself (through other unfinished rules), not just one that calls it.
     Gbnf.Rule first = null;
-    for (Gbnf.Rule r : byName.values()) {
+    for (Gbnf.Rule r : rules) {
       if (done.contains(r.name())) {
         continue;
       }
@@ -241,20 +432,5 @@ final class GrammarChecks {
       }
     }
     return false;
-  }
-
-  private static boolean productive(Gbnf.Expr e, Set<String> done) {
-    if (e instanceof Gbnf.Lit || e instanceof Gbnf.CharSet) {
-      return true;
-    } else if (e instanceof Gbnf.Ref r) {
-      return done.contains(r.name());
-    } else if (e instanceof Gbnf.Seq s) {
-      return s.items().stream().allMatch(x -> productive(x, done));
-    } else if (e instanceof Gbnf.Alt a) {
-      return a.options().stream().anyMatch(x -> productive(x, done));
-    } else {
-      Gbnf.Repeat r = (Gbnf.Repeat) e;
-      return r.min() == 0 || productive(r.item(), done);
-    }
   }
 }

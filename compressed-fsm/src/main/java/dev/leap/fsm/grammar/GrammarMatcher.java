@@ -1,7 +1,7 @@
 package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.ByteAutomaton;
-import dev.leap.fsm.Utf8;
+import dev.leap.vocab.Utf8;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.internal.Re;
+import dev.leap.fsm.internal.RuleCalls;
 import dev.leap.fsm.internal.Trees;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,7 +11,7 @@ import java.util.Map;
 /**
  * Grammar syntax to regex trees ({@link Re}): a compiled rule's body with every inlined rule
  * substituted (one shared node per inlined rule, so the NFA builds it once per exit) and every call
- * of a compiled rule written as its marker ({@link RuleAutomaton#marker}). A grammar without
+ * of a compiled rule written as its marker ({@link RuleCalls#call}). A grammar without
  * recursion becomes one marker-free tree, compiled exactly as a regex is.
  */
 final class GrammarTrees {
@@ -39,7 +40,7 @@ final class GrammarTrees {
     } else if (e instanceof Gbnf.Ref r) {
       Integer k = compiledIndex.get(r.name());
       if (k != null) {
-        return markers.computeIfAbsent(k, RuleAutomaton::marker);
+        return markers.computeIfAbsent(k, RuleCalls::call);
       }
       Re re = inlined.get(r.name());
       if (re == null) {

@@ -1,17 +1,16 @@
 package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Dfa;
-import dev.leap.fsm.internal.Re;
+import dev.leap.fsm.internal.RuleCalls;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Deque;
 
 /**
  * One compiled rule: a minimal byte DFA whose edges may also <em>call</em> another compiled rule.
  *
  * <p>How calls get into a DFA built by the ordinary pipeline: a call of compiled rule {@code k} is
- * written into the rule's tree as a four-byte <em>marker</em> {@code FF d2 d1 d0} (the decimal
+ * written into the rule's tree as a four-byte <em>marker</em> ({@link RuleCalls}) {@code FF d2 d1 d0} (the decimal
  * digits of {@code k} as bytes {@code F5..FE}). Bytes {@code F5..FF} never occur in UTF-8, and a
  * grammar's text is UTF-8 (literals and classes are code points), so markers cannot collide with
  * text. After determinization and minimization, a marker path {@code s -FF-> x -d2-> y -d1-> z -d0->
@@ -24,12 +23,12 @@ import java.util.Deque;
  * grammar checks guarantee that). Immutable.
  */
 final class RuleAutomaton {
-  /** First byte of a call marker. */
-  static final int MARK = 0xFF;
+  /** First byte of a call marker ({@link RuleCalls}). */
+  static final int MARK = RuleCalls.MARK;
   /** Digit bytes are {@code DIGIT0 .. DIGIT0 + 9}. */
-  static final int DIGIT0 = 0xF5;
+  static final int DIGIT0 = RuleCalls.DIGIT0;
   /** Most compiled rules a grammar may have (three decimal digits). */
-  static final int MAX_RULES = 1000;
+  static final int MAX_RULES = RuleCalls.MAX_RULES;
 
   final String name;
   final Dfa dfa;
@@ -118,21 +117,6 @@ final class RuleAutomaton {
       kind[s] = (byte) ((callStart[s] < callStart[s + 1] ? HAS_CALLS : 0) | (hasBytes(s) ? HAS_BYTES : 0)
           | (dfa.isAccepting(s) ? ACCEPTING : 0));
     }
-  }
-
-  /** The marker tree for a call of compiled rule {@code k}: a four-state byte automaton. */
-  static Re marker(int k) {
-    int[] bytes = {MARK, DIGIT0 + k / 100, DIGIT0 + (k / 10) % 10, DIGIT0 + k % 10};
-    int[] classOf = new int[256];
-    for (int b = 0; b < 256; b++) {
-      classOf[b] = b;
-    }
-    int[] table = new int[5 * 256];
-    Arrays.fill(table, Dfa.DEAD);
-    for (int i = 0; i < 4; i++) {
-      table[i * 256 + bytes[i]] = i + 1;
-    }
-    return new Re.Automaton(new Dfa(5, classOf, 256, table, new long[] {1L << 4}));
   }
 
   int stateCount() {

@@ -1,8 +1,9 @@
 package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Dfa;
-import dev.leap.fsm.SortedVocabulary;
 import dev.leap.fsm.internal.VocabView;
+import dev.leap.vocab.SortedVocabulary;
+import dev.leap.vocab.SortedWalk;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 
 /**
@@ -24,13 +25,14 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  * Ending after 0 bytes is not counted: the matcher's configuration already holds the stacks where
  * {@code r} has returned, and their own tops classify the token.
  *
- * <p>Walk: the vocabulary sorted by bytes ({@link SortedVocabulary}), the configuration kept per
+ * <p>Walk: this is a {@link SortedWalk.Recognizer} of the vocabulary sorted by bytes ({@link
+ * SortedVocabulary}), the one walk the token index's DFA masks use too: the configuration kept per
  * depth so a shared prefix is walked once; after a death at depth {@code D}, every following token
  * sharing the first {@code D + 1} bytes gets the same answer without a walk. A configuration that is
  * one frame of {@code r} itself over {@code CONTEXT} is kept as a bare DFA state and stepped through
  * the table (most of a rule's states); only calls and returns go through {@link Stacks}.
  */
-final class RuleTokenWalk {
+final class RuleTokenWalk implements SortedWalk.Recognizer {
   private final RuleAutomaton[] rules;
   private final long[][] follow;
   private final Stacks stacks;
@@ -43,6 +45,13 @@ final class RuleTokenWalk {
   private final boolean[] alive;
   private final boolean[] ends;
   private final boolean[] pending;
+
+  // The stack top being computed (set by compute) and its answers.
+  private RuleAutomaton a;
+  private int r;
+  private long[] fol;
+  private long[] accepted;
+  private final IntArrayList uncertain = new IntArrayList();
 
   RuleTokenWalk(RuleAutomaton[] rules, long[][] follow, SortedVocabulary vocab, int vocabSize) {
     this.rules = rules;
@@ -70,70 +79,68 @@ final class RuleTokenWalk {
    * tokens are accepted as they are, they leave the walk in {@code s} or in the loop one step ahead).
    */
   Sets compute(int r, int s, VocabView view) {
-    RuleAutomaton a = rules[r];
-    long[] fol = follow[r];
-    long[] accepted = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
-    int[] sorted = view.ids;
-    int[] lcp = view.lcp;
-    int[] skip1 = view.skip1;
-    int[] skip2 = view.skip2;
-    IntArrayList uncertain = new IntArrayList();
+    this.a = rules[r];
+    this.r = r;
+    this.fol = follow[r];
+    this.accepted = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
+    uncertain.clear();
     bare[0] = s;
     alive[0] = true;
     ends[0] = false;
     pending[0] = false;
-    int n = sorted.length;
-    int j = 0;
-    while (j < n) {
-      int id = sorted[j];
-      byte[] b = tokenBytes[id];
-      int len = b.length;
-      int d = lcp[j];
-      while (d < len && alive[d]) {
-        stepInto(a, r, d, b[d]);
-        pending[d + 1] = pending[d] || (d >= 1 && ends[d] && FollowBytes.contains(fol, b[d]));
-        d++;
-      }
-      if (d == len) {
-        if (alive[len] || ends[len]) {
-          accepted[id >>> 6] |= 1L << id;
-        } else if (pending[len]) {
-          uncertain.add(id);
-        }
-        j++;
-        continue;
-      }
-      // Dead after d bytes (d >= 1), the token goes on. If r ended exactly there, the answer depends
-      // on the next byte: the same for every token sharing the first d + 1 bytes. Otherwise it is the
-      // same for every token sharing the first d bytes.
-      int shared;
-      boolean unsure;
-      if (ends[d]) {
-        shared = d + 1;
-        unsure = pending[d] || FollowBytes.contains(fol, b[d]);
-      } else {
-        shared = d;
-        unsure = pending[d];
-      }
-      if (unsure) {
-        uncertain.add(id);
-        j++;
-        while (j < n && lcp[j] >= shared) {
-          uncertain.add(sorted[j]);
-          j++;
-        }
-      } else if (shared == 1) {
-        j = skip1[j];
-      } else if (shared == 2) {
-        j = skip2[j];
-      } else {
-        j++;
-        while (j < n && lcp[j] >= shared) {
-          j++;
-        }
-      }
+    SortedWalk.walk(view.ids, view.links, tokenBytes, this);
+    Sets out = new Sets(accepted, uncertain.toIntArray());
+    accepted = null;
+    return out;
+  }
+
+  @Override
+  public boolean alive(int depth) {
+    return alive[depth];
+  }
+
+  @Override
+  public void push(int d, byte b) {
+    stepInto(a, r, d, b);
+    pending[d + 1] = pending[d] || (d >= 1 && ends[d] && FollowBytes.contains(fol, b));
+  }
+
+  @Override
+  public void complete(int id, int len) {
+    if (alive[len] || ends[len]) {
+      accepted[id >>> 6] |= 1L << id;
+    } else if (pending[len]) {
+      uncertain.add(id);
     }
-    return new Sets(accepted, uncertain.toIntArray());
+  }
+
+  /**
+   * Dead after {@code d} bytes ({@code d >= 1}), the token goes on. If r ended exactly there, the
+   * answer depends on the next byte: the same for every token sharing the first {@code d + 1} bytes.
+   * Otherwise it is the same for every token sharing the first {@code d} bytes. Uncertain answers
+   * are reported for each such token; rejections are skipped.
+   */
+  @Override
+  public int died(int id, byte[] b, int d) {
+    int shared;
+    boolean unsure;
+    if (ends[d]) {
+      shared = d + 1;
+      unsure = pending[d] || FollowBytes.contains(fol, b[d]);
+    } else {
+      shared = d;
+      unsure = pending[d];
+    }
+    if (unsure) {
+      uncertain.add(id);
+      return -shared;
+    }
+    return shared;
+  }
+
+  @Override
+  public void sameAsDied(int id) {
+    uncertain.add(id);
   }
 
   /** Fills depth {@code d + 1} from depth {@code d} and byte {@code b}. */

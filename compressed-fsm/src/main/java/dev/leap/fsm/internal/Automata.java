@@ -1,7 +1,6 @@
 package dev.leap.fsm.internal;
 
 import dev.leap.fsm.AutomatonTooLargeException;
-import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.EmptyLanguageException;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -26,18 +25,19 @@ public final class Automata {
   }
 
   /**
-   * The compressed FSM of {@code re} (a regex's tree, or the JSON Schema compiler's); {@code source}
-   * names it in errors. Kept here, not on {@link CompressedFsm}, so no public signature of the API
-   * takes an internal tree.
+   * The minimal DFA of {@code re} (a regex's tree, the JSON Schema compiler's, a grammar's without
+   * recursion), for a language that must not be empty; {@code source} names it in errors. The
+   * caller wraps it ({@code CompressedFsm.of}): this package returns automata and knows nothing of
+   * what is built on them.
    *
    * @throws EmptyLanguageException the tree matches nothing
    */
-  public static CompressedFsm compress(Re re, String source, int maxStates) {
+  public static Dfa compileNonEmpty(Re re, String source, int maxStates) {
     Dfa dfa = Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
     if (dfa == null) {
       throw new EmptyLanguageException(source);
     }
-    return CompressedFsm.of(dfa, source);
+    return dfa;
   }
 
   /** {@code L(a) ∩ L(b)}, or {@code null} if empty. */

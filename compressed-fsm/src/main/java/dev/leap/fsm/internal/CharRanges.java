@@ -1,6 +1,7 @@
 package dev.leap.fsm.internal;
 
 import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.Arrays;
 
 /** Operations on sorted, disjoint code point range lists {@code [lo0, hi0, lo1, hi1, ...]}. */
 public final class CharRanges {
@@ -17,7 +18,7 @@ public final class CharRanges {
     for (int i = 0; i < n; i++) {
       packed[i] = ((long) raw.getInt(2 * i) << 32) | (raw.getInt(2 * i + 1) & 0xFFFFFFFFL);
     }
-    java.util.Arrays.sort(packed);
+    Arrays.sort(packed);
     IntArrayList out = new IntArrayList();
     for (long p : packed) {
       int lo = (int) (p >>> 32);

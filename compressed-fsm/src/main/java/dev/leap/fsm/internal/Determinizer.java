@@ -1,7 +1,9 @@
 package dev.leap.fsm.internal;
 
 import dev.leap.fsm.AutomatonTooLargeException;
+import dev.leap.fsm.Excerpt;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,7 +41,7 @@ public final class Determinizer {
 
     Map<SetKey, Integer> ids = new HashMap<>();
     IntArrayList table = new IntArrayList();
-    java.util.ArrayList<int[]> sets = new java.util.ArrayList<>();
+    ArrayList<int[]> sets = new ArrayList<>();
     IntArrayList acceptingList = new IntArrayList();
 
     int[] startSet = closure(nfa, new int[] {nfa.start}, 1, stamp, stack, stampHolder);
@@ -89,7 +91,7 @@ public final class Determinizer {
             // Subsets this large mean the DFA would not fit the state limit's memory either.
             throw new AutomatonTooLargeException(source, maxStates, id + 1, "determinization would hold more than "
                 + MAX_SUBSET_WORK + " NFA states in its subsets (at " + (id + 1) + " DFA states); simplify the"
-                + " constraint: " + dev.leap.fsm.Excerpt.around(source, -1));
+                + " constraint: " + Excerpt.around(source, -1));
           }
           ids.put(key, id);
           sets.add(target);

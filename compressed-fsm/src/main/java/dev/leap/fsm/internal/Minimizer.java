@@ -2,6 +2,7 @@ package dev.leap.fsm.internal;
 
 import dev.leap.fsm.Dfa;
 import java.util.Arrays;
+import java.util.HashMap;
 
 /**
  * DFA minimization by partition refinement after Valmari and Lehtinen ("Efficient minimization of
@@ -137,7 +138,7 @@ public final class Minimizer {
     }
     int[] tail = new int[m];
     int[] head = new int[m];
-    int[] next = java.util.Arrays.copyOf(perClass, k);
+    int[] next = Arrays.copyOf(perClass, k);
     for (int s = 0; s < n; s++) {
       for (int c = 0; c < k; c++) {
         int t = delta[s * k + c];
@@ -157,7 +158,7 @@ public final class Minimizer {
       inStart[s + 1] += inStart[s];
     }
     int[] incoming = new int[m];
-    int[] fill = java.util.Arrays.copyOf(inStart, n);
+    int[] fill = Arrays.copyOf(inStart, n);
     for (int i = 0; i < m; i++) {
       incoming[fill[head[i]]++] = i;
     }
@@ -288,7 +289,7 @@ public final class Minimizer {
   static Dfa mergeClasses(int states, int k, int[] classOf, int[] table, long[] accepting) {
     int[] newClass = new int[k];
     int merged = 0;
-    java.util.HashMap<ColumnKey, Integer> seen = new java.util.HashMap<>();
+    HashMap<ColumnKey, Integer> seen = new HashMap<>();
     for (int c = 0; c < k; c++) {
       int[] col = new int[states];
       for (int s = 0; s < states; s++) {

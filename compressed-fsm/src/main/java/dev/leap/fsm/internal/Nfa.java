@@ -1,7 +1,18 @@
 package dev.leap.fsm.internal;
 
+import dev.leap.fsm.AutomatonTooLargeException;
+import dev.leap.fsm.Dfa;
+import dev.leap.fsm.Excerpt;
+import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A Thompson NFA over bytes, built from a {@link Re} tree: code point sets become UTF-8 byte-range
@@ -36,14 +47,14 @@ public final class Nfa {
   final int accept;
   private final String source;
   /** Nodes that occur more than once in the tree (by identity). */
-  private final java.util.Set<Re> shared = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  private final Set<Re> shared = Collections.newSetFromMap(new IdentityHashMap<>());
   /** Per shared node: exit state -> entry state of the fragment already built. */
-  private final java.util.Map<Re, it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap> built = new java.util.IdentityHashMap<>();
+  private final Map<Re, Int2IntOpenHashMap> built = new IdentityHashMap<>();
 
   private Nfa(String source) {
     this.source = source;
-    java.util.Arrays.fill(edgeHead, -1);
-    java.util.Arrays.fill(epsHead, -1);
+    Arrays.fill(edgeHead, -1);
+    Arrays.fill(epsHead, -1);
     this.start = newState();
     this.accept = newState();
   }
@@ -58,8 +69,8 @@ public final class Nfa {
 
   /** Marks the composite nodes reachable more than once from {@code root} (each visited once). */
   private void findShared(Re root) {
-    java.util.Set<Re> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    java.util.ArrayDeque<Re> stack = new java.util.ArrayDeque<>();
+    Set<Re> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    ArrayDeque<Re> stack = new ArrayDeque<>();
     stack.push(root);
     while (!stack.isEmpty()) {
       Re re = stack.pop();
@@ -90,15 +101,15 @@ public final class Nfa {
     }
     if (states == edgeHead.length) {
       int n = states * 2;
-      edgeHead = java.util.Arrays.copyOf(edgeHead, n);
-      epsHead = java.util.Arrays.copyOf(epsHead, n);
-      java.util.Arrays.fill(edgeHead, states, n, -1);
-      java.util.Arrays.fill(epsHead, states, n, -1);
+      edgeHead = Arrays.copyOf(edgeHead, n);
+      epsHead = Arrays.copyOf(epsHead, n);
+      Arrays.fill(edgeHead, states, n, -1);
+      Arrays.fill(epsHead, states, n, -1);
     }
     if (states >= MAX_STATES) {
-      throw new dev.leap.fsm.AutomatonTooLargeException(source, MAX_STATES, states, "the NFA would exceed its limit of "
+      throw new AutomatonTooLargeException(source, MAX_STATES, states, "the NFA would exceed its limit of "
           + MAX_STATES + " states: the constraint is too large to compile (a repetition of a large part, or a very large"
-          + " schema): " + dev.leap.fsm.Excerpt.around(source, -1));
+          + " schema): " + Excerpt.around(source, -1));
     }
     return states++;
   }
@@ -121,8 +132,8 @@ public final class Nfa {
 
   private void add(Re re, int from, int to) {
     if (shared.contains(re)) {
-      it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap byExit =
-          built.computeIfAbsent(re, k -> new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap());
+      Int2IntOpenHashMap byExit =
+          built.computeIfAbsent(re, k -> new Int2IntOpenHashMap());
       int entry = byExit.getOrDefault(to, -1);
       if (entry < 0) {
         entry = newState();
@@ -189,7 +200,7 @@ public final class Nfa {
   }
 
   /** One NFA state per DFA state; byte runs with the same target become one range edge. */
-  private void addAutomaton(dev.leap.fsm.Dfa dfa, int from, int to) {
+  private void addAutomaton(Dfa dfa, int from, int to) {
     int n = dfa.stateCount();
     int[] map = new int[n];
     for (int s = 0; s < n; s++) {
@@ -224,7 +235,7 @@ public final class Nfa {
   }
 
   /** Inner path states by (lo, hi, target): each has exactly one edge, {@code lo..hi -> target}. */
-  private final it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap suffixes = new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap();
+  private final Long2IntOpenHashMap suffixes = new Long2IntOpenHashMap();
 
   private int suffixState(int lo, int hi, int target) {
     long key = ((long) target << 16) | (lo << 8) | hi;

@@ -1,5 +1,6 @@
 package dev.leap.fsm.internal;
 
+import dev.leap.fsm.Dfa;
 import java.util.List;
 
 /**
@@ -27,7 +28,7 @@ public sealed interface Re {
    * {@link Automata}); it matches UTF-8 bytes directly, not code points. The DFA is minimal and
    * trimmed, as every {@link Automata} result is.
    */
-  record Automaton(dev.leap.fsm.Dfa dfa) implements Re {}
+  record Automaton(Dfa dfa) implements Re {}
 
   Re EMPTY = new Empty();
 }

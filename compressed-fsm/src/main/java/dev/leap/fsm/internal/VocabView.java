@@ -1,6 +1,7 @@
 package dev.leap.fsm.internal;
 
-import dev.leap.fsm.SortedVocabulary;
+import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedVocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -11,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The sorted vocabulary as one per-state walk sees it: either all of it, or only the tokens that
  * are <em>not</em> made entirely of a given byte set {@code L}, with the common-prefix lengths and
- * skip links recomputed for that subsequence, plus the bitset of the tokens left out.
+ * skip links recomputed for that subsequence ({@link SkipLinks}), plus the bitset of the tokens left out.
  *
  * <p>Why: a state {@code s} whose self-loop bytes are {@code L} (the inside of a JSON string, an
  * identifier) keeps every token made only of {@code L} in {@code s} itself, so those tokens are
@@ -25,9 +26,7 @@ public final class VocabView {
   public static final int MIN_LOOP_BYTES = 32;
 
   public final int[] ids;
-  public final int[] lcp;
-  public final int[] skip1;
-  public final int[] skip2;
+  public final SkipLinks links;
   /** Tokens left out of the walk (all of whose bytes are in {@code L}); null for the full view. */
   public final long[] loopOnly;
 
@@ -36,11 +35,9 @@ public final class VocabView {
       Collections.synchronizedMap(new WeakHashMap<>());
   private static final Map<SortedVocabulary, VocabView> FULL = Collections.synchronizedMap(new WeakHashMap<>());
 
-  private VocabView(int[] ids, int[] lcp, int[] skip1, int[] skip2, long[] loopOnly) {
+  private VocabView(int[] ids, SkipLinks links, long[] loopOnly) {
     this.ids = ids;
-    this.lcp = lcp;
-    this.skip1 = skip1;
-    this.skip2 = skip2;
+    this.links = links;
     this.loopOnly = loopOnly;
   }
 
@@ -60,7 +57,7 @@ public final class VocabView {
 
   /** All of the sorted vocabulary. */
   public static VocabView full(SortedVocabulary v) {
-    return new VocabView(v.ids(), v.lcp(), v.skip1(), v.skip2(), null);
+    return new VocabView(v.ids(), v.links(), null);
   }
 
   /** The view without the tokens made only of bytes in {@code loop} (four words, a 256-bit set), built now (not shared). */
@@ -83,30 +80,8 @@ public final class VocabView {
         kept.add(id);
       }
     }
-    int n = kept.size();
     int[] ids = kept.toIntArray();
-    int[] lcp = new int[n];
-    for (int j = 1; j < n; j++) {
-      byte[] p = bytes[ids[j - 1]];
-      byte[] c = bytes[ids[j]];
-      int m = Arrays.mismatch(p, c);
-      lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
-    }
-    int[] skip1 = new int[n];
-    int[] skip2 = new int[n];
-    int next1 = n;
-    int next2 = n;
-    for (int j = n - 1; j >= 0; j--) {
-      skip1[j] = next1;
-      skip2[j] = next2;
-      if (lcp[j] <= 0) {
-        next1 = j;
-      }
-      if (lcp[j] <= 1) {
-        next2 = j;
-      }
-    }
-    return new VocabView(ids, lcp, skip1, skip2, left);
+    return new VocabView(ids, SkipLinks.of(ids, bytes), left);
   }
 
   private record Key(long[] loop) {

@@ -76,16 +76,36 @@ final class Converter {
   private final Map<JsonNode, Map<String, Re>> memo = new IdentityHashMap<>();
 
   /**
+   * The conversion for one DFA: large values embedded as minimal automata ({@link #automata}),
+   * members beyond {@code properties} generated ({@link ExtraMembers}), recursion unrolled.
+   */
+  static Converter forDfa(JsonNode root, JsonSchemaOptions options) {
+    return new Converter(root, options, true, true, false);
+  }
+
+  /** As {@link #forDfa}, but objects with {@code properties} get no further members (the narrowing past the state limit). */
+  static Converter withoutExtraMembers(JsonNode root, JsonSchemaOptions options) {
+    return new Converter(root, options, true, false, false);
+  }
+
+  /** As {@link #forDfa}, with recursion and free-form values as grammar rules ({@link RecursiveRules}; compact layout only). */
+  static Converter withRules(JsonNode root, JsonSchemaOptions options) {
+    return new Converter(root, options, true, true, true);
+  }
+
+  /** As {@link #forDfa}, but no value embedded as an automaton: a tree whose regex text can be printed. */
+  static Converter printable(JsonNode root, JsonSchemaOptions options) {
+    return new Converter(root, options, false, true, false);
+  }
+
+  /**
    * @param automata see {@link #automata}
    * @param beyondProperties whether objects with {@code properties} may have further members
    *     ({@link ExtraMembers})
+   * @param asRules recursion and free-form values as grammar rules ({@link RecursiveRules})
    */
-  Converter(JsonNode root, JsonSchemaOptions options, boolean automata, boolean beyondProperties) {
-    this(root, options, automata, beyondProperties, false);
-  }
-
-  /** @param asRules recursion and free-form values as grammar rules ({@link RecursiveRules}; compact layout only) */
-  Converter(JsonNode root, JsonSchemaOptions options, boolean automata, boolean beyondProperties, boolean asRules) {
+  private Converter(JsonNode root, JsonSchemaOptions options, boolean automata, boolean beyondProperties,
+      boolean asRules) {
     this.root = root;
     this.options = options;
     this.layout = new JsonLayout(options.indent());

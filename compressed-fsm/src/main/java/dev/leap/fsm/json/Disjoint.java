@@ -1,6 +1,10 @@
 package dev.leap.fsm.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import dev.leap.fsm.AutomatonTooLargeException;
+import dev.leap.fsm.ConstraintException;
+import dev.leap.fsm.Dfa;
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.CharRanges;
 import dev.leap.fsm.internal.Re;
@@ -8,6 +12,7 @@ import dev.leap.fsm.internal.Trees;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
@@ -115,11 +120,11 @@ final class Disjoint {
       if (disjointLengths(a, b)) {
         return true;
       }
-      dev.leap.fsm.Dfa la = decodedStrings(a);
-      dev.leap.fsm.Dfa lb = la == null ? null : decodedStrings(b);
+      Dfa la = decodedStrings(a);
+      Dfa lb = la == null ? null : decodedStrings(b);
       try {
-        return la != null && lb != null && dev.leap.fsm.internal.Automata.intersect(la, lb, 200_000, "oneOf") == null;
-      } catch (dev.leap.fsm.AutomatonTooLargeException e) {
+        return la != null && lb != null && Automata.intersect(la, lb, 200_000, "oneOf") == null;
+      } catch (AutomatonTooLargeException e) {
         return false;
       }
     }
@@ -249,7 +254,7 @@ final class Disjoint {
       if (x.size() != y.size()) {
         return false;
       }
-      for (java.util.Iterator<String> it = x.fieldNames(); it.hasNext(); ) {
+      for (Iterator<String> it = x.fieldNames(); it.hasNext(); ) {
         String k = it.next();
         if (!y.has(k) || !sameValue(x.get(k), y.get(k))) {
           return false;
@@ -265,13 +270,13 @@ final class Disjoint {
    * against {@code schema}'s {@code pattern}, lengths and {@code const}/{@code enum} (never fewer: an over-approximation is what a
    * proof may use), or null if it cannot say. A pattern outside Leap's dialect says nothing.
    */
-  static dev.leap.fsm.Dfa decodedStrings(JsonNode schema) {
+  static Dfa decodedStrings(JsonNode schema) {
     Re anyCp = new Re.Chars(CharRanges.negate(new int[0]));
     List<Re> parts = new ArrayList<>();
     if (schema.path("pattern").isTextual()) {
       try {
         parts.add(EcmaPattern.searchLanguage(schema.get("pattern").asText()));
-      } catch (dev.leap.fsm.ConstraintException e) {
+      } catch (ConstraintException e) {
         // outside the dialect: says nothing
       }
     }
@@ -293,16 +298,16 @@ final class Disjoint {
       parts.add(Trees.rep(anyCp, min, max));
     }
     try {
-      dev.leap.fsm.Dfa acc = null;
+      Dfa acc = null;
       for (Re part : parts) {
-        dev.leap.fsm.Dfa d = Automata.compile(part, "oneOf", 20_000);
+        Dfa d = Automata.compile(part, "oneOf", 20_000);
         acc = d == null ? null : acc == null ? d : Automata.intersect(acc, d, 20_000, "oneOf");
         if (acc == null) {
           return null; // an empty language has no DFA: says nothing (never wrong)
         }
       }
       return acc;
-    } catch (dev.leap.fsm.ConstraintException e) {
+    } catch (ConstraintException e) {
       return null;
     }
   }
@@ -383,10 +388,10 @@ final class Disjoint {
       return p;
     }
     if (schema.has("patternProperties")) {
-      return com.fasterxml.jackson.databind.node.BooleanNode.TRUE;
+      return BooleanNode.TRUE;
     }
     JsonNode ap = schema.get("additionalProperties");
-    return ap == null ? com.fasterxml.jackson.databind.node.BooleanNode.TRUE : ap;
+    return ap == null ? BooleanNode.TRUE : ap;
   }
 
   /** Whether {@code schema} allows no value: {@code false}, or {@code not} of a schema that allows everything. */

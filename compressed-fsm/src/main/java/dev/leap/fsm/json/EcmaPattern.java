@@ -5,6 +5,7 @@ import dev.leap.fsm.internal.CharRanges;
 import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.RegexParser;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -98,7 +99,7 @@ final class EcmaPattern {
    */
   static int[] syntaxDepth(String p) {
     int[] depth = new int[p.length()];
-    java.util.Arrays.fill(depth, -1);
+    Arrays.fill(depth, -1);
     int d = 0;
     for (int i = 0; i < p.length(); i++) {
       char c = p.charAt(i);

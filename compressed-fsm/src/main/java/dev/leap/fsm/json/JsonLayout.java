@@ -3,6 +3,7 @@ package dev.leap.fsm.json;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.fsm.internal.Json;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -19,7 +20,7 @@ import java.util.Map;
  */
 final class JsonLayout {
   private final int indent;
-  private final ObjectMapper mapper = new ObjectMapper();
+  private final ObjectMapper mapper = Json.MAPPER;
 
   /** @param indent {@code -1} for compact, else the spaces per level */
   JsonLayout(int indent) {

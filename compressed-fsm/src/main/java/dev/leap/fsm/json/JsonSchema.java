@@ -2,12 +2,12 @@ package dev.leap.fsm.json;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.internal.Automata;
+import dev.leap.fsm.internal.Json;
 import dev.leap.fsm.internal.Re;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,10 +130,11 @@ public final class JsonSchema {
    */
   public static Compiled compileDetailed(String schemaJson, JsonSchemaOptions options) {
     JsonNode root = parse(schemaJson);
-    Converter c = new Converter(root, options, true, true);
+    Converter c = Converter.forDfa(root, options);
     try {
       Re tree = c.convert();
-      return new Compiled(Automata.compress(tree, "JSON Schema", options.maxDfaStates()), Optional.empty(), c.ignored,
+      return new Compiled(CompressedFsm.of(Automata.compileNonEmpty(tree, "JSON Schema", options.maxDfaStates()), "JSON Schema"),
+          Optional.empty(), c.ignored,
           c.narrowed);
     } catch (AutomatonTooLargeException e) {
       Compiled rules = asRules(root, options);
@@ -143,10 +144,10 @@ public final class JsonSchema {
       if (!c.extraMembers.besideProperties()) {
         throw e;
       }
-      Converter narrow = new Converter(root, options, true, false);
+      Converter narrow = Converter.withoutExtraMembers(root, options);
       CompressedFsm fsm;
       try {
-        fsm = Automata.compress(narrow.convert(), "JSON Schema", options.maxDfaStates());
+        fsm = CompressedFsm.of(Automata.compileNonEmpty(narrow.convert(), "JSON Schema", options.maxDfaStates()), "JSON Schema");
       } catch (AutomatonTooLargeException again) {
         throw e;
       }
@@ -178,7 +179,7 @@ public final class JsonSchema {
     if (options.indent() >= 0) {
       return null;
     }
-    Converter r = new Converter(root, options, true, true, true);
+    Converter r = Converter.withRules(root, options);
     r.rules.convert();
     if (!r.rules.any() || (recursionOnly && !r.rules.recursion())) {
       return null;
@@ -216,7 +217,8 @@ public final class JsonSchema {
    *     (faster to compile, but such a tree has no regex text)
    */
   private static Result convert(String schemaJson, JsonSchemaOptions options, boolean automata) {
-    Converter c = new Converter(parse(schemaJson), options, automata, true);
+    JsonNode root = parse(schemaJson);
+    Converter c = automata ? Converter.forDfa(root, options) : Converter.printable(root, options);
     Re tree = c.convert();
     return new Result(tree, List.copyOf(c.ignored));
   }
@@ -224,7 +226,7 @@ public final class JsonSchema {
   private static JsonNode parse(String schemaJson) {
     JsonNode root;
     try {
-      root = new ObjectMapper().readTree(schemaJson);
+      root = Json.MAPPER.readTree(schemaJson);
     } catch (JsonProcessingException e) {
       throw new ConstraintException("the JSON Schema is not valid JSON: " + e.getOriginalMessage());
     }

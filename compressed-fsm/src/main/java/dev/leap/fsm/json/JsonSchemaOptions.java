@@ -1,5 +1,7 @@
 package dev.leap.fsm.json;
 
+import dev.leap.fsm.internal.RegexParser;
+
 /**
  * How a JSON Schema becomes a constraint.
  *
@@ -29,8 +31,8 @@ public record JsonSchemaOptions(int indent, boolean lenient, int maxRecursion, i
     if (maxRecursion < 0) {
       throw new IllegalArgumentException("maxRecursion must be >= 0, got " + maxRecursion);
     }
-    if (maxStringLength < 1 || maxStringLength > dev.leap.fsm.internal.RegexParser.MAX_REPEAT) {
-      throw new IllegalArgumentException("maxStringLength must be 1.." + dev.leap.fsm.internal.RegexParser.MAX_REPEAT
+    if (maxStringLength < 1 || maxStringLength > RegexParser.MAX_REPEAT) {
+      throw new IllegalArgumentException("maxStringLength must be 1.." + RegexParser.MAX_REPEAT
           + ", got " + maxStringLength);
     }
   }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Reorders a JSON value's object members the way {@link JsonSchema} generates them, so that data
@@ -53,7 +54,7 @@ public final class KeyOrder {
           out.set(r.asText(), order(value.get(r.asText()), schema.path("additionalProperties"), root, depth + 1));
         }
       }
-      java.util.TreeMap<String, JsonNode> rest = new java.util.TreeMap<>();
+      TreeMap<String, JsonNode> rest = new TreeMap<>();
       for (Iterator<Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
         if (!out.has(e.getKey())) {

@@ -14,6 +14,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -143,7 +144,7 @@ final class Numbers {
     classOf['-'] = 11;
     int states = 2 + n;
     int[] table = new int[states * 12];
-    java.util.Arrays.fill(table, Dfa.DEAD);
+    Arrays.fill(table, Dfa.DEAD);
     for (int state = 0; state < states; state++) {
       for (int d = 0; d <= 9; d++) {
         int r = state < 2 ? d % n : (int) ((10L * (state - 2) + d) % n);

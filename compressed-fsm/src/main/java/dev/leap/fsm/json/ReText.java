@@ -1,5 +1,6 @@
 package dev.leap.fsm.json;
 
+import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.internal.Re;
 
 /** Prints a regex tree in Leap's dialect (so that it parses back to the same language). */
@@ -15,7 +16,7 @@ final class ReText {
   /** {@code prec}: 0 alternation, 1 concatenation, 2 repetition operand. */
   private static void print(Re re, StringBuilder sb, int prec, int max) {
     if (sb.length() > max) {
-      throw new dev.leap.fsm.ConstraintException("the JSON Schema's regex is longer than the limit of " + max + " characters (maxRegexLength)");
+      throw new ConstraintException("the JSON Schema's regex is longer than the limit of " + max + " characters (maxRegexLength)");
     }
     if (re instanceof Re.Empty) {
       if (prec >= 2) {
@@ -62,7 +63,7 @@ final class ReText {
         sb.append('{').append(r.min()).append(',').append(r.max()).append('}');
       }
     } else if (re instanceof Re.Automaton) {
-      throw new dev.leap.fsm.ConstraintException("the JSON Schema has no regex text: part of it is an intersection or"
+      throw new ConstraintException("the JSON Schema has no regex text: part of it is an intersection or"
           + " difference of languages (pattern with a length or format, patternProperties, ...), which Leap compiles"
           + " as an automaton");
     }

@@ -9,9 +9,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.internal.Re;
-import dev.leap.fsm.internal.RuleGrammars;
+import dev.leap.fsm.internal.RuleCalls;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ import java.util.function.Supplier;
  * body is the target's value, and every free-form value ({@code true}, {@code {}}, an {@code
  * additionalProperties: true} or missing {@code items}) is a call of the rule {@value #VALUE}: any
  * JSON value, nested without bound, with the same string and number syntax as {@link AnyValues}.
- * The rules become a {@link Grammar} through {@link RuleGrammars}.
+ * The rules become a {@link Grammar} through {@link Grammar#ofRules}.
  *
  * <p>Only for the compact layout: the indented layout writes a value's text by its nesting level,
  * so a rule would be needed per level, and recursion makes the levels unbounded. Invariants: rule
@@ -42,7 +43,7 @@ final class RecursiveRules {
 
   private final Converter converter;
   private final List<String> names = new ArrayList<>(List.of(ROOT));
-  private final List<Re> bodies = new ArrayList<>(java.util.Collections.singletonList((Re) null));
+  private final List<Re> bodies = new ArrayList<>(Collections.singletonList((Re) null));
   /** Rule index by reference key (canonical name) or {@link #VALUE}. */
   private final Map<String, Integer> byName = new HashMap<>();
   private final Map<Integer, Re> calls = new HashMap<>();
@@ -124,10 +125,10 @@ final class RecursiveRules {
    * Compiles the converted rules ({@link #convert} first).
    *
    * @throws dev.leap.fsm.ConstraintException a rule never finishes or is left-recursive (see
-   *     {@link RuleGrammars#grammar}), or a limit
+   *     {@link Grammar#ofRules}), or a limit
    */
   Grammar compile(String source) {
-    return RuleGrammars.grammar(source, List.copyOf(names), bodies, converter.options.maxDfaStates());
+    return Grammar.ofRules(source, List.copyOf(names), bodies, converter.options.maxDfaStates());
   }
 
   private int add(String key, String name) {
@@ -145,6 +146,6 @@ final class RecursiveRules {
   }
 
   private Re call(int k) {
-    return calls.computeIfAbsent(k, RuleGrammars::call);
+    return calls.computeIfAbsent(k, RuleCalls::call);
   }
 }

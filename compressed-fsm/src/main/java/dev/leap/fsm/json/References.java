@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.fsm.internal.Re;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -99,7 +100,7 @@ final class References {
     if (merged == null) {
       return null;
     }
-    if (converter.rules != null && !refs.isEmpty() && !java.util.Collections.disjoint(reachableRefs(merged), refs)) {
+    if (converter.rules != null && !refs.isEmpty() && !Collections.disjoint(reachableRefs(merged), refs)) {
       // Recursion through a merge (allOf): the merged schema is a rule (RecursiveRules).
       JsonNode m = merged;
       return converter.rules.rule(refs + " " + merged, "merge of " + refs.stream().map(RecursiveRules::displayName)

@@ -34,7 +34,7 @@ import java.util.Objects;
  * <p>Tokens: the gate is bytes, so a vocabulary whose marker is a token with text (Qwen3's {@code
  * </think>}, id 151668, is an added token <em>not</em> marked special) has that token allowed
  * wherever the marker's bytes may follow, and after it the state is the content's start. A
- * vocabulary that marks the marker special gives it no bytes ({@link dev.leap.fsm.Vocabulary}), so
+ * vocabulary that marks the marker special gives it no bytes ({@link dev.leap.vocab.Vocabulary}), so
  * its mask never allows that token; the gate stays reachable through the ordinary tokens that spell
  * the marker (every byte-level vocabulary has one token per byte).
  *
@@ -68,6 +68,6 @@ public final class ReasoningGate {
     }
     Re tree = Trees.seq(
         new Re.Automaton(reasoning), Trees.rep(Trees.lit("\n"), 0, MAX_NEWLINES), new Re.Automaton(content.dfa()));
-    return Automata.compress(tree, source, maxDfaStates);
+    return CompressedFsm.of(Automata.compileNonEmpty(tree, source, maxDfaStates), source);
   }
 }

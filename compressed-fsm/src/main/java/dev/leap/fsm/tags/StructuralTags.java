@@ -8,8 +8,10 @@ import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.Trees;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -107,7 +109,7 @@ public final class StructuralTags {
       startsWith.add(ts);
     }
     FreeText free = new FreeText(triggers, maxDfaStates, source);
-    java.util.Map<String, Dfa> upTo = new java.util.HashMap<>();
+    Map<String, Dfa> upTo = new HashMap<>();
     List<Re> tagOptions = new ArrayList<>();
     for (int i = 0; i < tags.size(); i++) {
       Tag tag = tags.get(i);
@@ -126,7 +128,7 @@ public final class StructuralTags {
       tagOptions.add(Trees.seq(Trees.alt(entries), new Re.Automaton(tag.content().dfa()), Trees.lit(tag.end())));
     }
     Re tree = Trees.seq(Trees.rep(Trees.alt(tagOptions), 0, -1), new Re.Automaton(free.withoutTriggers()));
-    return Automata.compress(tree, source, maxDfaStates);
+    return CompressedFsm.of(Automata.compileNonEmpty(tree, source, maxDfaStates), source);
   }
 
   private static String describe(List<String> triggers, List<Tag> tags) {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.SmallVocabulary;
-import dev.leap.fsm.Utf8;
+import dev.leap.vocab.Utf8;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.leap.fsm.ByteAutomaton;
 import dev.leap.testkit.Shared;
-import dev.leap.fsm.TokenizerJsonVocabulary;
-import dev.leap.fsm.Vocabulary;
+import dev.leap.vocab.TokenizerJsonVocabulary;
+import dev.leap.vocab.Vocabulary;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.SmallVocabulary;
-import dev.leap.fsm.Vocabulary;
+import dev.leap.vocab.Vocabulary;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

@@ -8,9 +8,9 @@ import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.SmallVocabulary;
 import dev.leap.fsm.TokenIndex;
-import dev.leap.fsm.Vocabulary;
-import org.junit.jupiter.params.ParameterizedTest;
+import dev.leap.vocab.Vocabulary;
 import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 

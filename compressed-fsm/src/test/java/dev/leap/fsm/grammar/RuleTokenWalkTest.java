@@ -3,11 +3,11 @@ package dev.leap.fsm.grammar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leap.testkit.Shared;
-import dev.leap.fsm.SortedVocabulary;
-import dev.leap.fsm.TokenizerJsonVocabulary;
-import dev.leap.fsm.Vocabulary;
 import dev.leap.fsm.internal.VocabView;
+import dev.leap.testkit.Shared;
+import dev.leap.vocab.SortedVocabulary;
+import dev.leap.vocab.TokenizerJsonVocabulary;
+import dev.leap.vocab.Vocabulary;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;

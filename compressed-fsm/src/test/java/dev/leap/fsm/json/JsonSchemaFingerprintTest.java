@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.grammar.RuleAutomata;
 import dev.leap.testkit.Shared;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -234,7 +235,7 @@ class JsonSchemaFingerprintTest {
         // Recursion as rules: each rule's name and canonical automaton (calls as their marker bytes).
         kind = "grammar ";
         List<String> names = c.grammar().get().compiledRules();
-        List<Dfa> rules = dev.leap.fsm.internal.RuleGrammars.ruleAutomata(c.grammar().get());
+        List<Dfa> rules = RuleAutomata.of(c.grammar().get());
         for (int k = 0; k < names.size(); k++) {
           md.update(("rule " + names.get(k) + "\n").getBytes(StandardCharsets.UTF_8));
           canonical(rules.get(k), md);

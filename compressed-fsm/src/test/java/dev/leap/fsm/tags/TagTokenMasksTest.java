@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.Dfa;
-import dev.leap.testkit.Shared;
 import dev.leap.fsm.TokenIndex;
-import dev.leap.fsm.TokenizerJsonVocabulary;
-import dev.leap.fsm.Vocabulary;
+import dev.leap.testkit.Shared;
+import dev.leap.vocab.TokenizerJsonVocabulary;
+import dev.leap.vocab.Vocabulary;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

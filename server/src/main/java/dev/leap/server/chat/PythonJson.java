@@ -1,5 +1,6 @@
 package dev.leap.server.chat;
 
+import java.math.BigDecimal;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -130,7 +131,7 @@ final class PythonJson {
     }
     int exp = Integer.parseInt(s.substring(e + 1));
     if (exp >= -4 && exp < 16) {
-      return new java.math.BigDecimal(s).stripTrailingZeros().toPlainString();
+      return new BigDecimal(s).stripTrailingZeros().toPlainString();
     }
     return mantissa + "e" + (exp < 0 ? "-" : "+") + String.format("%02d", Math.abs(exp));
   }

@@ -1,6 +1,8 @@
 package dev.leap.server.chat;
 
+import java.beans.FeatureDescriptor;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import jinjava.javax.el.ELContext;
@@ -140,7 +142,7 @@ final class PythonStringMethods extends ELResolver {
   }
 
   @Override
-  public java.util.Iterator<java.beans.FeatureDescriptor> getFeatureDescriptors(ELContext context, Object base) {
+  public Iterator<FeatureDescriptor> getFeatureDescriptors(ELContext context, Object base) {
     return null;
   }
 

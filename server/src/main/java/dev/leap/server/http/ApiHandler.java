@@ -11,7 +11,9 @@ import dev.leap.server.openai.Json;
 import dev.leap.server.openai.RequestBody;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.List;
@@ -102,13 +104,13 @@ public final class ApiHandler extends Handler.Abstract {
     String name = hostName(host);
     if (!allowedHosts.contains(name)) {
       throw ApiError.forbiddenHost("the Host header '" + ApiError.quote(host) + "' is not one this server answers to ("
-          + String.join(", ", new java.util.TreeSet<>(allowedHosts)) + "); start it with --allowed-hosts to add names");
+          + String.join(", ", new TreeSet<>(allowedHosts)) + "); start it with --allowed-hosts to add names");
     }
   }
 
   /** The name of a Host header without its port, lower case ({@code [::1]:8000} gives {@code ::1}). */
   public static String hostName(String host) {
-    String h = host.trim().toLowerCase(java.util.Locale.ROOT);
+    String h = host.trim().toLowerCase(Locale.ROOT);
     if (h.startsWith("[")) {
       int close = h.indexOf(']');
       return close < 0 ? h : h.substring(1, close);
@@ -129,7 +131,7 @@ public final class ApiHandler extends Handler.Abstract {
     String[] parts = type.split(";");
     boolean json = parts[0].trim().equalsIgnoreCase("application/json");
     for (int i = 1; i < parts.length && json; i++) {
-      String p = parts[i].trim().toLowerCase(java.util.Locale.ROOT).replace("\"", "");
+      String p = parts[i].trim().toLowerCase(Locale.ROOT).replace("\"", "");
       if (p.startsWith("charset=") && !p.equals("charset=utf-8")) {
         json = false;
       }
@@ -307,7 +309,7 @@ public final class ApiHandler extends Handler.Abstract {
   }
 
   /** Jetty's own errors (431, 505, a bad URI, ...) in OpenAI's shape. */
-  public static org.eclipse.jetty.server.Request.Handler errorHandler() {
+  public static Request.Handler errorHandler() {
     return new JsonErrorHandler();
   }
 

@@ -2,6 +2,7 @@ package dev.leap.server.openai;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.regex.Pattern;
 
 /**
  * An error answered in OpenAI's shape, {@code {"error": {"message", "type", "param", "code"}}},
@@ -74,7 +75,7 @@ public final class ApiError extends RuntimeException {
   }
 
   /** A fully qualified JDK or library class name (an exception leaking into a text): never shown to a client. */
-  private static final java.util.regex.Pattern JAVA_NAME = java.util.regex.Pattern.compile(
+  private static final Pattern JAVA_NAME = Pattern.compile(
       "\\b(?:java|javax|jdk|sun|com\\.fasterxml|org\\.eclipse|ai\\.djl|dev\\.leap)\\.[A-Za-z0-9_.$]*[A-Z][A-Za-z0-9_$]*(?::\\s?)?");
 
   /** 400 {@code invalid_request_error}; {@code param} names the offending field (dotted path) or is null. */

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntFunction;
 
 /**
  * {@code POST /v1/completions} and {@code POST /v1/chat/completions} over one {@link LeapRuntime}:
@@ -209,7 +210,7 @@ public final class Completions {
   }
 
   /** Submits the {@code n} samples, sample {@code i} streaming to {@code listeners.apply(i)} (may be null). */
-  public List<GenerationHandle> submit(Prepared p, java.util.function.IntFunction<OutputListener> listeners) {
+  public List<GenerationHandle> submit(Prepared p, IntFunction<OutputListener> listeners) {
     List<GenerationHandle> handles = new ArrayList<>();
     SamplingParams base = p.options().sampling();
     for (int i = 0; i < p.options().n(); i++) {

@@ -3,6 +3,7 @@ package dev.leap.server.openai;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.leap.runtime.SamplingParams;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The sampling and response fields of a completion or chat completion request, validated.
@@ -32,7 +33,7 @@ public record GenerationOptions(SamplingParams sampling, int n, boolean stream, 
     long topK = Fields.integer(body, "top_k", "top_k", -1, -1, Integer.MAX_VALUE);
     // Without a seed every request samples differently (as OpenAI's API does); with one, reproducibly.
     long seed = Fields.present(body, "seed") ? Fields.integer(body, "seed", "seed", 0, Long.MIN_VALUE, Long.MAX_VALUE)
-        : java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        : ThreadLocalRandom.current().nextLong();
     long maxTokens = Fields.integer(body, "max_tokens", "max_tokens", defaultMaxTokens, 1, maxTokensLimit);
     if (chat && Fields.present(body, "max_completion_tokens")) {
       maxTokens = Fields.integer(body, "max_completion_tokens", "max_completion_tokens", defaultMaxTokens, 1, maxTokensLimit);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -32,6 +33,6 @@ public final class Json {
 
   /** An object node as an insertion-ordered map of maps, lists, strings, numbers, booleans and nulls. */
   static Map<String, Object> toJava(JsonNode object) {
-    return MAPPER.convertValue(object, new TypeReference<java.util.LinkedHashMap<String, Object>>() {});
+    return MAPPER.convertValue(object, new TypeReference<LinkedHashMap<String, Object>>() {});
   }
 }

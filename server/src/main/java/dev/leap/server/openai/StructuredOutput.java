@@ -1,5 +1,6 @@
 package dev.leap.server.openai;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.leap.runtime.Constraint;
 import java.util.ArrayList;
@@ -146,7 +147,7 @@ public final class StructuredOutput {
         if (v.isTextual()) {
           try {
             v = Json.MAPPER.readTree(v.asText());
-          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+          } catch (JsonProcessingException e) {
             throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + ApiError.quote(e.getOriginalMessage()));
           }
         }
@@ -215,7 +216,7 @@ public final class StructuredOutput {
         throw ApiError.badRequest(path, "'" + path + "' must hold a JSON Schema (an object)");
       }
       return n;
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw ApiError.badRequest(path, "'" + path + "' is not valid JSON: " + ApiError.quote(e.getOriginalMessage()));
     }
   }

@@ -36,12 +36,12 @@ class RequestFieldsTest {
     Constraint js = StructuredOutput.parse(body(
         "{'response_format': {'type': 'json_schema', 'json_schema': {'name': 'p', 'schema': {'type': 'object', 'properties': {'a': {'type': 'integer'}}}}}}"));
     assertEquals(Constraint.Kind.JSON_SCHEMA, js.kind());
-    assertTrue(js.schema().contains("\"integer\""));
-    assertFalse(js.lenient());
-    assertTrue(StructuredOutput.parse(body(
-        "{'response_format': {'type': 'json_schema', 'json_schema': {'name': 'p', 'strict': false, 'schema': {}}}}")).lenient());
+    assertTrue(((Constraint.JsonSchema) js).schema().contains("\"integer\""));
+    assertFalse(((Constraint.JsonSchema) js).lenient());
+    assertTrue(((Constraint.JsonSchema) StructuredOutput.parse(body(
+        "{'response_format': {'type': 'json_schema', 'json_schema': {'name': 'p', 'strict': false, 'schema': {}}}}"))).lenient());
     assertEquals(Constraint.jsonObject(), StructuredOutput.parse(body("{'response_format': {'type': 'json_object'}}")));
-    assertEquals("root ::= [ab]+", StructuredOutput.parse(body("{'structured_outputs': {'grammar': 'root ::= [ab]+'}}")).grammar());
+    assertEquals(Constraint.grammar("root ::= [ab]+"), StructuredOutput.parse(body("{'structured_outputs': {'grammar': 'root ::= [ab]+'}}")));
     assertEquals(Constraint.Kind.GRAMMAR, StructuredOutput.parse(body("{'ebnf': 'root ::= [a-z]+'}")).kind());
     assertEquals(Constraint.jsonObject(), StructuredOutput.parse(body("{'structured_outputs': {'json_object': true}}")));
     String tag = "{'structures': [{'begin': '<tool_call>', 'schema': {'type': 'object'}, 'end': '</tool_call>'}], "
@@ -49,13 +49,13 @@ class RequestFieldsTest {
     Constraint st = StructuredOutput.parse(body("{'response_format': {'type': 'structural_tag', "
         + tag.substring(1, tag.length() - 1) + "}}"));
     assertEquals(Constraint.Kind.STRUCTURAL_TAG, st.kind());
-    assertEquals(List.of("<tool_call>"), st.triggers());
-    assertEquals("</tool_call>", st.tags().get(0).end());
+    assertEquals(List.of("<tool_call>"), ((Constraint.StructuralTag) st).triggers());
+    assertEquals("</tool_call>", ((Constraint.StructuralTag) st).tags().get(0).end());
     assertEquals(st, StructuredOutput.parse(body("{'structured_outputs': {'structural_tag': " + tag + "}}")));
-    assertEquals("[ab]+", StructuredOutput.parse(body("{'structured_outputs': {'regex': '[ab]+'}}")).regex());
-    assertEquals(List.of("yes", "no"), StructuredOutput.parse(body("{'structured_outputs': {'choice': ['yes', 'no']}}")).choices());
+    assertEquals(Constraint.regex("[ab]+"), StructuredOutput.parse(body("{'structured_outputs': {'regex': '[ab]+'}}")));
+    assertEquals(Constraint.choice("yes", "no"), StructuredOutput.parse(body("{'structured_outputs': {'choice': ['yes', 'no']}}")));
     assertEquals(Constraint.Kind.JSON_SCHEMA, StructuredOutput.parse(body("{'structured_outputs': {'json': {'type': 'string'}}}")).kind());
-    assertEquals("a|b", StructuredOutput.parse(body("{'regex': 'a|b'}")).regex());
+    assertEquals(Constraint.regex("a|b"), StructuredOutput.parse(body("{'regex': 'a|b'}")));
     assertEquals(Constraint.Kind.JSON_SCHEMA, StructuredOutput.parse(JSON.readTree("{\"json_schema\": \"{\\\"type\\\": \\\"string\\\"}\"}")).kind());
   }
 

@@ -4,6 +4,8 @@ import dev.leap.retokenize.Tokenizer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
+import java.util.Random;
 import java.util.SplittableRandom;
 
 /**
@@ -91,7 +93,7 @@ public final class CityDocument {
     // Distractors: other towns stated the way the city's own facts are.
     List<String> distractors = new ArrayList<>();
     for (String o : others) {
-      City fake = new City(o, neighbour, String.format(java.util.Locale.ROOT, "%d.%02d", 1 + r.nextInt(69), r.nextInt(100)),
+      City fake = new City(o, neighbour, String.format(Locale.ROOT, "%d.%02d", 1 + r.nextInt(69), r.nextInt(100)),
           City.population(r), openValues ? List.of(OpenValues.landmark(r), OpenValues.landmark(r), OpenValues.landmark(r))
               : List.of(City.landmark(r), City.landmark(r), City.landmark(r)));
       if (openValues && r.nextBoolean()) {
@@ -108,7 +110,7 @@ public final class CityDocument {
     StringBuilder sb = new StringBuilder();
     sb.append(opening(r, city, neighbour)).append("\n\n");
     List<String> sections = new ArrayList<>(List.of(SECTIONS));
-    Collections.shuffle(sections, new java.util.Random(r.nextLong()));
+    Collections.shuffle(sections, new Random(r.nextLong()));
     // Each fact and distractor goes into one of the first sections, at a random place in it.
     int factSections = Math.max(2, Math.min(sections.size(), 2 + targetTokens / 400));
     List<List<String>> placed = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.leap.train.data;
 import dev.leap.retokenize.Tokenizer;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -39,7 +40,7 @@ public final class Curriculum {
    */
   public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens) {
     if (phaseEnds.length != 3 || phaseEnds[0] > phaseEnds[1] || phaseEnds[1] > phaseEnds[2]) {
-      throw new IllegalArgumentException("three increasing phase ends expected, got " + java.util.Arrays.toString(phaseEnds));
+      throw new IllegalArgumentException("three increasing phase ends expected, got " + Arrays.toString(phaseEnds));
     }
     this.tokenizer = tokenizer;
     this.seed = seed;

@@ -1,5 +1,6 @@
 package dev.leap.train.data;
 
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -37,7 +38,7 @@ public final class OpenValues {
   }
 
   static String capitalize(String s) {
-    return s.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + s.substring(1);
+    return s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1);
   }
 
   /** A word of {@code min..max} syllables, capitalized, at most {@code maxLength} letters. */

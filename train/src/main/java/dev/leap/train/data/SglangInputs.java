@@ -1,7 +1,7 @@
 package dev.leap.train.data;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.train.internal.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -72,7 +72,7 @@ public final class SglangInputs {
     JsonNode r = regexes;
     if (r == null) {
       try {
-        r = new ObjectMapper().readTree(read("regexes.json"));
+        r = Json.MAPPER.readTree(read("regexes.json"));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -1,8 +1,12 @@
 package dev.leap.train.data;
 
 import dev.leap.retokenize.Tokenizer;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -81,8 +85,8 @@ public final class TrainingMix {
    * (what induction heads do) — at most {@link #RECALL_TARGETS} of them, drawn at random.
    */
   static int[] recallTargets(int[] tokens, int answerStart, SplittableRandom r) {
-    java.util.Set<Long> seen = new java.util.HashSet<>();
-    it.unimi.dsi.fastutil.ints.IntArrayList hits = new it.unimi.dsi.fastutil.ints.IntArrayList();
+    Set<Long> seen = new HashSet<>();
+    IntArrayList hits = new IntArrayList();
     for (int q = 1; q < answerStart; q++) {
       long bigram = ((long) tokens[q - 1] << 32) | (tokens[q] & 0xFFFFFFFFL);
       if (!seen.add(bigram)) {
@@ -96,8 +100,8 @@ public final class TrainingMix {
       all[i] = all[j];
       all[j] = t;
     }
-    int[] out = java.util.Arrays.copyOf(all, Math.min(all.length, RECALL_TARGETS));
-    java.util.Arrays.sort(out);
+    int[] out = Arrays.copyOf(all, Math.min(all.length, RECALL_TARGETS));
+    Arrays.sort(out);
     return out;
   }
 

@@ -3,6 +3,7 @@ package dev.leap.train.tokenizer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.train.internal.Json;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -186,7 +188,7 @@ public final class BpeTrainer {
       merges.add(new String[] {strings.get(a), strings.get(b)});
       IntOpenHashSet holders = where.remove(best);
       int[] list = holders.toIntArray();
-      java.util.Arrays.sort(list);
+      Arrays.sort(list);
       for (int wi : list) {
         removePairs(words[wi], wi, freq[wi], pairCount, where);
         words[wi] = merge(words[wi], a, b, id);
@@ -255,7 +257,7 @@ public final class BpeTrainer {
    */
   public static void write(Merges merges, Path dir) throws IOException {
     Files.createDirectories(dir);
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     ObjectNode root = m.createObjectNode();
     root.put("version", "1.0");
     root.putNull("truncation");

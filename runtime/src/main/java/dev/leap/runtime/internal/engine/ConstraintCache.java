@@ -92,18 +92,18 @@ final class ConstraintCache implements AutoCloseable {
     synchronized (byKey) {
       CompletableFuture<CompiledConstraint> f = byKey.get(key);
       if (f == null) {
-        f = compile(key, c);
+        f = compile(c);
         byKey.put(key, f);
       }
       return f;
     }
   }
 
-  private CompletableFuture<CompiledConstraint> compile(String key, Constraint c) {
+  private CompletableFuture<CompiledConstraint> compile(Constraint c) {
     CompletableFuture<CompiledConstraint> f = new CompletableFuture<>();
     Future<?> task = compiler.submit(() -> {
       try {
-        f.complete(CompiledConstraint.compile(key, c, tokenizer, healing, logitsVocab, manager));
+        f.complete(ConstraintCompiler.compile(c, tokenizer, healing, logitsVocab, manager));
       } catch (StackOverflowError e) {
         f.completeExceptionally(new IllegalArgumentException("the constraint nests too deeply to compile (groups inside "
             + "groups, or rules calling rules, too many levels down): simplify it"));

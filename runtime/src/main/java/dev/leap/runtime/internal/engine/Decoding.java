@@ -1,9 +1,9 @@
 package dev.leap.runtime.internal.engine;
 
-import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.JumpPlan;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.SamplingParams;
+import dev.leap.vocab.Utf8;
 import java.util.Arrays;
 
 /**
@@ -39,11 +39,9 @@ final class Decoding {
     if (isEos(token) && (c == null || c.canStop())) {
       return FinishReason.STOP;
     }
-    s.tokens.add(token);
-    s.output.add(token);
-    s.outputBytes += byteLength(token);
+    s.output.append(token, results.tokenBytes(token));
     if (s.stops != null) {
-      s.stops.append(results.tokenBytes(token));
+      s.stops.grew(s.output.byteArray(), s.output.length());
     }
     s.tokensSampled++;
     if (s.firstTokenNanos == 0) {
@@ -62,7 +60,7 @@ final class Decoding {
         return r;
       }
     }
-    if (s.tokens.size() == s.kvLen) {
+    if (s.length() == s.kvLen) {
       // Everything has K/V but the last logits were dropped by a jump: recompute the last token.
       ledger.truncate(s, s.kvLen - 1);
     }
@@ -78,7 +76,7 @@ final class Decoding {
     if (s.constraint != null && s.constraint.mustStop()) {
       return FinishReason.STOP;
     }
-    if (s.output.size() >= p.maxTokens() || s.tokens.size() >= maxPositions) {
+    if (s.output.tokenCount() >= p.maxTokens() || s.length() >= maxPositions) {
       return FinishReason.LENGTH;
     }
     return null;
@@ -105,8 +103,8 @@ final class Decoding {
     if (j.length == 0 || Utf8.codePoints(j) <= 1) {
       return null;
     }
-    int outLen = s.output.size();
-    JumpPlan plan = c.planJump(s.output.elements(), outLen);
+    int outLen = s.output.tokenCount();
+    JumpPlan plan = c.planJump(s.output.tokenArray(), outLen);
     if (plan == null) {
       return null;
     }
@@ -119,29 +117,17 @@ final class Decoding {
       truncated = true;
     }
     // Drop output tokens [keep, outLen) and their K/V (the request owns output slots).
-    long droppedBytes = 0;
-    for (int i = keep; i < outLen; i++) {
-      droppedBytes += byteLength(s.output.getInt(i));
-    }
-    int dropFrom = s.prompt.length + keep;
-    ledger.truncate(s, dropFrom);
-    if (s.stops != null) {
-      s.stops.truncate(s.stops.length() - (int) droppedBytes);
-    }
-    s.outputBytes -= droppedBytes;
-    s.tokensRetracted += outLen - keep;
-    s.tokens.size(dropFrom);
-    s.output.size(keep);
+    long droppedBytes = s.output.length() - s.output.byteOffset(keep);
+    ledger.truncate(s, s.prompt.length + keep);
+    s.output.truncate(keep);
     c.jump(plan, append.length); // the DFA states after the appended tokens come from the plan
-    long appendedBytes = 0;
-    for (int i = 0; i < append.length; i++) {
-      s.tokens.add(append[i]);
-      s.output.add(append[i]);
-      appendedBytes += byteLength(append[i]);
-      s.outputBytes += byteLength(append[i]);
-      if (s.stops != null) {
-        s.stops.append(results.tokenBytes(append[i]));
-      }
+    for (int t : append) {
+      s.output.append(t, results.tokenBytes(t));
+    }
+    long appendedBytes = s.output.length() - s.output.byteOffset(keep);
+    if (s.stops != null) {
+      s.stops.truncate(s.output.byteOffset(keep));
+      s.stops.grew(s.output.byteArray(), s.output.length());
     }
     // Output bytes the jump added: what it appended less what it retracted (a cut by maxTokens or
     // bytes held back by healing are not counted).
@@ -158,11 +144,7 @@ final class Decoding {
   }
 
   private void checkState(Sequence s) {
-    s.constraint.check(results.outputBytes(s));
-  }
-
-  private int byteLength(int token) {
-    return results.tokenBytes(token).length;
+    s.constraint.check(s.output.slice(0, s.output.length()));
   }
 
   private boolean isEos(int token) {

@@ -6,13 +6,13 @@ import ai.djl.ndarray.NDManager;
 /**
  * {@link ConstraintState} of a regex, choice, JSON Schema or grammar without recursion: a DFA state
  * per output position ({@link AutomatonState}). Allowed tokens, next states and device masks come
- * from the shared {@link CompiledConstraint}, so requests in the same state share one mask.
+ * from the shared {@link CompiledDfa}, so requests in the same state share one mask.
  */
 final class DfaState extends AutomatonState {
-  private final CompiledConstraint c;
+  private final CompiledDfa c;
 
-  DfaState(CompiledConstraint c) {
-    super(c.dfa(), c.retokenizer);
+  DfaState(CompiledDfa c) {
+    super(c.fsm.dfa(), c.retokenizer);
     this.c = c;
   }
 

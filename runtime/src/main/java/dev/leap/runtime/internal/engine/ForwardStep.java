@@ -6,6 +6,7 @@ import dev.leap.fsm.ConstraintException;
 import dev.leap.runtime.internal.model.LlamaModel;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
@@ -42,7 +43,7 @@ final class ForwardStep {
    * first: a constraint's states come back step after step, so the gather is paid once per state.
    * Bounded by {@link #HEAD_CACHE_BYTES} and {@link #HEAD_CACHE_ENTRIES}.
    */
-  private final java.util.LinkedHashMap<Key, Cached> headCache = new java.util.LinkedHashMap<>(16, 0.75f, true);
+  private final LinkedHashMap<Key, Cached> headCache = new LinkedHashMap<>(16, 0.75f, true);
   private long headCacheBytes;
   static final long HEAD_CACHE_BYTES = 64L << 20;
   static final int HEAD_CACHE_ENTRIES = 256;
@@ -285,7 +286,7 @@ final class ForwardStep {
       batch.add(s);
       newSlots.add(slots);
       inputs.add(new LlamaModel.SequenceInput(
-          slice(s.tokens, s.kvLen, feed[i]), s.kvLen, s.slots.elements(), slots, false)); // read, not copied
+          s.tokens(s.kvLen, feed[i]), s.kvLen, s.slots.elements(), slots, false)); // slots read, not copied
     }
     int b = batch.size();
     int[] chosen;
@@ -309,10 +310,9 @@ final class ForwardStep {
       int sampled = 0;
       for (int i = 0; i < b; i++) {
         Sequence s = batch.get(i);
-        s.slots.addElements(s.slots.size(), newSlots.get(i));
-        s.kvLen += newSlots.get(i).length;
+        ledger.extend(s, newSlots.get(i));
         s.forwardPasses++;
-        if (s.kvLen < s.tokens.size()) {
+        if (s.kvLen < s.length()) {
           partial[i] = true; // a chunk of a longer prefill: its logits are not the next token's
           continue;
         }
@@ -389,7 +389,7 @@ final class ForwardStep {
     int longCount = 0;
     for (int i = 0; i < b; i++) {
       Sequence s = running.get(i);
-      int pending = s.tokens.size() - s.kvLen;
+      int pending = s.length() - s.kvLen;
       if (pending <= whole) {
         feed[i] = pending;
       } else {
@@ -436,9 +436,5 @@ final class ForwardStep {
       }
     }
     return out;
-  }
-
-  private static int[] slice(it.unimi.dsi.fastutil.ints.IntArrayList list, int from, int length) {
-    return Arrays.copyOfRange(list.elements(), from, from + length);
   }
 }

@@ -12,10 +12,10 @@ import dev.leap.fsm.grammar.GrammarMatcher;
  * they are not shared between requests, since two requests' configurations are different objects.
  */
 final class GrammarState extends AutomatonState {
-  private final CompiledConstraint c;
+  private final CompiledRules c;
   private final GrammarMatcher m;
 
-  GrammarState(CompiledConstraint c, GrammarMatcher m) {
+  GrammarState(CompiledRules c, GrammarMatcher m) {
     super(m, c.retokenizer.with(m));
     this.c = c;
     this.m = m;

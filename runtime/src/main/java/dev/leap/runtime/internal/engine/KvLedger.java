@@ -88,6 +88,15 @@ final class KvLedger {
     return slots;
   }
 
+  /**
+   * The step computed the K/V of {@code s}'s next {@code slots.length} positions into {@code slots}
+   * (from {@link #allocate}): they are its own from now on.
+   */
+  void extend(Sequence s, int[] slots) {
+    s.slots.addElements(s.slots.size(), slots);
+    s.kvLen += slots.length;
+  }
+
   /** Gives slots that {@code s} allocated back to the allocator and to its reservation. */
   void release(Sequence s, int[] slots) {
     allocator.free(slots);
@@ -135,7 +144,7 @@ final class KvLedger {
     if (cache == null || n <= s.treeOwned) {
       return;
     }
-    int[] toks = Arrays.copyOf(s.tokens.elements(), n);
+    int[] toks = s.tokens(0, n);
     allocator.free(cache.insert(toks, Arrays.copyOf(s.slots.elements(), n)));
     RadixCache.Match m = cache.match(toks, n);
     if (m.length() != n) {
@@ -201,9 +210,9 @@ final class KvLedger {
     int requestOwned = 0;
     long reservations = 0;
     for (Sequence s : running) {
-      if (s.slots.size() != s.kvLen || s.kvLen > s.tokens.size() || s.treeOwned > s.kvLen) {
+      if (s.slots.size() != s.kvLen || s.kvLen > s.length() || s.treeOwned > s.kvLen) {
         throw new IllegalStateException("request holds " + s.slots.size() + " slots for kvLen " + s.kvLen + ", "
-            + s.tokens.size() + " tokens, " + s.treeOwned + " cached");
+            + s.length() + " tokens, " + s.treeOwned + " cached");
       }
       if (s.treeOwned > 0 && s.lockedNode == null) {
         throw new IllegalStateException("request uses " + s.treeOwned + " cached slots without a lock");

@@ -1,18 +1,18 @@
 package dev.leap.runtime.internal.engine;
 
-import dev.leap.fsm.Utf8;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationStats;
-import java.io.ByteArrayOutputStream;
+import dev.leap.vocab.Utf8;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A request's {@link Generation} from its sequence: the text is the output's bytes cut before the
- * first stop string and before an incomplete UTF-8 character at the end (a cut by maxTokens), and
- * {@code complete} says whether that text fully matches the constraint.
+ * A token's bytes, and a request's {@link Generation} from its sequence: the text is the output's
+ * bytes ({@link OutputBuffer}) cut before the first stop string and before an incomplete UTF-8
+ * character at the end (a cut by maxTokens), and {@code complete} says whether that text fully
+ * matches the constraint.
  */
 final class Results {
   private static final byte[] NO_BYTES = new byte[0];
@@ -29,26 +29,13 @@ final class Results {
     return b == null ? NO_BYTES : b;
   }
 
-  /** The bytes of all output tokens. */
-  byte[] outputBytes(Sequence s) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (int i = 0; i < s.output.size(); i++) {
-      byte[] tb = tokenBytes(s.output.getInt(i));
-      out.write(tb, 0, tb.length);
-    }
-    return out.toByteArray();
-  }
-
   /** The result of a request that ran (and ended for {@code reason}). */
   Generation finished(Sequence s, FinishReason reason) {
-    byte[] bytes = outputBytes(s);
     int stopAt = s.stops == null ? -1 : s.stops.firstMatch();
-    if (stopAt >= 0) {
-      bytes = Arrays.copyOf(bytes, stopAt);
-    }
+    byte[] bytes = s.output.slice(0, stopAt >= 0 ? stopAt : s.output.length());
     bytes = Arrays.copyOf(bytes, Utf8.completeLength(bytes));
     boolean complete = s.constraint == null || s.constraint.matches(bytes);
-    return new Generation(new String(bytes, StandardCharsets.UTF_8), s.output.toIntArray(), reason, complete, stats(s),
+    return new Generation(new String(bytes, StandardCharsets.UTF_8), s.output.tokensCopy(), reason, complete, stats(s),
         null);
   }
 

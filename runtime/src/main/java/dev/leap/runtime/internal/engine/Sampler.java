@@ -5,7 +5,9 @@ import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
 import dev.leap.runtime.SamplingParams;
+import it.unimi.dsi.fastutil.ints.IntArrays;
 import java.util.SplittableRandom;
 
 /**
@@ -49,7 +51,7 @@ final class Sampler {
           masks.add(r.mask());
         } else {
           if (none == null) {
-            none = manager.zeros(new ai.djl.ndarray.types.Shape(logits.getShape().get(1)), DataType.BOOLEAN);
+            none = manager.zeros(new Shape(logits.getShape().get(1)), DataType.BOOLEAN);
           }
           masks.add(none);
         }
@@ -114,7 +116,7 @@ final class Sampler {
     }
     int limit = count;
     if (topK > 0 || topP < 1) {
-      it.unimi.dsi.fastutil.ints.IntArrays.quickSort(
+      IntArrays.quickSort(
           idx, (a, b) -> probs[a] != probs[b] ? Float.compare(probs[b], probs[a]) : Integer.compare(a, b));
       if (topK > 0) {
         limit = Math.min(limit, topK);

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -68,12 +69,17 @@ public final class Scheduler implements AutoCloseable {
   /** Default {@link Options#compileTimeoutMs()}. */
   public static final long DEFAULT_COMPILE_TIMEOUT_MS = ConstraintCache.DEFAULT_TIMEOUT_MS;
 
+  /** Default {@link Options#constraintCacheSize()}: compiled constraints kept, the least recently used dropped past it. */
+  public static final int DEFAULT_CONSTRAINT_CACHE_SIZE = 64;
+
   /** Default {@link Options#prefillChunk()}: tokens of long prefills per step. */
   public static final int DEFAULT_PREFILL_CHUNK = 512;
 
   /**
    * Scheduler options.
    *
+   * @param constraintCacheSize compiled constraints kept by source text (their device masks
+   *     released when one is dropped)
    * @param prefillChunk tokens of long prefills (prompts, long jump extensions) fed per step, shared
    *     by the sequences that have them; bounds a step's memory (linear in the context, not quadratic)
    * @param smallReserve KV slots (and one batch place in eight) that only small requests may use: a
@@ -143,7 +149,7 @@ public final class Scheduler implements AutoCloseable {
     this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize(),
         options.compileThreads(), options.compileTimeoutMs());
     this.results = new Results(tokenizer);
-    this.streaming = new Streaming(results);
+    this.streaming = new Streaming();
     this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
         options.jumpForward(), options.checkInvariants());
     this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity(), options.smallReserve());
@@ -289,7 +295,7 @@ public final class Scheduler implements AutoCloseable {
           lock.lock();
           try {
             if (incoming.isEmpty() && !closed && !cancelsPending && !anyCompiled()) {
-              wake.await(compiling.isEmpty() ? 1000 : 2, java.util.concurrent.TimeUnit.MILLISECONDS);
+              wake.await(compiling.isEmpty() ? 1000 : 2, TimeUnit.MILLISECONDS);
             }
           } finally {
             lock.unlock();
@@ -408,7 +414,6 @@ public final class Scheduler implements AutoCloseable {
       it.remove();
       s.admittedNanos = System.nanoTime();
       s.cachedPromptTokens = m.length();
-      s.tokens.addElements(0, s.prompt);
       admittedPrompts.add(s.prompt);
       FinishReason r;
       try {

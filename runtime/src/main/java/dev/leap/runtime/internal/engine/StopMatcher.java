@@ -1,12 +1,12 @@
 package dev.leap.runtime.internal.engine;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 
 /**
  * The first occurrence of any stop string in a request's output bytes, kept up to date as the
- * output grows by a token and shrinks when a jump retracts tokens.
+ * output grows by a token and shrinks when a jump retracts tokens. The bytes are the caller's (the
+ * sequence's {@link OutputBuffer}): this keeps only where each stop string may still start.
  *
  * <p>Invariant: for each stop string {@code i}, no occurrence starts before {@code next[i]} in the
  * current bytes; {@link #firstMatch()} is the least start of an occurrence found so far (the first
@@ -20,7 +20,6 @@ import java.util.List;
 public final class StopMatcher {
   private final byte[][] stops;
   private final int[] next;
-  private byte[] bytes = new byte[64];
   private int length;
   private int found = -1;
 
@@ -32,17 +31,19 @@ public final class StopMatcher {
     this.next = new int[this.stops.length];
   }
 
-  /** Appends {@code b} to the output and looks for stop strings that end in it. */
-  public void append(byte[] b) {
-    if (length + b.length > bytes.length) {
-      bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + b.length));
+  /**
+   * The output grew: it is now the first {@code length} bytes of {@code bytes} (what was seen before
+   * unchanged); looks for stop strings that end in the new bytes.
+   */
+  public void grew(byte[] bytes, int length) {
+    if (length < this.length || length > bytes.length) {
+      throw new IllegalArgumentException("output of " + this.length + " bytes cannot grow to " + length);
     }
-    System.arraycopy(b, 0, bytes, length, b.length);
-    length += b.length;
+    this.length = length;
     for (int i = 0; i < stops.length; i++) {
       byte[] stop = stops[i];
       int p = next[i];
-      while (p + stop.length <= length && !at(p, stop)) {
+      while (p + stop.length <= length && !at(bytes, p, stop)) {
         p++;
       }
       next[i] = p;
@@ -87,7 +88,7 @@ public final class StopMatcher {
     return length;
   }
 
-  private boolean at(int p, byte[] stop) {
+  private static boolean at(byte[] bytes, int p, byte[] stop) {
     for (int j = 0; j < stop.length; j++) {
       if (bytes[p + j] != stop[j]) {
         return false;

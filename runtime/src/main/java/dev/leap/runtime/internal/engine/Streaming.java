@@ -1,6 +1,6 @@
 package dev.leap.runtime.internal.engine;
 
-import dev.leap.fsm.Utf8;
+import dev.leap.vocab.Utf8;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -11,42 +11,19 @@ import java.nio.charset.StandardCharsets;
  * rewrites tokens but not the bytes already out, and bytes that boundary healing holds back are
  * forced again by the mask, so a shorter output is only waited out.
  *
- * <p>Cost per delivery: the new bytes plus the held-back bytes (the output is walked back from its
- * end only as far as the last delivery). Scheduler thread only.
+ * <p>Cost per delivery: the new bytes, read from the sequence's {@link OutputBuffer}. Scheduler
+ * thread only.
  */
 final class Streaming {
-  private final Results results;
-
-  Streaming(Results results) {
-    this.results = results;
-  }
 
   void deliver(Sequence s) {
     long holdBack = s.stops == null ? 0 : s.stops.longest() - 1;
-    long stable = s.outputBytes - holdBack;
+    long stable = s.output.length() - holdBack;
     if (stable <= s.streamedBytes) {
       return;
     }
-    // Walk back from the end to the token holding byte `streamedBytes`.
-    int i = s.output.size();
-    long offset = s.outputBytes;
-    while (i > 0 && offset > s.streamedBytes) {
-      offset -= results.tokenBytes(s.output.getInt(--i)).length;
-    }
-    byte[] buf = new byte[(int) (stable - s.streamedBytes)];
-    int filled = 0;
-    long pos = offset;
-    for (; i < s.output.size() && pos < stable; i++) {
-      byte[] b = results.tokenBytes(s.output.getInt(i));
-      int from = (int) Math.max(0, s.streamedBytes - pos);
-      int to = (int) Math.min(b.length, stable - pos);
-      if (to > from) {
-        System.arraycopy(b, from, buf, filled, to - from);
-        filled += to - from;
-      }
-      pos += b.length;
-    }
-    int complete = Utf8.completeLength(buf, filled);
+    byte[] buf = s.output.slice((int) s.streamedBytes, (int) stable);
+    int complete = Utf8.completeLength(buf, buf.length);
     if (complete == 0) {
       return;
     }

@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -93,7 +94,7 @@ record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, N
     long[] rows = new long[bs * t];
     long[] ctx = new long[bs * c];
     float[] mask = new float[bs * t * c];
-    java.util.Arrays.fill(mask, Float.NEGATIVE_INFINITY);
+    Arrays.fill(mask, Float.NEGATIVE_INFINITY);
     List<Long> valid = new ArrayList<>();
     boolean dense = true;
     boolean masked = false;

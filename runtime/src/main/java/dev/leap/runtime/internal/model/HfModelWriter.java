@@ -2,6 +2,8 @@ package dev.leap.runtime.internal.model;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.runtime.internal.Json;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -10,6 +12,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -57,7 +60,7 @@ public final class HfModelWriter {
   public static void writeConfig(Path dir, ModelConfig config, StorageType type, int... eosIds) {
     try {
       Files.createDirectories(dir);
-      ObjectMapper m = new ObjectMapper();
+      ObjectMapper m = Json.MAPPER;
       ObjectNode cfg = config.toJson();
       cfg.put("torch_dtype", switch (type) {
         case F32 -> "float32";
@@ -141,7 +144,7 @@ public final class HfModelWriter {
       throws IOException {
     int width = type == StorageType.F32 ? 4 : 2;
     String dtype = type.name();
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     ObjectNode header = m.createObjectNode();
     header.putObject("__metadata__").put("format", "pt");
     long offset = 0;
@@ -164,9 +167,9 @@ public final class HfModelWriter {
     byte[] json = m.writeValueAsBytes(header);
     int padded = (json.length + 7) / 8 * 8;
     byte[] headerBytes = new byte[padded];
-    java.util.Arrays.fill(headerBytes, (byte) ' ');
+    Arrays.fill(headerBytes, (byte) ' ');
     System.arraycopy(json, 0, headerBytes, 0, json.length);
-    try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
+    try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
       out.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(padded).array());
       out.write(headerBytes);
       ByteBuffer buf = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);

@@ -1,5 +1,6 @@
 package dev.leap.runtime.internal.model;
 
+import com.sun.management.OperatingSystemMXBean;
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
@@ -9,11 +10,13 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
+import java.lang.management.ManagementFactory;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A Llama-family decoder (Llama 2/3, Mistral, Qwen2/2.5, Qwen3, SmolLM) on DJL's engine, on one
@@ -125,7 +128,7 @@ public final class LlamaModel implements AutoCloseable {
 
     /** {@code auto}, {@code on} or {@code off}. */
     public static CpuF32Weights parse(String s) {
-      return switch (s == null ? "auto" : s.toLowerCase(java.util.Locale.ROOT)) {
+      return switch (s == null ? "auto" : s.toLowerCase(Locale.ROOT)) {
         case "auto" -> AUTO;
         case "on", "true" -> ON;
         case "off", "false" -> OFF;
@@ -261,8 +264,7 @@ public final class LlamaModel implements AutoCloseable {
   }
 
   private static long freePhysicalBytes() {
-    java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-    if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean sun) {
       return sun.getFreeMemorySize();
     }
     return 0;

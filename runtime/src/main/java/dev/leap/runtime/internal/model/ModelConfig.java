@@ -1,14 +1,15 @@
 package dev.leap.runtime.internal.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.runtime.internal.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A Llama-family decoder's shape, read from a Hugging Face {@code config.json}.
@@ -56,7 +57,7 @@ public record ModelConfig(
     Path file = dir.resolve("config.json");
     JsonNode root;
     try {
-      root = new ObjectMapper().readTree(Files.readAllBytes(file));
+      root = Json.MAPPER.readTree(Files.readAllBytes(file));
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException("model directory " + dir + " has no config.json");
     } catch (IOException e) {
@@ -76,7 +77,7 @@ public record ModelConfig(
     }
     if (!SUPPORTED.contains(type)) {
       throw new IllegalArgumentException(file + ": model_type \"" + type + "\" is not supported (Leap runs "
-          + String.join(", ", new java.util.TreeSet<>(SUPPORTED)) + ")");
+          + String.join(", ", new TreeSet<>(SUPPORTED)) + ")");
     }
     int hidden = positive(root, "hidden_size", file);
     int heads = positive(root, "num_attention_heads", file);
@@ -158,7 +159,7 @@ public record ModelConfig(
 
   /** This config as a {@code config.json} object (the classic layout; rope in {@code rope_scaling}). */
   public ObjectNode toJson() {
-    ObjectNode o = new ObjectMapper().createObjectNode();
+    ObjectNode o = Json.MAPPER.createObjectNode();
     String arch = switch (modelType) {
       case "qwen2" -> "Qwen2ForCausalLM";
       case "qwen3" -> "Qwen3ForCausalLM";

@@ -2,6 +2,7 @@ package dev.leap.runtime.internal.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.runtime.internal.Json;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -11,10 +12,13 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads tensors from {@code model.safetensors} or a sharded {@code model.safetensors.index.json}.
@@ -44,14 +48,14 @@ public final class SafeTensors implements AutoCloseable {
     SafeTensors st = new SafeTensors(dir);
     Path single = dir.resolve("model.safetensors");
     Path index = dir.resolve("model.safetensors.index.json");
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     try {
       if (Files.exists(index)) {
         JsonNode map = m.readTree(index.toFile()).path("weight_map");
         if (!map.isObject()) {
           throw new IllegalArgumentException(index + ": weight_map is missing");
         }
-        java.util.Set<String> shards = new java.util.LinkedHashSet<>();
+        Set<String> shards = new LinkedHashSet<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = map.fields(); it.hasNext(); ) {
           shards.add(it.next().getValue().asText());
         }
@@ -92,7 +96,7 @@ public final class SafeTensors implements AutoCloseable {
     }
     ByteBuffer header = ByteBuffer.allocate((int) n);
     ch.read(header, 8);
-    JsonNode root = new ObjectMapper().readTree(header.array());
+    JsonNode root = Json.MAPPER.readTree(header.array());
     long base = 8 + n;
     for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
@@ -169,7 +173,7 @@ public final class SafeTensors implements AutoCloseable {
     };
     if ((e.end() - e.begin()) != count * width) {
       throw new IllegalArgumentException(e.file() + ": tensor " + name + " has " + (e.end() - e.begin())
-          + " bytes, expected " + count * width + " for shape " + java.util.Arrays.toString(e.shape()));
+          + " bytes, expected " + count * width + " for shape " + Arrays.toString(e.shape()));
     }
     try {
       return channels.get(e.file()).map(FileChannel.MapMode.READ_ONLY, e.begin(), e.end() - e.begin())

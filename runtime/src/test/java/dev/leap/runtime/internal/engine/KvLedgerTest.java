@@ -8,6 +8,7 @@ import dev.leap.radix.RadixCache;
 import dev.leap.runtime.GenerationRequest;
 import dev.leap.runtime.SamplingParams;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * reservations) after every operation, and every slot back at the end.
  */
 class KvLedgerTest {
+  private static final byte[] NO_BYTES = new byte[0];
 
   static Sequence sequence(int[] prompt, int maxTokens) {
     Sequence s = new Sequence(GenerationRequest.ofIds(prompt, null, SamplingParams.builder().maxTokens(maxTokens).build()),
@@ -47,14 +49,13 @@ class KvLedgerTest {
         int kind = rnd.nextInt(10);
         if (kind < 3 || running.isEmpty()) {
           int[] base = bases[rnd.nextInt(bases.length)];
-          int[] prompt = java.util.Arrays.copyOf(base, base.length + 1 + rnd.nextInt(6));
+          int[] prompt = Arrays.copyOf(base, base.length + 1 + rnd.nextInt(6));
           for (int i = base.length; i < prompt.length; i++) {
             prompt[i] = rnd.nextInt(9);
           }
           Sequence s = sequence(prompt, 1 + rnd.nextInt(12));
           RadixCache.Match m = ledger.matchAndLock(prompt, prompt.length - 1);
           if (ledger.admit(s, m, prompt.length - m.length() + s.request.params().maxTokens())) {
-            s.tokens.addElements(0, prompt);
             running.add(s);
             admitted++;
           } else {
@@ -63,35 +64,33 @@ class KvLedgerTest {
           }
         } else {
           Sequence s = running.get(rnd.nextInt(running.size()));
-          int out = s.tokens.size() - s.prompt.length;
+          int out = s.output.tokenCount();
           if (kind < 6 && out < s.request.params().maxTokens()) {
             // A step: the pending tokens get K/V, then one token is sampled (the last sampled one,
             // the maxTokens-th, is never fed: the request ends).
-            int pending = s.tokens.size() - s.kvLen;
-            int[] slots = ledger.allocate(s, pending);
-            s.slots.addElements(s.slots.size(), slots);
-            s.kvLen += pending;
+            int pending = s.length() - s.kvLen;
+            ledger.extend(s, ledger.allocate(s, pending));
             if (s.kvLen >= s.prompt.length && s.treeOwned < s.prompt.length && rnd.nextBoolean()) {
               ledger.share(s, s.prompt.length);
             }
-            s.tokens.add(rnd.nextInt(9));
+            s.output.append(rnd.nextInt(9), NO_BYTES);
           } else if (kind < 8 && out < s.request.params().maxTokens()) {
             // A jump: retract some output tokens and append others (at most up to maxTokens).
             int keep = rnd.nextInt(out + 1);
             int from = s.prompt.length + keep;
             ledger.truncate(s, from);
-            s.tokens.size(from);
+            s.output.truncate(keep);
             int append = rnd.nextInt(s.request.params().maxTokens() - keep + 1);
             for (int i = 0; i < append; i++) {
-              s.tokens.add(rnd.nextInt(9));
+              s.output.append(rnd.nextInt(9), NO_BYTES);
             }
-            if (s.tokens.size() == s.kvLen) {
+            if (s.length() == s.kvLen) {
               cachedRecomputes += s.kvLen - 1 < s.treeOwned ? 1 : 0;
               // Everything has K/V but the last logits were dropped: run the last token again
               // (a cached prompt position when the whole output was retracted).
               ledger.truncate(s, s.kvLen - 1);
             }
-            if (s.tokens.size() - s.prompt.length >= s.request.params().maxTokens()) {
+            if (s.output.tokenCount() >= s.request.params().maxTokens()) {
               ledger.releaseAll(s); // the jump reached maxTokens: the request ends
               running.remove(s);
             }
@@ -123,14 +122,10 @@ class KvLedgerTest {
     RadixCache.Match none = ledger.matchAndLock(a.prompt, 2);
     assertTrue(ledger.admit(a, none, 7));
     assertTrue(ledger.admit(b, none, 7));
-    a.tokens.addElements(0, a.prompt);
-    b.tokens.addElements(0, b.prompt);
     int[] sa = ledger.allocate(a, 3);
-    a.slots.addElements(0, sa);
-    a.kvLen = 3;
+    ledger.extend(a, sa);
     int[] sb = ledger.allocate(b, 3);
-    b.slots.addElements(0, sb);
-    b.kvLen = 3;
+    ledger.extend(b, sb);
     ledger.verify(List.of(a, b));
     b.slots.set(0, sa[0]);
     IllegalStateException twice = assertThrows(IllegalStateException.class, () -> ledger.verify(List.of(a, b)));

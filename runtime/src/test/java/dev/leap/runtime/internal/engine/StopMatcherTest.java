@@ -64,7 +64,7 @@ class StopMatcherTest {
           }
           byte[] b = sb.toString().getBytes(StandardCharsets.UTF_8);
           naive.write(b, 0, b.length);
-          m.append(b);
+          m.grew(naive.toByteArray(), naive.size());
         }
         assertEquals(naive.size(), m.length(), "seed " + seed + " op " + op);
         assertEquals(naiveFirstMatch(naive.toByteArray(), stops), m.firstMatch(),

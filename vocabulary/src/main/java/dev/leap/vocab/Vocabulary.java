@@ -1,4 +1,4 @@
-package dev.leap.fsm;
+package dev.leap.vocab;
 
 /**
  * A model's vocabulary as the constraint sees it: token id to the exact bytes that token stands for.

@@ -1,4 +1,4 @@
-package dev.leap.fsm;
+package dev.leap.vocab;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package dev.leap.fsm;
+package dev.leap.vocab;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,6 +31,8 @@ import java.util.Map;
  * <p>Immutable and thread-safe.
  */
 public final class TokenizerJsonVocabulary implements Vocabulary {
+  /** The module's one Jackson mapper. */
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** How token strings map to bytes. */
   public enum Scheme {
@@ -78,7 +80,7 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
   public static TokenizerJsonVocabulary parse(byte[] json, String tokenizerJson) {
     JsonNode root;
     try {
-      root = new ObjectMapper().readTree(json);
+      root = JSON.readTree(json);
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
     }

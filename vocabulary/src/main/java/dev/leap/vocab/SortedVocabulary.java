@@ -1,4 +1,4 @@
-package dev.leap.fsm;
+package dev.leap.vocab;
 
 import java.util.Arrays;
 import java.util.Collections;
@@ -9,7 +9,8 @@ import java.util.WeakHashMap;
  * A vocabulary's tokens sorted by their bytes (unsigned lexicographic): an implicit byte trie.
  * Tokens that start with a given byte string form one contiguous range ({@link #lowerBound}); the
  * length of the prefix each token shares with the one before it ({@link #lcp}) and skip links past
- * every token sharing the first one or two bytes ({@link #skip1}, {@link #skip2}) let a DFA walk the
+ * every token sharing the first one or two bytes ({@link #skip1}, {@link #skip2}; computed by {@link
+ * SkipLinks}, as for the views that leave a loop's tokens out) let a DFA walk the
  * whole vocabulary visiting a shared prefix once. Serves the token index (masks) and the jump
  * retokenizer (holding back tokens that a longer token could extend).
  *
@@ -22,6 +23,7 @@ public final class SortedVocabulary {
 
   private final byte[][] tokenBytes;
   private final int[] ids;
+  private final SkipLinks links;
   private final int[] lcp;
   private final int[] skip1;
   private final int[] skip2;
@@ -48,29 +50,10 @@ public final class SortedVocabulary {
       }
     }
     sort(ids, 0, live, 0, tokenBytes);
-    lcp = new int[live];
-    for (int j = 0; j < live; j++) {
-      if (j > 0) {
-        byte[] p = tokenBytes[ids[j - 1]];
-        byte[] c = tokenBytes[ids[j]];
-        int m = Arrays.mismatch(p, c);
-        lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
-      }
-    }
-    skip1 = new int[live];
-    skip2 = new int[live];
-    int next1 = live;
-    int next2 = live;
-    for (int j = live - 1; j >= 0; j--) {
-      skip1[j] = next1;
-      skip2[j] = next2;
-      if (lcp[j] <= 0) {
-        next1 = j;
-      }
-      if (lcp[j] <= 1) {
-        next2 = j;
-      }
-    }
+    links = SkipLinks.of(ids, tokenBytes);
+    lcp = links.lcp();
+    skip1 = links.skip1();
+    skip2 = links.skip2();
   }
 
   /** Insertion sort below this many tokens. */
@@ -167,6 +150,11 @@ public final class SortedVocabulary {
   /** The bytes of the token at sorted position {@code j}. */
   public byte[] bytesAt(int j) {
     return tokenBytes[ids[j]];
+  }
+
+  /** {@link #lcp}, {@link #skip1} and {@link #skip2} together, for {@link SortedWalk}. */
+  public SkipLinks links() {
+    return links;
   }
 
   /** For sorted position {@code j > 0}: the length of the prefix shared with position {@code j - 1}; 0 at 0. */

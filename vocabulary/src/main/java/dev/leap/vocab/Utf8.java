@@ -1,4 +1,4 @@
-package dev.leap.fsm;
+package dev.leap.vocab;
 
 /**
  * Code-point boundaries in UTF-8 bytes, the one place that knows the encoding's lead and
