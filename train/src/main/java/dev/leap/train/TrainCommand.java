@@ -83,6 +83,15 @@ public final class TrainCommand implements Callable<Integer> {
       description = "copy: weight of the mean loss on the answers' value tokens, added to the mean loss on every token. Default: ${DEFAULT-VALUE}.")
   float valueWeight;
 
+  @Option(names = "--warm", defaultValue = "0",
+      description = "copy: steps of pure copy and associative-recall drills before the fact cards (recipe C's warm start; "
+          + "phase 0, inside phase 1's steps). Default: ${DEFAULT-VALUE}.")
+  int warm;
+
+  @Option(names = "--drills", defaultValue = "0",
+      description = "copy: share of phase 1's examples that are copy drills instead of fact cards (0..1). Default: ${DEFAULT-VALUE}.")
+  double drills;
+
   @Option(names = "--eval-every", defaultValue = "50", description = "copy: steps between measurements of the early signal. Default: ${DEFAULT-VALUE}.")
   int evalEvery;
 
@@ -140,7 +149,7 @@ public final class TrainCommand implements Callable<Integer> {
       CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases,
           warmup != null ? warmup : 100, decay, peak, peak / 10, 0.1f, 1.0f, stepTokens != null ? stepTokens : 4000,
           characters != null ? characters : 2, valueWeight, microBatch, checkpointEvery != null ? checkpointEvery : 50,
-          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype);
+          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype, warm, drills);
       if (export) {
         new CopyTrainer(o, log).export();
         return 0;
