@@ -49,7 +49,7 @@ final class CopyTrainer {
       int decaySteps, float learningRate, float finalLearningRate, float weightDecay, float clipNorm, int stepTokens,
       int charactersPerStep, float valueWeight, int microBatchTokens, int checkpointEvery, int evalEvery,
       int evalCards, int evalArticles, int flatAfter, double minSwap, int tokenizerArticles, Path workDir, Path outDir,
-      HfModelWriter.StorageType storage, int warmSteps, double drillShare) {
+      HfModelWriter.StorageType storage, int warmSteps, double drillShare, double tokenShare) {
     int steps() {
       return phaseEnds[2];
     }
@@ -112,7 +112,7 @@ final class CopyTrainer {
     HfTokenizer tokenizer = tokenizer();
     ModelConfig config = shape(tokenizer.size());
     Curriculum curriculum = new Curriculum(tokenizer, o.seed(), o.stepTokens(), o.charactersPerStep(), o.phaseEnds(),
-        o.contextTokens(), o.warmSteps(), o.drillShare());
+        o.contextTokens(), o.warmSteps(), o.drillShare(), o.tokenShare());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
     Checkpoint.State resumed = Checkpoint.exists(ckpt) ? Checkpoint.read(ckpt, config, Engine.getInstance().defaultDevice()) : null;
@@ -195,6 +195,7 @@ final class CopyTrainer {
           line.put("mentionGap", s.mentionGap());
           line.put("swapPlainCards", s.swapPlainCards());
           line.put("swapDrills", s.swapDrills());
+          line.put("repeatGain", s.repeatGain());
           ObjectNode ec = line.putObject("exactCards");
           ObjectNode ea = line.putObject("exactArticles");
           for (int f = 0; f < Signal.FIELDS.size(); f++) {
@@ -217,9 +218,10 @@ final class CopyTrainer {
               norm, tokens / stepSec, elapsed);
           if (s != null) {
             log.printf(Locale.ROOT, "  signal: swap test cards %.3f (without drill pages %.3f) articles %.3f drills %.3f nats; "
-                + "exact match cards %.2f (without drill pages %.2f) articles %.2f (mean of fields); mention gap %.3f nats%n",
+                + "exact match cards %.2f (without drill pages %.2f) articles %.2f (mean of fields); mention gap %.3f nats; "
+                + "repeat gain %.3f nats%n",
                 s.swapCards(), s.swapPlainCards(), s.swapArticles(), s.swapDrills(), s.meanExact(s.exactCards()),
-                s.meanExact(s.exactPlainCards()), s.meanExact(s.exactArticles()), s.mentionGap());
+                s.meanExact(s.exactPlainCards()), s.meanExact(s.exactArticles()), s.mentionGap(), s.repeatGain());
           }
           log.flush();
         }

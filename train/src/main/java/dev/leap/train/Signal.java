@@ -35,6 +35,7 @@ final class Signal {
   private final List<Example> drills;
   private final List<Example> drillsSwapped;
   private final boolean[] plainCard;
+  private final List<Example> repeats;
   private final int microBatchTokens;
 
   /**
@@ -45,7 +46,7 @@ final class Signal {
    */
   record Result(double swapCards, double swapArticles, double valueLossCards, double valueLossArticles,
       double[] exactCards, double[] exactArticles, double mentionGap, double swapPlainCards, double[] exactPlainCards,
-      double swapDrills) {
+      double swapDrills, double repeatGain) {
     double meanExact(double[] e) {
       double s = 0;
       for (double d : e) {
@@ -62,6 +63,11 @@ final class Signal {
     this.articlesSwapped = Curriculum.heldOutArticles(tokenizer, articles, 300, 600, true);
     this.drills = dev.leap.train.data.CopyDrill.heldOut(tokenizer, cards / 2, false);
     this.drillsSwapped = dev.leap.train.data.CopyDrill.heldOut(tokenizer, cards / 2, true);
+    this.repeats = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      repeats.add(dev.leap.train.data.CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(),
+          new java.util.SplittableRandom(dev.leap.train.data.City.EVAL_SEED_BASE + 13_000 + i)));
+    }
     this.plainCard = new boolean[cards];
     for (int i = 0; i < cards; i++) {
       plainCard[i] = Curriculum.heldOutCardKind(i) != dev.leap.train.data.FactCard.Kind.DRILL;
@@ -101,7 +107,38 @@ final class Signal {
     double swapDrills = drills.isEmpty() ? Double.NaN
         : valueLoss(model, drillsSwapped, null, null) - valueLoss(model, drills, null, null);
     return new Result(other - own, otherA - ownA, own, ownA, exactCards, exactArticles, mentionGap(model),
-        (plainOther - plainOwn) / Math.max(1, plainTokens), exactPlain, swapDrills);
+        (plainOther - plainOwn) / Math.max(1, plainTokens), exactPlain, swapDrills, repeatGain(model));
+  }
+
+  /**
+   * The repeat test: on held-out sequences of random tokens repeated once ({@link
+   * dev.leap.train.data.CopyDrill#tokens}), the mean loss of the first occurrence's tokens (after its
+   * first) minus that of the repeat's. About 0 without induction heads; several nats with them.
+   */
+  double repeatGain(TrainableLlama model) {
+    double first = 0;
+    double again = 0;
+    int count = 0;
+    for (Example e : repeats) {
+      int n = e.answerStart();
+      long[] rows = new long[2 * (n - 1)];
+      long[] labels = new long[rows.length];
+      for (int i = 0; i < n - 1; i++) {
+        rows[i] = i;
+        labels[i] = e.tokens()[i + 1];
+        rows[n - 1 + i] = n + i;
+        labels[n - 1 + i] = e.tokens()[n + 1 + i];
+      }
+      try (NDManager scope = model.newScope()) {
+        float[] nll = model.nll(scope, new int[][] {e.tokens()}, rows, labels).toFloatArray();
+        for (int i = 0; i < n - 1; i++) {
+          first += nll[i];
+          again += nll[n - 1 + i];
+        }
+      }
+      count += n - 1;
+    }
+    return (first - again) / count;
   }
 
   private int[][] mentionKinds;

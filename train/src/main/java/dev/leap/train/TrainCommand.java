@@ -92,6 +92,11 @@ public final class TrainCommand implements Callable<Integer> {
       description = "copy: share of phase 1's examples that are copy drills instead of fact cards (0..1). Default: ${DEFAULT-VALUE}.")
   double drills;
 
+  @Option(names = "--token-drills", defaultValue = "0",
+      description = "copy: share of the warm start's examples that are repeated random tokens (induction-head drills) "
+          + "instead of text drills (0..1). Default: ${DEFAULT-VALUE}.")
+  double tokenDrills;
+
   @Option(names = "--eval-every", defaultValue = "50", description = "copy: steps between measurements of the early signal. Default: ${DEFAULT-VALUE}.")
   int evalEvery;
 
@@ -149,7 +154,7 @@ public final class TrainCommand implements Callable<Integer> {
       CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases,
           warmup != null ? warmup : 30, decay, peak, peak / 10, 0.1f, 1.0f, stepTokens != null ? stepTokens : 500,
           characters != null ? characters : 1, valueWeight, microBatch, checkpointEvery != null ? checkpointEvery : 50,
-          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype, warm, drills);
+          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype, warm, drills, tokenDrills);
       if (export) {
         new CopyTrainer(o, log).export();
         return 0;

@@ -39,7 +39,7 @@ class CopyTrainerTest {
 
   static CopyTrainer.Options options(Path work, int[] phases, int flatAfter, double minSwap, int warm) {
     return new CopyTrainer.Options(64, 2, 2048, 512, 3, phases, 2, 2, 1e-2f, 1e-3f, 0.1f, 1f, 700, 1, 1f, 2048, 4, 4,
-        4, 2, flatAfter, minSwap, 6, work, work.resolve("model"), HfModelWriter.StorageType.F16, warm, 0);
+        4, 2, flatAfter, minSwap, 6, work, work.resolve("model"), HfModelWriter.StorageType.F16, warm, 0, 0);
   }
 
   @Test
@@ -124,6 +124,33 @@ class CopyTrainerTest {
       assertTrue(plainN > 0 && drillPages > 0);
       assertEquals((plainOther - plainOwn) / plainN, res16.swapPlainCards(), 1e-4);
       assertTrue(Math.abs(res.swapDrills()) < 0.05, "an untrained model copies no list: " + res.swapDrills());
+      assertTrue(Math.abs(res.repeatGain()) < 0.05, "an untrained model has no induction: " + res.repeatGain());
+      // Twin of the repeat test: each held-out repeat's halves one example at a time, by the log-softmax of the logits.
+      double firstRep = 0;
+      double again = 0;
+      int count = 0;
+      for (int i = 0; i < 8; i++) {
+        Example e = dev.leap.train.data.CopyDrill.tokens(tok.size(), tok.eosIds(),
+            new SplittableRandom(dev.leap.train.data.City.EVAL_SEED_BASE + 13_000 + i));
+        int half = e.answerStart();
+        long[] allRows = new long[2 * half - 1];
+        for (int p = 0; p < allRows.length; p++) {
+          allRows[p] = p;
+        }
+        try (NDManager s = m.newScope()) {
+          float[][] lp = new float[allRows.length][];
+          var logp = m.logits(s, m.hidden(s, new int[][] {e.tokens()}), allRows).logSoftmax(-1);
+          for (int p = 0; p < allRows.length; p++) {
+            lp[p] = logp.get(p).toFloatArray();
+          }
+          for (int j = 1; j < half; j++) {
+            firstRep -= lp[j - 1][e.tokens()[j]];
+            again -= lp[half + j - 1][e.tokens()[half + j]];
+            count++;
+          }
+        }
+      }
+      assertEquals((firstRep - again) / count, res.repeatGain(), 1e-4);
       assertTrue(Math.abs(res.mentionGap()) < 0.3, "an untrained model copies no names: " + res.mentionGap());
       int first = 0;
       int repeat = 0;
@@ -166,7 +193,8 @@ class CopyTrainerTest {
     double last = lines.get(19).get("loss").asDouble();
     assertTrue(last < first - 1, "loss falls: " + first + " -> " + last);
     assertTrue(lines.get(3).has("swapCards") && lines.get(3).get("exactCards").has("population"));
-    assertTrue(lines.get(3).has("swapDrills") && lines.get(3).get("exactPlainCards").has("population"));
+    assertTrue(lines.get(3).has("swapDrills") && lines.get(3).get("exactPlainCards").has("population")
+        && lines.get(3).has("repeatGain"));
     assertEquals(3, lines.get(19).get("phase").asInt());
     assertTrue(Files.size(work.resolve("model/model.safetensors")) > 10_000);
     assertTrue(Files.exists(work.resolve("model/tokenizer.json")) && Files.exists(work.resolve("signal.png")));

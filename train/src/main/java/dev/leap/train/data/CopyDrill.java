@@ -64,6 +64,39 @@ public final class CopyDrill {
     };
   }
 
+  /**
+   * A repeated-token drill: {@code 16..48} token ids drawn uniformly from the vocabulary (below
+   * {@code vocab}, none of {@code avoid}), then the same ids again. Nothing but copying predicts the
+   * repeat, so this is the data on which small transformers form induction heads; the repeat's
+   * tokens after its first are the value targets (field 0).
+   */
+  public static Example tokens(int vocab, int[] avoid, SplittableRandom r) {
+    int n = 16 + r.nextInt(33);
+    int[] ids = new int[2 * n];
+    for (int i = 0; i < n; i++) {
+      int t;
+      do {
+        t = r.nextInt(vocab);
+      } while (contains(avoid, t));
+      ids[i] = t;
+      ids[n + i] = t;
+    }
+    int[] targets = new int[n - 1];
+    for (int i = 0; i < n - 1; i++) {
+      targets[i] = n + 1 + i;
+    }
+    return new Example(ids, n, new int[0], targets, new int[n - 1]);
+  }
+
+  private static boolean contains(int[] a, int x) {
+    for (int v : a) {
+      if (v == x) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** A value of field {@code f} (0 name, 1 country, 2 latitude, 3 population, 4 landmark) of a city. */
   static String value(City c, int f) {
     return switch (f) {

@@ -35,6 +35,7 @@ public final class Curriculum {
   private final int maxTokens;
   private final int warmSteps;
   private final double drillShare;
+  private final double tokenShare;
   private final List<Character> characters = Character.all();
 
   /**
@@ -46,21 +47,29 @@ public final class Curriculum {
     this(tokenizer, seed, stepTokens, charactersPerStep, phaseEnds, maxTokens, 0, 0);
   }
 
+  public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens,
+      int warmSteps, double drillShare) {
+    this(tokenizer, seed, stepTokens, charactersPerStep, phaseEnds, maxTokens, warmSteps, drillShare, 0);
+  }
+
   /**
    * @param warmSteps steps of phase 0 (copy drills only) at the start, at most {@code phaseEnds[0]}
    * @param drillShare the share of phase 1's examples that are {@link CopyDrill}s instead of cards
+   * @param tokenShare the share of the warm start's examples that are repeated random tokens
+   *     ({@link CopyDrill#tokens}) instead of text drills
    */
   public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens,
-      int warmSteps, double drillShare) {
+      int warmSteps, double drillShare, double tokenShare) {
     if (phaseEnds.length != 3 || phaseEnds[0] > phaseEnds[1] || phaseEnds[1] > phaseEnds[2]) {
       throw new IllegalArgumentException("three increasing phase ends expected, got " + java.util.Arrays.toString(phaseEnds));
     }
-    if (warmSteps < 0 || warmSteps > phaseEnds[0] || drillShare < 0 || drillShare > 1) {
+    if (warmSteps < 0 || warmSteps > phaseEnds[0] || drillShare < 0 || drillShare > 1 || tokenShare < 0 || tokenShare > 1) {
       throw new IllegalArgumentException("warm start of " + warmSteps + " steps (at most " + phaseEnds[0]
           + ") and a drill share of " + drillShare + " (0..1)");
     }
     this.warmSteps = warmSteps;
     this.drillShare = drillShare;
+    this.tokenShare = tokenShare;
     this.tokenizer = tokenizer;
     this.seed = seed;
     this.stepTokens = stepTokens;
@@ -88,7 +97,9 @@ public final class Curriculum {
       City city = City.open(r.nextLong(City.EVAL_SEED_BASE));
       int u = r.nextInt(20);
       Example e;
-      if (phase == 0) {
+      if (phase == 0 && tokenShare > 0 && r.nextDouble() < tokenShare) {
+        e = CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(), r);
+      } else if (phase == 0) {
         e = CopyDrill.any(tokenizer, r);
       } else if (phase == 1 && drillShare > 0 && r.nextDouble() < drillShare) {
         e = CopyDrill.any(tokenizer, r);

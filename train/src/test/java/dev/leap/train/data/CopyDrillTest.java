@@ -83,6 +83,27 @@ class CopyDrillTest {
   }
 
   @Test
+  void tokenDrillsRepeatRandomTokens() {
+    SplittableRandom r = new SplittableRandom(4);
+    java.util.Set<Integer> seen = new java.util.HashSet<>();
+    for (int i = 0; i < 200; i++) {
+      Example e = CopyDrill.tokens(900, TOK.eosIds(), r);
+      int n = e.answerStart();
+      assertEquals(2 * n, e.tokens().length);
+      assertTrue(n >= 16 && n <= 48);
+      assertArrayEquals(Arrays.copyOfRange(e.tokens(), 0, n), Arrays.copyOfRange(e.tokens(), n, 2 * n), "the repeat");
+      assertEquals(n - 1, e.valueTargets().length);
+      assertEquals(n + 1, e.valueTargets()[0]);
+      assertEquals(2 * n - 1, e.valueTargets()[n - 2]);
+      for (int t : e.tokens()) {
+        assertTrue(t >= 0 && t < 900 && t != TOK.eosIds()[0]);
+        seen.add(t);
+      }
+    }
+    assertTrue(seen.size() > 800, "tokens from the whole vocabulary: " + seen.size());
+  }
+
+  @Test
   void heldOutDrillsAreSwappedWithAnotherPage() {
     List<Example> own = CopyDrill.heldOut(TOK, 8, false);
     List<Example> other = CopyDrill.heldOut(TOK, 8, true);
@@ -150,5 +171,29 @@ class CopyDrillTest {
     double share = drillLike / (double) (drillLike + cityLike);
     assertTrue(share > 0.2 && share < 0.5, "list and recall drills: " + drillLike + " of " + (drillLike + cityLike));
     assertFalse(new Curriculum(TOK, 5, 1200, 1, phases, 4608, 3, 0).step(0).isEmpty());
+    // Token drills: only in the warm start, about the asked share; none asked, the same steps.
+    Curriculum tokens = new Curriculum(TOK, 5, 1200, 1, phases, 4608, 3, 0, 0.5);
+    Curriculum noTokens = new Curriculum(TOK, 5, 1200, 1, phases, 4608, 3, 0, 0);
+    int repeats = 0;
+    int others = 0;
+    for (int step = 0; step < 10; step++) {
+      List<Example> w = warm.step(step);
+      List<Example> z = noTokens.step(step);
+      assertEquals(w.size(), z.size());
+      for (int i = 0; i < w.size(); i++) {
+        assertArrayEquals(w.get(i).tokens(), z.get(i).tokens(), "a token share of 0: the warm start as before");
+      }
+      for (Example e : tokens.step(step).subList(1, tokens.step(step).size())) {
+        int n = e.answerStart();
+        boolean repeat = e.tokens().length == 2 * n
+            && Arrays.equals(Arrays.copyOfRange(e.tokens(), 0, n), Arrays.copyOfRange(e.tokens(), n, 2 * n));
+        assertTrue(step < 3 || !repeat, "token drills only in the warm start");
+        if (step < 3) {
+          repeats += repeat ? 1 : 0;
+          others += repeat ? 0 : 1;
+        }
+      }
+    }
+    assertTrue(repeats > 0 && others > 0 && repeats > others / 3, "token drills " + repeats + ", text drills " + others);
   }
 }
