@@ -68,7 +68,7 @@ public final class TrainCommand implements Callable<Integer> {
       + "fact cards then articles, warmup-stable-decay, early signal and stop rule). Default: ${DEFAULT-VALUE}.")
   String recipe;
 
-  @Option(names = "--phases", defaultValue = "1500,3000,3600", split = ",", paramLabel = "END1,END2,END3",
+  @Option(names = "--phases", defaultValue = "2500,4000,4600", split = ",", paramLabel = "END1,END2,END3",
       description = "copy: the steps at which phase 1 (cards), 2 (300-1,500-token articles) and 3 (2,000-4,400 tokens) end; "
           + "the last is the run's length. Default: ${DEFAULT-VALUE}.")
   int[] phases;
@@ -83,7 +83,7 @@ public final class TrainCommand implements Callable<Integer> {
       description = "copy: weight of the mean loss on the answers' value tokens, added to the mean loss on every token. Default: ${DEFAULT-VALUE}.")
   float valueWeight;
 
-  @Option(names = "--warm", defaultValue = "400",
+  @Option(names = "--warm", defaultValue = "1200",
       description = "copy: steps of pure copy and associative-recall drills before the fact cards (recipe C's warm start; "
           + "phase 0, inside phase 1's steps). Default: ${DEFAULT-VALUE}.")
   int warm;
@@ -92,15 +92,15 @@ public final class TrainCommand implements Callable<Integer> {
       description = "copy: share of phase 1's examples that are copy drills instead of fact cards (0..1). Default: ${DEFAULT-VALUE}.")
   double drills;
 
-  @Option(names = "--token-drills", defaultValue = "0",
-      description = "copy: share of the warm start's examples that are repeated random tokens (induction-head drills) "
-          + "instead of text drills (0..1). Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--token-drills", defaultValue = "1.0",
+      description = "copy: share of the warm start's examples, and of phase 1's drills, that are repeated random tokens "
+          + "(induction-head drills) instead of text drills (0..1). Default: ${DEFAULT-VALUE}.")
   double tokenDrills;
 
   @Option(names = "--eval-every", defaultValue = "50", description = "copy: steps between measurements of the early signal. Default: ${DEFAULT-VALUE}.")
   int evalEvery;
 
-  @Option(names = "--flat-after", defaultValue = "800",
+  @Option(names = "--flat-after", defaultValue = "2000",
       description = "copy: stop the run if by this step the swap test never reached --min-swap (0: never stop). Default: ${DEFAULT-VALUE}.")
   int flatAfter;
 

@@ -55,8 +55,8 @@ public final class Curriculum {
   /**
    * @param warmSteps steps of phase 0 (copy drills only) at the start, at most {@code phaseEnds[0]}
    * @param drillShare the share of phase 1's examples that are {@link CopyDrill}s instead of cards
-   * @param tokenShare the share of the warm start's examples that are repeated random tokens
-   *     ({@link CopyDrill#tokens}) instead of text drills
+   * @param tokenShare the share of the warm start's examples, and of phase 1's drills, that are
+   *     repeated random tokens ({@link CopyDrill#tokens}) instead of text drills
    */
   public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens,
       int warmSteps, double drillShare, double tokenShare) {
@@ -102,7 +102,10 @@ public final class Curriculum {
       } else if (phase == 0) {
         e = CopyDrill.any(tokenizer, r);
       } else if (phase == 1 && drillShare > 0 && r.nextDouble() < drillShare) {
-        e = CopyDrill.any(tokenizer, r);
+        // Phase 1's drills are token drills in the same share as the warm start's: a warm start of
+        // token drills only, followed by none, lost its copying within 50 steps of text.
+        e = tokenShare > 0 && r.nextDouble() < tokenShare ? CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(), r)
+            : CopyDrill.any(tokenizer, r);
       } else if (phase == 1 || (phase == 2 && u < 5) || (phase == 3 && u < 4)) {
         e = card(tokenizer, city, r);
       } else if (phase == 2 || u < 8) {

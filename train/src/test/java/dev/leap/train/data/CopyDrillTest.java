@@ -195,5 +195,16 @@ class CopyDrillTest {
       }
     }
     assertTrue(repeats > 0 && others > 0 && repeats > others / 3, "token drills " + repeats + ", text drills " + others);
+    // With a drill share, phase 1's drills are token drills in the token share.
+    Curriculum phase1 = new Curriculum(TOK, 5, 1200, 1, phases, 4608, 3, 0.5, 1.0);
+    int phase1Repeats = 0;
+    for (int step = 3; step < 6; step++) {
+      for (Example e : phase1.step(step)) {
+        int n = e.answerStart();
+        phase1Repeats += e.tokens().length == 2 * n
+            && Arrays.equals(Arrays.copyOfRange(e.tokens(), 0, n), Arrays.copyOfRange(e.tokens(), n, 2 * n)) ? 1 : 0;
+      }
+    }
+    assertTrue(phase1Repeats > 0, "token drills in phase 1");
   }
 }
