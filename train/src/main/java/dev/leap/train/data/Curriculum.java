@@ -87,7 +87,10 @@ public final class Curriculum {
   public List<Example> step(int step) {
     SplittableRandom r = new SplittableRandom(seed * 1_000_033L + step);
     List<Example> out = new ArrayList<>();
-    for (int i = 0; i < charactersPerStep; i++) {
+    // No character sheets in the warm start: any text beside the token drills (character sheets, text
+    // drills) kept induction heads from forming there.
+    int sheets = phase(step) == 0 && tokenShare > 0 ? 0 : charactersPerStep;
+    for (int i = 0; i < sheets; i++) {
       Character c = characters.get(r.nextInt(characters.size()));
       out.add(example(tokenizer, c.prompt(), c.sheet(), null));
     }

@@ -195,6 +195,16 @@ class CopyDrillTest {
       }
     }
     assertTrue(repeats > 0 && others > 0 && repeats > others / 3, "token drills " + repeats + ", text drills " + others);
+    // A warm start of token drills only holds nothing else, not even the character sheet.
+    Curriculum onlyTokens = new Curriculum(TOK, 5, 1200, 1, phases, 4608, 3, 0, 1.0);
+    for (int step = 0; step < 3; step++) {
+      for (Example e : onlyTokens.step(step)) {
+        int n = e.answerStart();
+        assertTrue(e.tokens().length == 2 * n
+            && Arrays.equals(Arrays.copyOfRange(e.tokens(), 0, n), Arrays.copyOfRange(e.tokens(), n, 2 * n)), "only token drills");
+      }
+    }
+    assertTrue(onlyTokens.step(3).size() > 1, "the character sheet again from phase 1");
     // With a drill share, phase 1's drills are token drills in the token share.
     Curriculum phase1 = new Curriculum(TOK, 5, 1200, 1, phases, 4608, 3, 0.5, 1.0);
     int phase1Repeats = 0;
