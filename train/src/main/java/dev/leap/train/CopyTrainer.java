@@ -50,7 +50,7 @@ final class CopyTrainer {
       int decaySteps, float learningRate, float finalLearningRate, float weightDecay, float clipNorm, int stepTokens,
       int charactersPerStep, float valueWeight, int microBatchTokens, int checkpointEvery, int evalEvery,
       int evalCards, int evalArticles, int flatAfter, double minSwap, int tokenizerArticles, Path workDir, Path outDir,
-      HfModelWriter.StorageType storage) {
+      HfModelWriter.StorageType storage, int warmSteps, double drillShare, double tokenShare) {
     int steps() {
       return phaseEnds[2];
     }
@@ -113,7 +113,7 @@ final class CopyTrainer {
     HfTokenizer tokenizer = tokenizer();
     ModelConfig config = shape(tokenizer.size());
     Curriculum curriculum = new Curriculum(tokenizer, o.seed(), o.stepTokens(), o.charactersPerStep(), o.phaseEnds(),
-        o.contextTokens());
+        o.contextTokens(), o.warmSteps(), o.drillShare(), o.tokenShare());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
     Checkpoint.State resumed = Checkpoint.exists(ckpt) ? Checkpoint.read(ckpt, config, Engine.getInstance().defaultDevice()) : null;
@@ -138,8 +138,10 @@ final class CopyTrainer {
       }
       Files.write(logFile, kept, StandardCharsets.UTF_8);
     }
-    log.printf(Locale.ROOT, "copy recipe %s at step %d of %d (phases end at %d, %d, %d): %,d parameters, vocabulary %,d, on %s%n",
-        resumed != null ? "resuming" : "starting", start, o.steps(), o.phaseEnds()[0], o.phaseEnds()[1], o.phaseEnds()[2],
+    log.printf(Locale.ROOT, "copy recipe %s at step %d of %d (warm start of copy drills to %d, phases end at %d, %d, %d; "
+        + "drill share in phase 1 %.2f): %,d parameters, vocabulary %,d, on %s%n",
+        resumed != null ? "resuming" : "starting", start, o.steps(), o.warmSteps(), o.phaseEnds()[0], o.phaseEnds()[1],
+        o.phaseEnds()[2], o.drillShare(),
         model.parameterCount(), tokenizer.size(), model.device());
     log.flush();
     Signal signal = new Signal(tokenizer, o.evalCards(), o.evalArticles(), o.microBatchTokens());
@@ -192,11 +194,18 @@ final class CopyTrainer {
           line.put("valueLossCards", s.valueLossCards());
           line.put("valueLossArticles", s.valueLossArticles());
           line.put("mentionGap", s.mentionGap());
+          line.put("swapPlainCards", s.swapPlainCards());
+          line.put("swapDrills", s.swapDrills());
+          line.put("repeatGain", s.repeatGain());
           ObjectNode ec = line.putObject("exactCards");
           ObjectNode ea = line.putObject("exactArticles");
           for (int f = 0; f < Signal.FIELDS.size(); f++) {
             ec.put(Signal.FIELDS.get(f), s.exactCards()[f]);
             ea.put(Signal.FIELDS.get(f), s.exactArticles()[f]);
+          }
+          ObjectNode ep = line.putObject("exactPlainCards");
+          for (int f = 0; f < Signal.FIELDS.size(); f++) {
+            ep.put(Signal.FIELDS.get(f), s.exactPlainCards()[f]);
           }
           line.put("evalSec", (System.nanoTime() - e0) / 1e9);
           bestSwap = Math.max(bestSwap, Math.max(s.swapCards(), s.swapArticles()));
@@ -209,9 +218,11 @@ final class CopyTrainer {
               step + 1, o.steps(), curriculum.phase(step), tokenSum / rows, values == 0 ? 0 : valueSum / values, rate,
               norm, tokens / stepSec, elapsed);
           if (s != null) {
-            log.printf(Locale.ROOT, "  signal: swap test cards %.3f articles %.3f nats; exact match cards %.2f articles %.2f "
-                + "(mean of fields); mention gap %.3f nats%n", s.swapCards(), s.swapArticles(), s.meanExact(s.exactCards()),
-                s.meanExact(s.exactArticles()), s.mentionGap());
+            log.printf(Locale.ROOT, "  signal: swap test cards %.3f (without drill pages %.3f) articles %.3f drills %.3f nats; "
+                + "exact match cards %.2f (without drill pages %.2f) articles %.2f (mean of fields); mention gap %.3f nats; "
+                + "repeat gain %.3f nats%n",
+                s.swapCards(), s.swapPlainCards(), s.swapArticles(), s.swapDrills(), s.meanExact(s.exactCards()),
+                s.meanExact(s.exactPlainCards()), s.meanExact(s.exactArticles()), s.mentionGap(), s.repeatGain());
           }
           log.flush();
         }

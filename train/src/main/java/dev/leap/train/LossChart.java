@@ -60,7 +60,8 @@ public final class LossChart {
   /**
    * Draws the early signal of a copy-recipe {@code train-log.jsonl} (the lines with a measurement):
    * the swap test on held-out cards and articles (nats) and the mean teacher-forced exact match over
-   * the fields (share), against the step. Writes nothing when the log has no measurement.
+   * the fields (share), against the step; the mention gap and the swap test on held-out drills where
+   * the log has them. Writes nothing when the log has no measurement.
    */
   public static void writeSignal(Path log, Path png) throws IOException {
     List<Double> steps = new ArrayList<>();
@@ -69,6 +70,7 @@ public final class LossChart {
     List<Double> exactCards = new ArrayList<>();
     List<Double> exactArticles = new ArrayList<>();
     List<Double> mentionGap = new ArrayList<>();
+    List<Double> swapDrills = new ArrayList<>();
     ObjectMapper m = Json.MAPPER;
     for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
       if (line.isBlank()) {
@@ -84,6 +86,7 @@ public final class LossChart {
       exactCards.add(mean(n.get("exactCards")));
       exactArticles.add(mean(n.get("exactArticles")));
       mentionGap.add(n.path("mentionGap").asDouble(Double.NaN));
+      swapDrills.add(n.path("swapDrills").asDouble(Double.NaN));
     }
     if (steps.isEmpty()) {
       return;
@@ -97,6 +100,9 @@ public final class LossChart {
     chart.addSeries("exact match, articles", steps, exactArticles);
     if (mentionGap.stream().allMatch(d -> Double.isFinite(d))) {
       chart.addSeries("mention gap, articles", steps, mentionGap);
+    }
+    if (swapDrills.stream().allMatch(d -> Double.isFinite(d))) {
+      chart.addSeries("swap test, held-out drills", steps, swapDrills);
     }
     if (png.getParent() != null) {
       Files.createDirectories(png.getParent());

@@ -3,14 +3,21 @@ package dev.leap.train;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import dev.leap.retokenize.Tokenizer;
+import dev.leap.train.data.City;
+import dev.leap.train.data.CopyDrill;
 import dev.leap.train.data.Curriculum;
 import dev.leap.train.data.Example;
+import dev.leap.train.data.FactCard;
 import dev.leap.train.model.TrainableLlama;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 
 /**
  * The early signal of the copy recipe ({@code ../shared/notes/training.md}, "Know within 15 minutes
@@ -36,11 +43,21 @@ final class Signal {
   private final List<Example> cardsSwapped;
   private final List<Example> articles;
   private final List<Example> articlesSwapped;
+  private final List<Example> drills;
+  private final List<Example> drillsSwapped;
+  private final boolean[] plainCard;
+  private final List<Example> repeats;
   private final int microBatchTokens;
 
-  /** What one measurement found. */
+  /**
+   * What one measurement found. {@code swapPlainCards} and {@code exactPlainCards} leave out the
+   * held-out cards whose page is a copy drill (the record itself), so they show reading of listings
+   * and prose; {@code swapDrills} is the swap test on held-out list and recall drills
+   * ({@link dev.leap.train.data.CopyDrill#heldOut}), where copying shows first.
+   */
   record Result(double swapCards, double swapArticles, double valueLossCards, double valueLossArticles,
-      double[] exactCards, double[] exactArticles, double mentionGap) {
+      double[] exactCards, double[] exactArticles, double mentionGap, double swapPlainCards, double[] exactPlainCards,
+      double swapDrills, double repeatGain) {
     double meanExact(double[] e) {
       double s = 0;
       for (double d : e) {
@@ -55,6 +72,17 @@ final class Signal {
     this.cardsSwapped = Curriculum.heldOutCards(tokenizer, cards, true);
     this.articles = Curriculum.heldOutArticles(tokenizer, articles, 300, 600, false);
     this.articlesSwapped = Curriculum.heldOutArticles(tokenizer, articles, 300, 600, true);
+    this.drills = CopyDrill.heldOut(tokenizer, cards / 2, false);
+    this.drillsSwapped = CopyDrill.heldOut(tokenizer, cards / 2, true);
+    this.repeats = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      repeats.add(CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(),
+          new SplittableRandom(City.EVAL_SEED_BASE + 13_000 + i)));
+    }
+    this.plainCard = new boolean[cards];
+    for (int i = 0; i < cards; i++) {
+      plainCard[i] = Curriculum.heldOutCardKind(i) != FactCard.Kind.DRILL;
+    }
     this.microBatchTokens = microBatchTokens;
     this.tokenizer = tokenizer;
   }
@@ -62,11 +90,66 @@ final class Signal {
   Result measure(TrainableLlama model) {
     double[] exactCards = new double[FIELDS.size()];
     double[] exactArticles = new double[FIELDS.size()];
-    double own = valueLoss(model, cards, exactCards);
-    double other = valueLoss(model, cardsSwapped, null);
-    double ownA = valueLoss(model, articles, exactArticles);
-    double otherA = valueLoss(model, articlesSwapped, null);
-    return new Result(other - own, otherA - ownA, own, ownA, exactCards, exactArticles, mentionGap(model));
+    double[][] perOwn = new double[cards.size()][];
+    double[][] perOther = new double[cards.size()][];
+    double[] exactPlain = new double[FIELDS.size()];
+    double own = valueLoss(model, cards, exactCards, perOwn);
+    double other = valueLoss(model, cardsSwapped, null, perOther);
+    double plainOwn = 0;
+    double plainOther = 0;
+    int plainTokens = 0;
+    int plainCards = 0;
+    for (int i = 0; i < cards.size(); i++) {
+      if (plainCard[i]) {
+        plainOwn += perOwn[i][0];
+        plainOther += perOther[i][0];
+        plainTokens += (int) perOwn[i][1];
+        plainCards++;
+        for (int f = 0; f < FIELDS.size(); f++) {
+          exactPlain[f] += perOwn[i][2 + f];
+        }
+      }
+    }
+    for (int f = 0; f < FIELDS.size(); f++) {
+      exactPlain[f] /= Math.max(1, plainCards);
+    }
+    double ownA = valueLoss(model, articles, exactArticles, null);
+    double otherA = valueLoss(model, articlesSwapped, null, null);
+    double swapDrills = drills.isEmpty() ? Double.NaN
+        : valueLoss(model, drillsSwapped, null, null) - valueLoss(model, drills, null, null);
+    return new Result(other - own, otherA - ownA, own, ownA, exactCards, exactArticles, mentionGap(model),
+        (plainOther - plainOwn) / Math.max(1, plainTokens), exactPlain, swapDrills, repeatGain(model));
+  }
+
+  /**
+   * The repeat test: on held-out sequences of random tokens repeated once ({@link
+   * dev.leap.train.data.CopyDrill#tokens}), the mean loss of the first occurrence's tokens (after its
+   * first) minus that of the repeat's. About 0 without induction heads; several nats with them.
+   */
+  double repeatGain(TrainableLlama model) {
+    double first = 0;
+    double again = 0;
+    int count = 0;
+    for (Example e : repeats) {
+      int n = e.answerStart();
+      long[] rows = new long[2 * (n - 1)];
+      long[] labels = new long[rows.length];
+      for (int i = 0; i < n - 1; i++) {
+        rows[i] = i;
+        labels[i] = e.tokens()[i + 1];
+        rows[n - 1 + i] = n + i;
+        labels[n - 1 + i] = e.tokens()[n + 1 + i];
+      }
+      try (NDManager scope = model.newScope()) {
+        float[] nll = model.nll(scope, new int[][] {e.tokens()}, rows, labels).toFloatArray();
+        for (int i = 0; i < n - 1; i++) {
+          first += nll[i];
+          again += nll[n - 1 + i];
+        }
+      }
+      count += n - 1;
+    }
+    return (first - again) / count;
   }
 
   private int[][] mentionKinds;
@@ -153,9 +236,19 @@ final class Signal {
 
   /**
    * The mean NLL of the examples' value tokens; with {@code exact}, adds per field the share of
-   * examples whose every value token of that field is the model's argmax.
+   * examples whose every value token of that field is the model's argmax; with {@code perExample},
+   * sets each example's {summed NLL, value tokens, 1 or 0 per field for an exact match}.
    */
   double valueLoss(TrainableLlama model, List<Example> examples, double[] exact) {
+    return valueLoss(model, examples, exact, null);
+  }
+
+  double valueLoss(TrainableLlama model, List<Example> examples, double[] exact, double[][] perExample) {
+    // Micro-batches are sorted by length: find each example's own index.
+    Map<Example, Integer> index = new IdentityHashMap<>();
+    for (int i = 0; i < examples.size(); i++) {
+      index.put(examples.get(i), i);
+    }
     double sum = 0;
     int count = 0;
     for (List<Example> micro : Trainer.microBatches(examples, microBatchTokens)) {
@@ -187,13 +280,24 @@ final class Signal {
         for (Example e : micro) {
           boolean[] right = new boolean[FIELDS.size()];
           Arrays.fill(right, true);
+          double own = 0;
           for (int j = 0; j < e.valueTargets().length; j++) {
             sum += nll[k];
+            own += nll[k];
             count++;
             if (argmax[k] != labels[k]) {
               right[e.valueFields()[j]] = false;
             }
             k++;
+          }
+          if (perExample != null) {
+            double[] row = new double[2 + FIELDS.size()];
+            row[0] = own;
+            row[1] = e.valueTargets().length;
+            for (int f = 0; f < right.length; f++) {
+              row[2 + f] = right[f] ? 1 : 0;
+            }
+            perExample[index.get(e)] = row;
           }
           if (exact != null) {
             for (int f = 0; f < right.length; f++) {

@@ -38,16 +38,16 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "13", description = "Seed of the weights and the data. Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  @Option(names = "--lr", description = "Peak learning rate. Default: 1.5e-3 (copy: 1e-3).")
+  @Option(names = "--lr", description = "Peak learning rate. Default: 1.5e-3 (copy: 3e-3).")
   Float lr;
 
-  @Option(names = "--warmup", description = "Warm-up steps. Default: 30 (copy: 100).")
+  @Option(names = "--warmup", description = "Warm-up steps. Default: 30 (copy: 30).")
   Integer warmup;
 
-  @Option(names = "--step-tokens", description = "Tokens of city documents (copy: cards and articles) per step. Default: 6000 (copy: 4000).")
+  @Option(names = "--step-tokens", description = "Tokens of city documents (copy: cards and articles) per step. Default: 6000 (copy: 500).")
   Integer stepTokens;
 
-  @Option(names = "--characters", description = "Character sheets per step. Default: 6 (copy: 2).")
+  @Option(names = "--characters", description = "Character sheets per step. Default: 6 (copy: 1).")
   Integer characters;
 
   @Option(names = "--min-doc", defaultValue = "150", description = "Shortest document (tokens). Default: ${DEFAULT-VALUE}.")
@@ -72,7 +72,7 @@ public final class TrainCommand implements Callable<Integer> {
       + "fact cards then articles, warmup-stable-decay, early signal and stop rule). Default: ${DEFAULT-VALUE}.")
   String recipe;
 
-  @Option(names = "--phases", defaultValue = "1500,3000,3600", split = ",", paramLabel = "END1,END2,END3",
+  @Option(names = "--phases", defaultValue = "2500,4000,4600", split = ",", paramLabel = "END1,END2,END3",
       description = "copy: the steps at which phase 1 (cards), 2 (300-1,500-token articles) and 3 (2,000-4,400 tokens) end; "
           + "the last is the run's length. Default: ${DEFAULT-VALUE}.")
   int[] phases;
@@ -87,10 +87,24 @@ public final class TrainCommand implements Callable<Integer> {
       description = "copy: weight of the mean loss on the answers' value tokens, added to the mean loss on every token. Default: ${DEFAULT-VALUE}.")
   float valueWeight;
 
+  @Option(names = "--warm", defaultValue = "1200",
+      description = "copy: steps of pure copy and associative-recall drills before the fact cards (recipe C's warm start; "
+          + "phase 0, inside phase 1's steps). Default: ${DEFAULT-VALUE}.")
+  int warm;
+
+  @Option(names = "--drills", defaultValue = "0.3",
+      description = "copy: share of phase 1's examples that are copy drills instead of fact cards (0..1). Default: ${DEFAULT-VALUE}.")
+  double drills;
+
+  @Option(names = "--token-drills", defaultValue = "1.0",
+      description = "copy: share of the warm start's examples, and of phase 1's drills, that are repeated random tokens "
+          + "(induction-head drills) instead of text drills (0..1). Default: ${DEFAULT-VALUE}.")
+  double tokenDrills;
+
   @Option(names = "--eval-every", defaultValue = "50", description = "copy: steps between measurements of the early signal. Default: ${DEFAULT-VALUE}.")
   int evalEvery;
 
-  @Option(names = "--flat-after", defaultValue = "800",
+  @Option(names = "--flat-after", defaultValue = "2000",
       description = "copy: stop the run if by this step the swap test never reached --min-swap (0: never stop). Default: ${DEFAULT-VALUE}.")
   int flatAfter;
 
@@ -141,11 +155,11 @@ public final class TrainCommand implements Callable<Integer> {
       return 0;
     }
     if (copy) {
-      float peak = lr != null ? lr : 1e-3f;
+      float peak = lr != null ? lr : 3e-3f;
       CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases,
-          warmup != null ? warmup : 100, decay, peak, peak / 10, 0.1f, 1.0f, stepTokens != null ? stepTokens : 4000,
-          characters != null ? characters : 2, valueWeight, microBatch, checkpointEvery != null ? checkpointEvery : 50,
-          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype);
+          warmup != null ? warmup : 30, decay, peak, peak / 10, 0.1f, 1.0f, stepTokens != null ? stepTokens : 500,
+          characters != null ? characters : 1, valueWeight, microBatch, checkpointEvery != null ? checkpointEvery : 50,
+          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype, warm, drills, tokenDrills);
       if (export) {
         new CopyTrainer(o, log).export();
         return 0;

@@ -34,8 +34,12 @@ import org.junit.jupiter.api.io.TempDir;
 class CopyTrainerTest {
 
   static CopyTrainer.Options options(Path work, int[] phases, int flatAfter, double minSwap) {
+    return options(work, phases, flatAfter, minSwap, 0);
+  }
+
+  static CopyTrainer.Options options(Path work, int[] phases, int flatAfter, double minSwap, int warm) {
     return new CopyTrainer.Options(64, 2, 2048, 512, 3, phases, 2, 2, 1e-2f, 1e-3f, 0.1f, 1f, 700, 1, 1f, 2048, 4, 4,
-        4, 2, flatAfter, minSwap, 6, work, work.resolve("model"), HfModelWriter.StorageType.F16);
+        4, 2, flatAfter, minSwap, 6, work, work.resolve("model"), HfModelWriter.StorageType.F16, warm, 0, 0);
   }
 
   @Test
@@ -96,6 +100,57 @@ class CopyTrainerTest {
         n += a.get(i).valueTargets().length;
       }
       assertEquals((other - own) / n, res.swapCards(), 1e-4);
+      // Twin of the swap test without the drill pages: the plain cards one at a time (of 16 cards, which
+      // include a drill page and come in micro-batches sorted by length).
+      Signal sig16 = new Signal(tok, 16, 2, 2048);
+      Signal.Result res16 = sig16.measure(m);
+      List<Example> a16 = Curriculum.heldOutCards(tok, 16, false);
+      List<Example> b16 = Curriculum.heldOutCards(tok, 16, true);
+      double plainOwn = 0;
+      double plainOther = 0;
+      int plainN = 0;
+      int drillPages = 0;
+      for (int i = 0; i < 16; i++) {
+        if (Curriculum.heldOutCardKind(i) != dev.leap.train.data.FactCard.Kind.DRILL) {
+          plainOwn += sig.valueLoss(m, List.of(a16.get(i)), null) * a16.get(i).valueTargets().length;
+          plainOther += sig.valueLoss(m, List.of(b16.get(i)), null) * b16.get(i).valueTargets().length;
+          plainN += a16.get(i).valueTargets().length;
+        } else {
+          drillPages++;
+          assertTrue(tok.decode(a16.get(i).tokens()).contains("Record of ") || tok.decode(a16.get(i).tokens()).contains("\"name\": \"")
+              && tok.decode(java.util.Arrays.copyOf(a16.get(i).tokens(), a16.get(i).answerStart())).contains("\"name\""));
+        }
+      }
+      assertTrue(plainN > 0 && drillPages > 0);
+      assertEquals((plainOther - plainOwn) / plainN, res16.swapPlainCards(), 1e-4);
+      assertTrue(Math.abs(res.swapDrills()) < 0.05, "an untrained model copies no list: " + res.swapDrills());
+      assertTrue(Math.abs(res.repeatGain()) < 0.05, "an untrained model has no induction: " + res.repeatGain());
+      // Twin of the repeat test: each held-out repeat's halves one example at a time, by the log-softmax of the logits.
+      double firstRep = 0;
+      double again = 0;
+      int count = 0;
+      for (int i = 0; i < 8; i++) {
+        Example e = dev.leap.train.data.CopyDrill.tokens(tok.size(), tok.eosIds(),
+            new SplittableRandom(dev.leap.train.data.City.EVAL_SEED_BASE + 13_000 + i));
+        int half = e.answerStart();
+        long[] allRows = new long[2 * half - 1];
+        for (int p = 0; p < allRows.length; p++) {
+          allRows[p] = p;
+        }
+        try (NDManager s = m.newScope()) {
+          float[][] lp = new float[allRows.length][];
+          var logp = m.logits(s, m.hidden(s, new int[][] {e.tokens()}), allRows).logSoftmax(-1);
+          for (int p = 0; p < allRows.length; p++) {
+            lp[p] = logp.get(p).toFloatArray();
+          }
+          for (int j = 1; j < half; j++) {
+            firstRep -= lp[j - 1][e.tokens()[j]];
+            again -= lp[half + j - 1][e.tokens()[half + j]];
+            count++;
+          }
+        }
+      }
+      assertEquals((firstRep - again) / count, res.repeatGain(), 1e-4);
       assertTrue(Math.abs(res.mentionGap()) < 0.3, "an untrained model copies no names: " + res.mentionGap());
       int first = 0;
       int repeat = 0;
@@ -138,11 +193,26 @@ class CopyTrainerTest {
     double last = lines.get(19).get("loss").asDouble();
     assertTrue(last < first - 1, "loss falls: " + first + " -> " + last);
     assertTrue(lines.get(3).has("swapCards") && lines.get(3).get("exactCards").has("population"));
+    assertTrue(lines.get(3).has("swapDrills") && lines.get(3).get("exactPlainCards").has("population")
+        && lines.get(3).has("repeatGain"));
     assertEquals(3, lines.get(19).get("phase").asInt());
     assertTrue(Files.size(work.resolve("model/model.safetensors")) > 10_000);
     assertTrue(Files.exists(work.resolve("model/tokenizer.json")) && Files.exists(work.resolve("signal.png")));
     HfTokenizer tok = HfTokenizer.load(work.resolve("model/tokenizer.json"));
     assertEquals(512, tok.size());
+
+    // A warm start: the first steps are phase 0 (copy drills), then the cards.
+    Path warm = tmp.resolve("warm");
+    assertEquals(CopyTrainer.Outcome.STOPPED_AT,
+        new CopyTrainer(options(warm, phases, 0, 0.1, 2), new PrintWriter(new StringWriter())).run(4));
+    List<String> warmLog = Files.readAllLines(warm.resolve("train-log.jsonl"));
+    assertEquals(List.of(0, 0, 1, 1), warmLog.stream().map(l -> {
+      try {
+        return m.readTree(l).get("phase").asInt();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }).toList());
 
     // The stop rule: a swap test that must reach 100 nats by step 4 stops the run there.
     Path flat = tmp.resolve("flat");

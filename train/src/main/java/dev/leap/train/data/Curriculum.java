@@ -14,8 +14,11 @@ import java.util.SplittableRandom;
  * generator ({@link GazetteerDocument}) is never drawn.
  *
  * <ol>
- *   <li>phase 1, steps {@code [0, phaseEnds[0])}: fact cards ({@link FactCard}, half with a distractor,
- *       one in ten a copy drill);
+ *   <li>phase 0 (the warm start, recipe C; only with {@code warmSteps > 0}), steps {@code [0, warmSteps)}:
+ *       pure copy and associative-recall drills ({@link CopyDrill});
+ *   <li>phase 1, steps {@code [warmSteps, phaseEnds[0])}: fact cards ({@link FactCard}, half with a
+ *       distractor, one in ten a copy drill), a share {@code drillShare} of the examples replaced by
+ *       {@link CopyDrill}s;
  *   <li>phase 2, to {@code phaseEnds[1]}: articles of 300 to 1,500 tokens ({@link CityDocument} with
  *       open values), a quarter of the examples still cards;
  *   <li>phase 3, to {@code phaseEnds[2]}: articles of 2,000 to 4,400 tokens (at most the context less
@@ -31,6 +34,9 @@ public final class Curriculum {
   private final int charactersPerStep;
   private final int[] phaseEnds;
   private final int maxTokens;
+  private final int warmSteps;
+  private final double drillShare;
+  private final double tokenShare;
   private final List<Character> characters = Character.all();
 
   /**
@@ -39,9 +45,32 @@ public final class Curriculum {
    * @param maxTokens the longest example (the model's context)
    */
   public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens) {
+    this(tokenizer, seed, stepTokens, charactersPerStep, phaseEnds, maxTokens, 0, 0);
+  }
+
+  public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens,
+      int warmSteps, double drillShare) {
+    this(tokenizer, seed, stepTokens, charactersPerStep, phaseEnds, maxTokens, warmSteps, drillShare, 0);
+  }
+
+  /**
+   * @param warmSteps steps of phase 0 (copy drills only) at the start, at most {@code phaseEnds[0]}
+   * @param drillShare the share of phase 1's examples that are {@link CopyDrill}s instead of cards
+   * @param tokenShare the share of the warm start's examples, and of phase 1's drills, that are
+   *     repeated random tokens ({@link CopyDrill#tokens}) instead of text drills
+   */
+  public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens,
+      int warmSteps, double drillShare, double tokenShare) {
     if (phaseEnds.length != 3 || phaseEnds[0] > phaseEnds[1] || phaseEnds[1] > phaseEnds[2]) {
       throw new IllegalArgumentException("three increasing phase ends expected, got " + Arrays.toString(phaseEnds));
     }
+    if (warmSteps < 0 || warmSteps > phaseEnds[0] || drillShare < 0 || drillShare > 1 || tokenShare < 0 || tokenShare > 1) {
+      throw new IllegalArgumentException("warm start of " + warmSteps + " steps (at most " + phaseEnds[0]
+          + ") and a drill share of " + drillShare + " (0..1)");
+    }
+    this.warmSteps = warmSteps;
+    this.drillShare = drillShare;
+    this.tokenShare = tokenShare;
     this.tokenizer = tokenizer;
     this.seed = seed;
     this.stepTokens = stepTokens;
@@ -50,16 +79,19 @@ public final class Curriculum {
     this.maxTokens = maxTokens;
   }
 
-  /** The phase (1, 2 or 3) of a 0-based step. */
+  /** The phase (0 for the warm start, 1, 2 or 3) of a 0-based step. */
   public int phase(int step) {
-    return step < phaseEnds[0] ? 1 : step < phaseEnds[1] ? 2 : 3;
+    return step < warmSteps ? 0 : step < phaseEnds[0] ? 1 : step < phaseEnds[1] ? 2 : 3;
   }
 
   /** The examples of step {@code step} (0-based). */
   public List<Example> step(int step) {
     SplittableRandom r = new SplittableRandom(seed * 1_000_033L + step);
     List<Example> out = new ArrayList<>();
-    for (int i = 0; i < charactersPerStep; i++) {
+    // No character sheets in the warm start: any text beside the token drills (character sheets, text
+    // drills) kept induction heads from forming there.
+    int sheets = phase(step) == 0 && tokenShare > 0 ? 0 : charactersPerStep;
+    for (int i = 0; i < sheets; i++) {
       Character c = characters.get(r.nextInt(characters.size()));
       out.add(example(tokenizer, c.prompt(), c.sheet(), null));
     }
@@ -69,7 +101,16 @@ public final class Curriculum {
       City city = City.open(r.nextLong(City.EVAL_SEED_BASE));
       int u = r.nextInt(20);
       Example e;
-      if (phase == 1 || (phase == 2 && u < 5) || (phase == 3 && u < 4)) {
+      if (phase == 0 && tokenShare > 0 && r.nextDouble() < tokenShare) {
+        e = CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(), r);
+      } else if (phase == 0) {
+        e = CopyDrill.any(tokenizer, r);
+      } else if (phase == 1 && drillShare > 0 && r.nextDouble() < drillShare) {
+        // Phase 1's drills are token drills in the same share as the warm start's: a warm start of
+        // token drills only, followed by none, lost its copying within 50 steps of text.
+        e = tokenShare > 0 && r.nextDouble() < tokenShare ? CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(), r)
+            : CopyDrill.any(tokenizer, r);
+      } else if (phase == 1 || (phase == 2 && u < 5) || (phase == 3 && u < 4)) {
         e = card(tokenizer, city, r);
       } else if (phase == 2 || u < 8) {
         e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r);
@@ -185,6 +226,14 @@ public final class Curriculum {
       out.add(cityExample(tokenizer, pages.get(swapped ? (i + 1) % n : i), questions.get(i), City.open(City.EVAL_SEED_BASE + 7_000 + i)));
     }
     return out;
+  }
+
+  /** The kind of held-out card {@code i} of {@link #heldOutCards} (a copy drill's page or not). */
+  public static FactCard.Kind heldOutCardKind(int i) {
+    SplittableRandom r = new SplittableRandom(City.EVAL_SEED_BASE + 7_000 + i);
+    r.nextBoolean();
+    int k = r.nextInt(10);
+    return k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
   }
 
   /** {@code n} held-out articles of {@code minTokens..maxTokens} tokens, own page ({@code swapped} false) or the next one's. */
