@@ -1,21 +1,15 @@
 package dev.leap.bench.peers;
 
-import ai.djl.ndarray.NDManager;
-import ai.djl.pytorch.jni.JniUtils;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
 import dev.leap.retokenize.Tokenizer;
-import dev.leap.runtime.Constraint;
 import dev.leap.runtime.DemoModel;
-import dev.leap.runtime.Generation;
 import dev.leap.runtime.LeapRuntime;
-import dev.leap.runtime.SamplingParams;
 import dev.leap.retokenize.HfTokenizer;
 import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.LlamaModel;
 import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.City;
 import dev.leap.train.data.CityDocument;
@@ -107,7 +101,7 @@ public final class PeersCommand implements Callable<Integer> {
       + " weight copies on the CPU. Default: ${DEFAULT-VALUE}.")
   String cpuF32Weights;
 
-  private static final int DECODE_TOKENS = 128;
+  static final int DECODE_TOKENS = 128;
 
   @Override
   public Integer call() throws Exception {
@@ -208,7 +202,8 @@ public final class PeersCommand implements Callable<Integer> {
     }
 
     // Leap.
-    LeapSide leap = leapSide(dir, prompts, longPrompts, regex, waves, docPrompts);
+    LeapSide leap = LeapSide.measure(dir, new LeapSide.Settings(dtype, cpuF32Weights, sparseLogitsLimit, repeats), prompts,
+        longPrompts, regex, waves, docPrompts);
 
     // Same ids?
     int sameIds = 0;
@@ -504,173 +499,6 @@ public final class PeersCommand implements Callable<Integer> {
       throw new IllegalStateException("llama.cpp (" + threadCount + " threads) wrote no results; see " + log);
     }
     return om.readTree(resultFile.toFile());
-  }
-
-  private static final class LeapSide {
-    String dtype;
-    int threads;
-    double decodeMsPerToken;
-    double[] prefillMs;
-    int[] prefillTokens;
-    final List<Double> docColdMs = new ArrayList<>();
-    final List<Double> docWarmMs = new ArrayList<>();
-    final List<String> docColdText = new ArrayList<>();
-    final List<String> docWarmText = new ArrayList<>();
-    final List<Double> docPromptTokens = new ArrayList<>();
-    final List<Double> docCachedTokens = new ArrayList<>();
-    final List<Wave> waves = new ArrayList<>();
-
-    static final class Wave {
-      double jfMs;
-      double tbtMs;
-      long jfTokens;
-      long tbtTokens;
-      double jfPasses;
-      double tbtPasses;
-      List<String> jfTexts = new ArrayList<>();
-      List<String> tbtTexts = new ArrayList<>();
-    }
-    final List<Double> jfMs = new ArrayList<>();
-    final List<Double> tbtMs = new ArrayList<>();
-    final List<String> jfTexts = new ArrayList<>();
-    final List<String> tbtTexts = new ArrayList<>();
-    double jfPasses;
-    double tbtPasses;
-  }
-
-  private LeapSide leapSide(Path dir, List<String> prompts, List<String> longPrompts, String regex, List<List<String>> waves,
-      List<String[]> docPrompts) {
-    LeapSide s = new LeapSide();
-    // The model alone: greedy decode steps at batch 1, and the long prompt's prefill in 512-token chunks.
-    try (LlamaModel m = LlamaModel.load(dir, ai.djl.Device.cpu(), 4096, dtype, LlamaModel.CpuF32Weights.parse(cpuF32Weights))) {
-      s.dtype = m.precision().label();
-      s.threads = JniUtils.getNumThreads(); // after the engine is up
-      Tokenizer tok = Tokenizer.loadFromModelDir(dir);
-      int[] prompt = tok.encode(prompts.get(0));
-      int[] slots = new int[4096];
-      for (int i = 0; i < slots.length; i++) {
-        slots[i] = i;
-      }
-      List<Double> per = new ArrayList<>();
-      for (int rep = 0; rep < repeats; rep++) {
-        int next = greedy(m, new LlamaModel.SequenceInput(prompt, 0, new int[0], Arrays.copyOf(slots, prompt.length), false));
-        long t0 = System.nanoTime();
-        for (int k = 0; k < DECODE_TOKENS; k++) {
-          int pos = prompt.length + k;
-          next = greedy(m, new LlamaModel.SequenceInput(new int[] {next}, pos, slots, new int[] {pos}, false));
-        }
-        per.add((System.nanoTime() - t0) / 1e6 / DECODE_TOKENS);
-      }
-      s.decodeMsPerToken = median(per);
-      s.prefillMs = new double[longPrompts.size()];
-      s.prefillTokens = new int[longPrompts.size()];
-      for (int k = 0; k < longPrompts.size(); k++) {
-        int[] ids = tok.encode(longPrompts.get(k));
-        s.prefillTokens[k] = ids.length;
-        List<Double> pre = new ArrayList<>();
-        for (int rep = 0; rep < repeats; rep++) {
-          long t0 = System.nanoTime();
-          for (int from = 0; from < ids.length; from += 512) {
-            int to = Math.min(ids.length, from + 512);
-            greedy(m, new LlamaModel.SequenceInput(Arrays.copyOfRange(ids, from, to), from, slots,
-                Arrays.copyOfRange(slots, from, to), false));
-          }
-          pre.add((System.nanoTime() - t0) / 1e6);
-        }
-        s.prefillMs[k] = median(pre);
-      }
-    }
-    SamplingParams params = SamplingParams.builder().maxTokens(256).build();
-    try (LeapRuntime jf = runtime(dir, true); LeapRuntime tbt = runtime(dir, false)) {
-      jf.generate(prompts.get(0), Constraint.regex(regex), params);
-      tbt.generate(prompts.get(0), Constraint.regex(regex), params);
-      double jfPasses = 0;
-      double tbtPasses = 0;
-      for (int i = 0; i < prompts.size(); i++) {
-        Generation a = jf.generate(prompts.get(i), Constraint.regex(regex), params);
-        Generation b = tbt.generate(prompts.get(i), Constraint.regex(regex), params);
-        if (a.isError() || b.isError()) {
-          throw new IllegalStateException("a Leap request failed: " + (a.isError() ? a.error() : b.error()));
-        }
-        s.jfMs.add(a.stats().totalMs());
-        s.tbtMs.add(b.stats().totalMs());
-        s.jfTexts.add(a.text());
-        s.tbtTexts.add(b.text());
-        jfPasses += a.stats().forwardPasses();
-        tbtPasses += b.stats().forwardPasses();
-      }
-      s.jfPasses = jfPasses / prompts.size();
-      s.tbtPasses = tbtPasses / prompts.size();
-      // Throughput: each wave submitted at once, continuous batching.
-      Tokenizer tok = jf.tokenizer();
-      for (List<String> wave : waves) {
-        LeapSide.Wave w = new LeapSide.Wave();
-        for (boolean jump : new boolean[] {true, false}) {
-          LeapRuntime rt = jump ? jf : tbt;
-          List<dev.leap.runtime.GenerationRequest> reqs = new ArrayList<>();
-          wave.forEach(p -> reqs.add(dev.leap.runtime.GenerationRequest.of(p, Constraint.regex(regex), params)));
-          long t0 = System.nanoTime();
-          List<Generation> gs = rt.generateAll(reqs);
-          double ms = (System.nanoTime() - t0) / 1e6;
-          long tokens = 0;
-          double passes = 0;
-          List<String> texts = new ArrayList<>();
-          for (Generation g : gs) {
-            if (g.isError()) {
-              throw new IllegalStateException("a Leap request failed: " + g.error());
-            }
-            texts.add(g.text());
-            tokens += tok.encode(g.text()).length;
-            passes += g.stats().forwardPasses();
-          }
-          if (jump) {
-            w.jfMs = ms;
-            w.jfTokens = tokens;
-            w.jfTexts = texts;
-            w.jfPasses = passes / gs.size();
-          } else {
-            w.tbtMs = ms;
-            w.tbtTokens = tokens;
-            w.tbtTexts = texts;
-            w.tbtPasses = passes / gs.size();
-          }
-        }
-        s.waves.add(w);
-      }
-    }
-    // Long documents: time to first token (a one-token greedy completion), the second question's
-    // prompt finding the document in the radix cache.
-    if (!docPrompts.isEmpty()) {
-      try (LeapRuntime rt = runtime(dir, true)) {
-        SamplingParams one = SamplingParams.builder().maxTokens(1).build();
-        rt.generate("warm-up", Constraint.none(), one);
-        for (String[] d : docPrompts) {
-          Generation cold = rt.generate(d[0], Constraint.none(), one);
-          Generation warm = rt.generate(d[1], Constraint.none(), one);
-          if (cold.isError() || warm.isError()) {
-            throw new IllegalStateException("a Leap request failed: " + (cold.isError() ? cold.error() : warm.error()));
-          }
-          s.docColdMs.add(cold.stats().timeToFirstTokenMs());
-          s.docWarmMs.add(warm.stats().timeToFirstTokenMs());
-          s.docColdText.add(cold.text());
-          s.docWarmText.add(warm.text());
-          s.docPromptTokens.add((double) warm.stats().promptTokens());
-          s.docCachedTokens.add((double) warm.stats().cachedPromptTokens());
-        }
-      }
-    }
-    return s;
-  }
-
-  private LeapRuntime runtime(Path dir, boolean jump) {
-    return LeapRuntime.builder().setModelDir(dir).optDtype(dtype).optJumpForward(jump).optKvCapacity(16_384)
-        .optMaxBatch(256).optSparseLogitsLimit(sparseLogitsLimit).optCpuF32Weights(cpuF32Weights).build();
-  }
-
-  private static int greedy(LlamaModel m, LlamaModel.SequenceInput in) {
-    try (NDManager step = m.manager().newSubManager()) {
-      return (int) m.forward(step, List.of(in)).argMax(1).toLongArray()[0];
-    }
   }
 
   static double median(List<Double> xs) {
