@@ -11,7 +11,6 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
 import java.lang.management.ManagementFactory;
-import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,7 +78,7 @@ public final class LlamaModel implements AutoCloseable {
   /** {@link #lmHeadT} in float32 when {@link #wideCopies}, else null. */
   private final NDArray lmHeadTWide;
   private final NDArray finalNorm;
-  private final Layer[] layers;
+  private final LayerWeights[] layers;
   private final NDArray ropeCos;
   private final NDArray ropeSin;
   private final Precision precision;
@@ -153,22 +152,6 @@ public final class LlamaModel implements AutoCloseable {
    */
   static final int WIDE_ROWS_VOCAB = 32;
 
-  private static final class Layer {
-    NDArray inputNorm;
-    NDArray postNorm;
-    NDArray qkvT;
-    NDArray qkvBias;
-    NDArray oT;
-    NDArray oBias;
-    NDArray qNorm;
-    NDArray kNorm;
-    NDArray gateUpT;
-    NDArray downT;
-    NDArray qkvTWide;
-    NDArray oTWide;
-    NDArray gateUpTWide;
-    NDArray downTWide;
-  }
 
   private LlamaModel(ModelConfig config, Device device, NDManager manager, SafeTensors st, int kvCapacity,
       Precision precision, CpuF32Weights f32Weights) {
@@ -179,59 +162,32 @@ public final class LlamaModel implements AutoCloseable {
     this.dtype = precision.dataType();
     this.narrow = precision != Precision.F32;
     this.widenWideProducts = narrow && !device.isGpu();
+    WeightReader weights = new WeightReader(st, manager, precision);
     int h = config.hiddenSize();
     int hd = config.headDim();
-    this.embed = tensor(st, "model.embed_tokens.weight", config.vocabSize(), h);
+    this.embed = weights.tensor("model.embed_tokens.weight", config.vocabSize(), h);
     NDArray head = config.tieWordEmbeddings() || !st.has("lm_head.weight")
-        ? embed : tensor(st, "lm_head.weight", config.vocabSize(), h);
+        ? embed : weights.tensor("lm_head.weight", config.vocabSize(), h);
     if (!config.tieWordEmbeddings() && !st.has("lm_head.weight")) {
       throw new IllegalArgumentException("tensor lm_head.weight is missing and tie_word_embeddings is false");
     }
     this.head = head;
     this.lmHeadT = head.transpose();
-    this.finalNorm = tensor(st, "model.norm.weight", h);
-    this.layers = new Layer[config.numLayers()];
-    int qDim = config.numHeads() * hd;
-    int kvDim = config.numKvHeads() * hd;
+    this.finalNorm = weights.tensor("model.norm.weight", h);
+    this.layers = new LayerWeights[config.numLayers()];
     for (int i = 0; i < layers.length; i++) {
-      String p = "model.layers." + i + ".";
-      Layer l = new Layer();
-      l.inputNorm = tensor(st, p + "input_layernorm.weight", h);
-      l.postNorm = tensor(st, p + "post_attention_layernorm.weight", h);
-      NDArray q = tensor(st, p + "self_attn.q_proj.weight", qDim, h);
-      NDArray k = tensor(st, p + "self_attn.k_proj.weight", kvDim, h);
-      NDArray v = tensor(st, p + "self_attn.v_proj.weight", kvDim, h);
-      l.qkvT = fuse(q, k, v);
-      if (config.qkvBias()) {
-        NDArray qb = tensor(st, p + "self_attn.q_proj.bias", qDim);
-        NDArray kb = tensor(st, p + "self_attn.k_proj.bias", kvDim);
-        NDArray vb = tensor(st, p + "self_attn.v_proj.bias", kvDim);
-        l.qkvBias = NDArrays.concat(new NDList(qb, kb, vb));
-      }
-      l.oT = tensor(st, p + "self_attn.o_proj.weight", h, qDim).transpose();
-      if (config.oBias() && st.has(p + "self_attn.o_proj.bias")) {
-        l.oBias = tensor(st, p + "self_attn.o_proj.bias", h);
-      }
-      if (config.qkNorm()) {
-        l.qNorm = tensor(st, p + "self_attn.q_norm.weight", hd);
-        l.kNorm = tensor(st, p + "self_attn.k_norm.weight", hd);
-      }
-      NDArray gate = tensor(st, p + "mlp.gate_proj.weight", config.intermediateSize(), h);
-      NDArray up = tensor(st, p + "mlp.up_proj.weight", config.intermediateSize(), h);
-      l.gateUpT = fuse(gate, up);
-      l.downT = tensor(st, p + "mlp.down_proj.weight", h, config.intermediateSize()).transpose();
-      layers[i] = l;
+      layers[i] = LayerWeights.read(weights, config, i);
     }
     float[][] rope = Rope.table(config, config.maxPositionEmbeddings());
     // Computed in float32 and cast once, as transformers casts cos/sin to the activations' dtype.
-    this.ropeCos = cast(manager.create(rope[0], new Shape(config.maxPositionEmbeddings(), hd)));
-    this.ropeSin = cast(manager.create(rope[1], new Shape(config.maxPositionEmbeddings(), hd)));
+    this.ropeCos = weights.cast(manager.create(rope[0], new Shape(config.maxPositionEmbeddings(), hd)));
+    this.ropeSin = weights.cast(manager.create(rope[1], new Shape(config.maxPositionEmbeddings(), hd)));
     float[] rot = new float[hd * hd];
     for (int i = 0; i < hd / 2; i++) {
       rot[(i + hd / 2) * hd + i] = -1; // out[i] = -x[i + half]
       rot[i * hd + i + hd / 2] = 1; // out[i + half] = x[i]
     }
-    this.rotateHalf = cast(manager.create(rot, new Shape(hd, hd)));
+    this.rotateHalf = weights.cast(manager.create(rot, new Shape(hd, hd)));
     this.pool = new KvPool(manager, config.numLayers(), kvCapacity, config.numKvHeads(), hd, precision);
     this.epsScalar = manager.create((float) config.rmsNormEps());
     this.rsqrtPower = manager.create(-0.5f);
@@ -242,11 +198,8 @@ public final class LlamaModel implements AutoCloseable {
       case AUTO -> 2 * narrowWeightBytes() <= freePhysicalBytes() / 4;
     };
     if (wideCopies) {
-      for (Layer l : layers) {
-        l.qkvTWide = l.qkvT.toType(DataType.FLOAT32, false);
-        l.oTWide = l.oT.toType(DataType.FLOAT32, false);
-        l.gateUpTWide = l.gateUpT.toType(DataType.FLOAT32, false);
-        l.downTWide = l.downT.toType(DataType.FLOAT32, false);
+      for (LayerWeights l : layers) {
+        l.addF32Copies();
       }
       this.lmHeadTWide = lmHeadT.toType(DataType.FLOAT32, false);
     } else {
@@ -257,8 +210,8 @@ public final class LlamaModel implements AutoCloseable {
   /** Bytes of the products' narrow weights (what float32 copies double). */
   private long narrowWeightBytes() {
     long elems = lmHeadT.size();
-    for (Layer l : layers) {
-      elems += l.qkvT.size() + l.oT.size() + l.gateUpT.size() + l.downT.size();
+    for (LayerWeights l : layers) {
+      elems += l.productElements();
     }
     return elems * precision.width();
   }
@@ -305,41 +258,6 @@ public final class LlamaModel implements AutoCloseable {
         throw e;
       }
     }
-  }
-
-  private NDArray tensor(SafeTensors st, String name, long... shape) {
-    long[] actual = st.shape(name);
-    if (!Arrays.equals(actual, shape)) {
-      throw new IllegalArgumentException("tensor " + name + " has shape " + Arrays.toString(actual)
-          + ", the config implies " + Arrays.toString(shape));
-    }
-    if (precision == Precision.F16 && st.dtype(name).equals("F16")) {
-      return manager.create(st.halves(name), new Shape(shape), DataType.FLOAT16); // as stored, no copy through float
-    }
-    FloatBuffer data = st.floats(name);
-    return cast(manager.create(data, new Shape(shape), DataType.FLOAT32));
-  }
-
-  /** {@code a} (float32) in the compute dtype; {@code a} itself when that is float32. */
-  private NDArray cast(NDArray a) {
-    if (!narrow) {
-      return a;
-    }
-    NDArray c = a.toType(dtype, false);
-    a.close();
-    return c;
-  }
-
-  /**
-   * Concatenates [out_i, in] weights along out, transposed to [in, sum out]; the parts are closed
-   * (the concatenation is a copy: kept, they would hold the layer's weights twice).
-   */
-  private static NDArray fuse(NDArray... weights) {
-    NDArray fused = NDArrays.concat(new NDList(weights), 0).transpose();
-    for (NDArray w : weights) {
-      w.close();
-    }
-    return fused;
   }
 
   public ModelConfig config() {
@@ -540,7 +458,7 @@ public final class LlamaModel implements AutoCloseable {
     int hd = config.headDim();
     int heads = config.numHeads();
     int kv = config.numKvHeads();
-    Layer l = layers[li];
+    LayerWeights l = layers[li];
     NDArray hN = rmsNorm(x, l.inputNorm);
     NDArray qkv = linear(hN, l.qkvT, l.qkvTWide, n, false);
     if (l.qkvBias != null) {
