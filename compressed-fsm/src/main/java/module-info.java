@@ -9,7 +9,9 @@
  */
 module dev.leap.fsm {
   requires transitive dev.leap.vocab; // TokenIndex.of takes a Vocabulary
-  requires transitive com.fasterxml.jackson.databind; // KeyOrder.schemaOrder takes and returns JsonNode
+  requires transitive com.fasterxml
+      .jackson
+      .databind; // KeyOrder.schemaOrder takes and returns JsonNode
   requires it.unimi.dsi.fastutil;
 
   exports dev.leap.fsm;

@@ -1,4 +1,6 @@
-/** Tokenizers (DJL's HuggingFaceTokenizer, with each token's exact bytes) and jump retokenization. */
+/**
+ * Tokenizers (DJL's HuggingFaceTokenizer, with each token's exact bytes) and jump retokenization.
+ */
 module dev.leap.retokenize {
   requires transitive dev.leap.fsm;
   requires ai.djl.tokenizers;

@@ -19,5 +19,6 @@ module dev.leap.runtime {
   requires org.slf4j;
 
   exports dev.leap.runtime;
-  exports dev.leap.runtime.internal.model to dev.leap.train;
+  exports dev.leap.runtime.internal.model to
+      dev.leap.train;
 }

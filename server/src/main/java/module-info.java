@@ -17,5 +17,6 @@ module dev.leap.server {
 
   exports dev.leap.server;
 
-  opens dev.leap.server to info.picocli; // ServeCommand's options are read reflectively
+  opens dev.leap.server to
+      info.picocli; // ServeCommand's options are read reflectively
 }

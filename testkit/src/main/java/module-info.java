@@ -9,5 +9,6 @@ module dev.leap.testkit {
 
   exports dev.leap.testkit;
 
-  provides org.junit.platform.launcher.TestExecutionListener with dev.leap.testkit.SkipReporter;
+  provides org.junit.platform.launcher.TestExecutionListener with
+      dev.leap.testkit.SkipReporter;
 }

@@ -16,5 +16,6 @@ module dev.leap.train {
   exports dev.leap.train;
   exports dev.leap.train.data;
 
-  opens dev.leap.train to info.picocli; // TrainCommand's options are read reflectively
+  opens dev.leap.train to
+      info.picocli; // TrainCommand's options are read reflectively
 }

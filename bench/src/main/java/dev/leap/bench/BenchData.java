@@ -23,8 +23,12 @@ public final class BenchData {
     String p = System.getProperty("leap.shared");
     Path dir = p != null ? Path.of(p) : Path.of("..", "shared");
     if (!Files.isDirectory(dir)) {
-      throw new IllegalArgumentException("shared data folder not found: " + dir.toAbsolutePath().normalize()
-          + " (set -Dleap.shared=DIR; " + HOW_TO_GET + ")");
+      throw new IllegalArgumentException(
+          "shared data folder not found: "
+              + dir.toAbsolutePath().normalize()
+              + " (set -Dleap.shared=DIR; "
+              + HOW_TO_GET
+              + ")");
     }
     return dir.toAbsolutePath().normalize();
   }
@@ -32,7 +36,8 @@ public final class BenchData {
   public static Path file(String relative) {
     Path f = shared().resolve(relative);
     if (!Files.exists(f)) {
-      throw new IllegalArgumentException("benchmark input not found: " + f + " (" + HOW_TO_GET + ")");
+      throw new IllegalArgumentException(
+          "benchmark input not found: " + f + " (" + HOW_TO_GET + ")");
     }
     return f;
   }

@@ -16,33 +16,39 @@ import picocli.CommandLine.Option;
 /** The constraint options shared by {@code explain} and {@code match}: exactly one source. */
 public final class ConstraintOptionsMixin {
   /**
-   * A compiled constraint: a DFA ({@code fsm}; a regex, a schema, or a grammar without recursion), or
-   * a grammar with recursion ({@code grammar}, {@code fsm} null).
+   * A compiled constraint: a DFA ({@code fsm}; a regex, a schema, or a grammar without recursion),
+   * or a grammar with recursion ({@code grammar}, {@code fsm} null).
    */
   record Compiled(CompressedFsm fsm, Grammar grammar) {
-    /** A fresh automaton to match texts with (a grammar's matcher interns states: one per text keeps memory flat). */
+    /**
+     * A fresh automaton to match texts with (a grammar's matcher interns states: one per text keeps
+     * memory flat).
+     */
     ByteAutomaton automaton() {
       return fsm != null ? fsm.dfa() : CompiledGrammar.compile(grammar, NO_TOKENS).newMatcher();
     }
   }
 
-  /** Matching bytes needs no vocabulary: a grammar compiled against none has only its byte automata. */
-  private static final Vocabulary NO_TOKENS = new Vocabulary() {
-    @Override
-    public int size() {
-      return 0;
-    }
+  /**
+   * Matching bytes needs no vocabulary: a grammar compiled against none has only its byte automata.
+   */
+  private static final Vocabulary NO_TOKENS =
+      new Vocabulary() {
+        @Override
+        public int size() {
+          return 0;
+        }
 
-    @Override
-    public byte[] tokenBytes(int id) {
-      throw new IndexOutOfBoundsException(id);
-    }
+        @Override
+        public byte[] tokenBytes(int id) {
+          throw new IndexOutOfBoundsException(id);
+        }
 
-    @Override
-    public int[] eosIds() {
-      return new int[0];
-    }
-  };
+        @Override
+        public int[] eosIds() {
+          return new int[0];
+        }
+      };
 
   @Option(names = "--regex", paramLabel = "R", description = "A regular expression (full match).")
   String regex;
@@ -50,21 +56,31 @@ public final class ConstraintOptionsMixin {
   @Option(names = "--json-schema", paramLabel = "FILE", description = "A JSON Schema file.")
   Path jsonSchema;
 
-  @Option(names = "--grammar", paramLabel = "FILE", description = "A GBNF grammar file (docs/grammar.md).")
+  @Option(
+      names = "--grammar",
+      paramLabel = "FILE",
+      description = "A GBNF grammar file (docs/grammar.md).")
   Path grammar;
 
-  @Option(names = "--indent", defaultValue = "-1", paramLabel = "N",
+  @Option(
+      names = "--indent",
+      defaultValue = "-1",
+      paramLabel = "N",
       description = "JSON Schema layout: spaces per level, -1 for compact JSON (default).")
   int indent;
 
-  @Option(names = "--lenient", description = "JSON Schema: ignore keywords that cannot be honoured exactly (listed on stderr).")
+  @Option(
+      names = "--lenient",
+      description =
+          "JSON Schema: ignore keywords that cannot be honoured exactly (listed on stderr).")
   boolean lenient;
 
   /** Compiles the chosen constraint. */
   Compiled compile() {
     int given = (regex != null ? 1 : 0) + (jsonSchema != null ? 1 : 0) + (grammar != null ? 1 : 0);
     if (given != 1) {
-      throw new CliError("give exactly one constraint: --regex R, --json-schema FILE or --grammar FILE");
+      throw new CliError(
+          "give exactly one constraint: --regex R, --json-schema FILE or --grammar FILE");
     }
     if (regex != null) {
       return new Compiled(CompressedFsm.compile(regex), null);
@@ -73,7 +89,8 @@ public final class ConstraintOptionsMixin {
       Grammar g = Grammar.parse(readFile(grammar, "grammar"));
       return g.regular().isPresent() ? new Compiled(g.regular().get(), g) : new Compiled(null, g);
     }
-    JsonSchemaOptions options = JsonSchemaOptions.defaults().withIndent(indent).withLenient(lenient);
+    JsonSchemaOptions options =
+        JsonSchemaOptions.defaults().withIndent(indent).withLenient(lenient);
     String schema = readSchema(jsonSchema);
     JsonSchema.Compiled c = JsonSchema.compileDetailed(schema, options);
     for (String ignored : c.ignored()) {
@@ -92,7 +109,10 @@ public final class ConstraintOptionsMixin {
     return readFile(file, "JSON Schema");
   }
 
-  /** The text of {@code file}; a missing or unreadable file is a {@link CliError} naming it as {@code what}. */
+  /**
+   * The text of {@code file}; a missing or unreadable file is a {@link CliError} naming it as
+   * {@code what}.
+   */
   static String readFile(Path file, String what) {
     try {
       return Files.readString(file);

@@ -12,14 +12,16 @@ import dev.leap.vocab.TokenizerJsonVocabulary;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code leap explain}: the compiled automaton's states, jump edges, and (with a tokenizer) mask sizes. */
+/**
+ * {@code leap explain}: the compiled automaton's states, jump edges, and (with a tokenizer) mask
+ * sizes.
+ */
 @Command(
     name = "explain",
     mixinStandardHelpOptions = true,
@@ -30,11 +32,16 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
 
   @Mixin ConstraintOptionsMixin constraint;
 
-  @Option(names = "--tokenizer", paramLabel = "FILE",
-      description = "A tokenizer.json: also build the token index and report each state's allowed-token count.")
+  @Option(
+      names = "--tokenizer",
+      paramLabel = "FILE",
+      description =
+          "A tokenizer.json: also build the token index and report each state's allowed-token count.")
   Path tokenizer;
 
-  @Option(names = "--json", description = "Print one JSON object: initialState, compileMs, indexMs, states.")
+  @Option(
+      names = "--json",
+      description = "Print one JSON object: initialState, compileMs, indexMs, states.")
   boolean json;
 
   @Override
@@ -78,7 +85,10 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
     return 0;
   }
 
-  /** A grammar with recursion: its rules (inlined or called through the stack) and, with a tokenizer, its token sets. */
+  /**
+   * A grammar with recursion: its rules (inlined or called through the stack) and, with a
+   * tokenizer, its token sets.
+   */
   private void explainGrammar(PrintWriter out, Grammar g, double compileMs) throws Exception {
     CompiledGrammar cg = null;
     if (tokenizer != null) {
@@ -142,8 +152,8 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
     return o;
   }
 
-  private static void printText(PrintWriter out, CompressedFsm fsm, TokenIndex index, ObjectNode report)
-      throws Exception {
+  private static void printText(
+      PrintWriter out, CompressedFsm fsm, TokenIndex index, ObjectNode report) throws Exception {
     ObjectMapper m = Json.MAPPER;
     int jumps = 0;
     int accepting = 0;
@@ -151,18 +161,28 @@ public final class ExplainCommand implements Callable<Integer>, JsonOutput {
       jumps += fsm.hasJump(s) ? 1 : 0;
       accepting += fsm.dfa().isAccepting(s) ? 1 : 0;
     }
-    out.printf("states: %d (%d accepting), initial %d, byte classes %d, jump edges %d%n",
+    out.printf(
+        "states: %d (%d accepting), initial %d, byte classes %d, jump edges %d%n",
         fsm.stateCount(), accepting, fsm.dfa().initialState(), fsm.dfa().classCount(), jumps);
-    out.printf("compile: %.2f ms%s%n", report.get("compileMs").asDouble(),
-        index == null ? "" : String.format(", token index (all states): %.2f ms", report.get("indexMs").asDouble()));
+    out.printf(
+        "compile: %.2f ms%s%n",
+        report.get("compileMs").asDouble(),
+        index == null
+            ? ""
+            : String.format(
+                ", token index (all states): %.2f ms", report.get("indexMs").asDouble()));
     for (int s = 0; s < fsm.stateCount(); s++) {
       StringBuilder line = new StringBuilder();
-      line.append(String.format("  state %4d%s", s, fsm.dfa().isAccepting(s) ? " (accepting)" : ""));
+      line.append(
+          String.format("  state %4d%s", s, fsm.dfa().isAccepting(s) ? " (accepting)" : ""));
       if (index != null) {
         line.append(String.format("  allowed tokens %d", index.allowedCount(s)));
       }
       if (fsm.hasJump(s)) {
-        line.append("  jump ").append(m.writeValueAsString(fsm.jumpString(s))).append(" -> ").append(fsm.jumpTarget(s));
+        line.append("  jump ")
+            .append(m.writeValueAsString(fsm.jumpString(s)))
+            .append(" -> ")
+            .append(fsm.jumpTarget(s));
       }
       out.println(line);
     }

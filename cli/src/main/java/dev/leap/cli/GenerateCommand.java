@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code leap generate}: one constrained generation, printed as text or as one JSON object. */
 @Command(
@@ -29,8 +29,12 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo",
-      description = "Hugging Face model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--model",
+      defaultValue = "demo",
+      paramLabel = "DIR|demo",
+      description =
+          "Hugging Face model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
   String model;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
@@ -40,8 +44,12 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
     @Option(names = "--prompt", paramLabel = "TEXT", description = "The prompt text.")
     String text;
 
-    @Option(names = "--prompt-ids", split = ",", paramLabel = "ID",
-        description = "The prompt as token ids (comma separated); output ids, no constraint needed, no tokenizer needed.")
+    @Option(
+        names = "--prompt-ids",
+        split = ",",
+        paramLabel = "ID",
+        description =
+            "The prompt as token ids (comma separated); output ids, no constraint needed, no tokenizer needed.")
     int[] ids;
   }
 
@@ -49,31 +57,52 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   ConstraintSource constraint;
 
   static final class ConstraintSource {
-    @Option(names = "--regex", paramLabel = "R", description = "The output must fully match this regex.")
+    @Option(
+        names = "--regex",
+        paramLabel = "R",
+        description = "The output must fully match this regex.")
     String regex;
 
-    @Option(names = "--choice", split = ",", paramLabel = "A,B", description = "The output must be one of these.")
+    @Option(
+        names = "--choice",
+        split = ",",
+        paramLabel = "A,B",
+        description = "The output must be one of these.")
     List<String> choices;
 
-    @Option(names = "--json-schema", paramLabel = "FILE", description = "The output must be JSON that fits this schema.")
+    @Option(
+        names = "--json-schema",
+        paramLabel = "FILE",
+        description = "The output must be JSON that fits this schema.")
     Path jsonSchema;
 
-    @Option(names = "--grammar", paramLabel = "FILE", description = "The output must be a text of this GBNF grammar.")
+    @Option(
+        names = "--grammar",
+        paramLabel = "FILE",
+        description = "The output must be a text of this GBNF grammar.")
     Path grammar;
   }
 
-  @Option(names = "--indent", defaultValue = "-1", paramLabel = "N",
+  @Option(
+      names = "--indent",
+      defaultValue = "-1",
+      paramLabel = "N",
       description = "With --json-schema: spaces per level, -1 for compact JSON (default).")
   int indent;
 
-  @Option(names = "--lenient",
-      description = "With --json-schema: ignore keywords that cannot be honoured exactly (each listed on stderr).")
+  @Option(
+      names = "--lenient",
+      description =
+          "With --json-schema: ignore keywords that cannot be honoured exactly (each listed on stderr).")
   boolean lenient;
 
   @Option(names = "--no-jump-forward", description = "Decode forced text token by token.")
   boolean noJumpForward;
 
-  @Option(names = "--max-tokens", defaultValue = "256", description = "Output tokens at most. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--max-tokens",
+      defaultValue = "256",
+      description = "Output tokens at most. Default: ${DEFAULT-VALUE}.")
   int maxTokens;
 
   @Option(names = "--temperature", defaultValue = "0", description = "0 = greedy (default).")
@@ -85,7 +114,10 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   @Option(names = "--top-p", defaultValue = "1", description = "1 = no limit (default).")
   double topP;
 
-  @Option(names = "--seed", defaultValue = "0", description = "Sampling seed. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--seed",
+      defaultValue = "0",
+      description = "Sampling seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
   @Option(names = "--stop", split = ",", paramLabel = "S", description = "Stop strings.")
@@ -94,22 +126,37 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   @Option(names = "--device", description = "DJL device, e.g. cpu or gpu0. Default: cpu.")
   String device;
 
-  @Option(names = "--dtype", defaultValue = "auto", description = "Weights, activations and KV cache: auto (the"
-      + " checkpoint's dtype; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--dtype",
+      defaultValue = "auto",
+      description =
+          "Weights, activations and KV cache: auto (the"
+              + " checkpoint's dtype; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
   String dtype;
 
-  @Option(names = "--sparse-logits-limit", defaultValue = "4096", paramLabel = "N", description = "Constrained steps whose"
-      + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
-      + " vocabulary. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--sparse-logits-limit",
+      defaultValue = "4096",
+      paramLabel = "N",
+      description =
+          "Constrained steps whose"
+              + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
+              + " vocabulary. Default: ${DEFAULT-VALUE}.")
   int sparseLogitsLimit;
 
-  @Option(names = "--cpu-f32-weights", defaultValue = "auto", paramLabel = "auto|on|off", description = "With f16 weights"
-      + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
-      + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--cpu-f32-weights",
+      defaultValue = "auto",
+      paramLabel = "auto|on|off",
+      description =
+          "With f16 weights"
+              + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
+              + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
   String cpuF32Weights;
 
-
-  @Option(names = "--json", description = "Print one JSON object: text, tokenIds, finishReason, complete, stats.")
+  @Option(
+      names = "--json",
+      description = "Print one JSON object: text, tokenIds, finishReason, complete, stats.")
   boolean json;
 
   @Override
@@ -127,16 +174,24 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
     } else if (constraint != null && constraint.choices != null) {
       c = Constraint.choice(constraint.choices);
     } else if (constraint != null && constraint.jsonSchema != null) {
-      c = Constraint.jsonSchema(ConstraintOptionsMixin.readSchema(constraint.jsonSchema), indent, lenient);
+      c =
+          Constraint.jsonSchema(
+              ConstraintOptionsMixin.readSchema(constraint.jsonSchema), indent, lenient);
     } else if (constraint != null && constraint.grammar != null) {
       c = Constraint.grammar(ConstraintOptionsMixin.readFile(constraint.grammar, "grammar"));
     }
     SamplingParams params = new SamplingParams(temperature, topK, topP, seed, maxTokens, stop);
-    GenerationRequest request = prompt.ids != null
-        ? GenerationRequest.ofIds(prompt.ids, c, params)
-        : GenerationRequest.of(prompt.text, c, params);
-    LeapRuntime.Builder b = LeapRuntime.builder().setModelDir(dir).optJumpForward(!noJumpForward).optDtype(dtype)
-        .optSparseLogitsLimit(sparseLogitsLimit).optCpuF32Weights(cpuF32Weights);
+    GenerationRequest request =
+        prompt.ids != null
+            ? GenerationRequest.ofIds(prompt.ids, c, params)
+            : GenerationRequest.of(prompt.text, c, params);
+    LeapRuntime.Builder b =
+        LeapRuntime.builder()
+            .setModelDir(dir)
+            .optJumpForward(!noJumpForward)
+            .optDtype(dtype)
+            .optSparseLogitsLimit(sparseLogitsLimit)
+            .optCpuF32Weights(cpuF32Weights);
     if (device != null) {
       b.optDevice(device);
     }

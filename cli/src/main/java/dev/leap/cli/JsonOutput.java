@@ -1,6 +1,9 @@
 package dev.leap.cli;
 
-/** A command that can print its result as JSON: its errors are then one {@code {"error": "..."}} object. */
+/**
+ * A command that can print its result as JSON: its errors are then one {@code {"error": "..."}}
+ * object.
+ */
 interface JsonOutput {
   boolean json();
 }

@@ -6,8 +6,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code leap} command line with this module's verbs; {@link LeapMain}, which the {@code ./leap}
- * script runs, adds {@code demo}, {@code bench}, {@code train} and {@code serve}.
+ * The {@code leap} command line with this module's verbs; {@link LeapMain}, which the {@code
+ * ./leap} script runs, adds {@code demo}, {@code bench}, {@code train} and {@code serve}.
  *
  * <p>Errors a user can fix (a bad regex, a missing file, a bad value) are printed as one line on
  * stderr — or, for a command run with {@code --json}, as one {@code {"error": "..."}} object on
@@ -18,7 +18,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "leap 0.1.0",
     description = "Structured generation with jump-forward decoding.",
-    subcommands = {GenerateCommand.class, ExplainCommand.class, MatchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      GenerateCommand.class,
+      ExplainCommand.class,
+      MatchCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class LeapCli implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -36,7 +41,8 @@ public final class LeapCli implements Runnable {
   }
 
   /** Prints a failed command's error as one line (or one JSON object) and returns exit code 1. */
-  static int handle(Exception ex, CommandLine cmd, CommandLine.ParseResult parsed) throws Exception {
+  static int handle(Exception ex, CommandLine cmd, CommandLine.ParseResult parsed)
+      throws Exception {
     String message = message(ex);
     if (System.getenv("LEAP_DEBUG") != null) {
       ex.printStackTrace(cmd.getErr());
@@ -54,7 +60,10 @@ public final class LeapCli implements Runnable {
     return 1;
   }
 
-  /** A one-line description of a failure: {@link Errors#oneLine}, the text a {@code Generation}'s error carries. */
+  /**
+   * A one-line description of a failure: {@link Errors#oneLine}, the text a {@code Generation}'s
+   * error carries.
+   */
   public static String message(Throwable ex) {
     String m = Errors.oneLine(ex, "internal error");
     return Errors.isUserError(ex) ? m : m + " (set LEAP_DEBUG=1 for the stack trace)";

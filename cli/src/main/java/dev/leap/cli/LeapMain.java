@@ -13,13 +13,16 @@ import picocli.CommandLine;
  * <p>Those four are registered by class name, and only when the command line is not one of this
  * module's verbs: {@code leap generate} never loads a class of {@code bench}, {@code train} or
  * {@code server}, hence none of JMH, XChart, progressbar or Jetty ({@code -verbose:class} shows no
- * {@code dev.leap.bench}, {@code org.openjdk.jmh}, {@code org.knowm}, {@code me.tongfei} or
- * {@code org.eclipse.jetty} class).
+ * {@code dev.leap.bench}, {@code org.openjdk.jmh}, {@code org.knowm}, {@code me.tongfei} or {@code
+ * org.eclipse.jetty} class).
  */
 public final class LeapMain {
   private LeapMain() {}
 
-  /** The verbs whose commands live in other modules, by name, in the order {@code leap --help} lists them. */
+  /**
+   * The verbs whose commands live in other modules, by name, in the order {@code leap --help} lists
+   * them.
+   */
   static final Map<String, String> OTHER_MODULES = new LinkedHashMap<>();
 
   static {
@@ -36,13 +39,18 @@ public final class LeapMain {
     System.exit(commandLine(args).execute(args));
   }
 
-  /** The command line for {@code args}: every verb, or only this module's when {@code args} starts with one. */
+  /**
+   * The command line for {@code args}: every verb, or only this module's when {@code args} starts
+   * with one.
+   */
   static CommandLine commandLine(String[] args) {
     CommandLine cli = LeapCli.commandLine();
     if (args.length == 0 || !OWN.contains(args[0])) {
       for (Map.Entry<String, String> e : OTHER_MODULES.entrySet()) {
-        cli.addSubcommand(e.getKey(), new CommandLine(instantiate(e.getValue()))
-            .setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
+        cli.addSubcommand(
+            e.getKey(),
+            new CommandLine(instantiate(e.getValue()))
+                .setExecutionExceptionHandler(cli.getExecutionExceptionHandler()));
       }
     }
     return cli;
@@ -52,7 +60,8 @@ public final class LeapMain {
     try {
       return Class.forName(className).getDeclaredConstructor().newInstance();
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the command class " + className + " is missing from the class path", e);
+      throw new IllegalStateException(
+          "the command class " + className + " is missing from the class path", e);
     }
   }
 }

@@ -11,15 +11,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** {@code leap match}: one JSON string per stdin line; prints whether each whole text matches. */
 @Command(
     name = "match",
     mixinStandardHelpOptions = true,
-    description = "Read JSON Lines from stdin (each line one JSON string) and print true or false per line:"
-        + " does the whole text match the constraint.")
+    description =
+        "Read JSON Lines from stdin (each line one JSON string) and print true or false per line:"
+            + " does the whole text match the constraint.")
 public final class MatchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -31,7 +32,8 @@ public final class MatchCommand implements Callable<Integer> {
     ConstraintOptionsMixin.Compiled compiled = constraint.compile();
     ObjectMapper mapper = Json.MAPPER;
     PrintWriter out = spec.commandLine().getOut();
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     int n = 0;
     while ((line = in.readLine()) != null) {
@@ -45,7 +47,10 @@ public final class MatchCommand implements Callable<Integer> {
       }
       if (node == null || !node.isTextual()) {
         out.flush();
-        throw new CliError("line " + n + " of stdin is not a JSON string (each line must be one, e.g. \"text\\n\")");
+        throw new CliError(
+            "line "
+                + n
+                + " of stdin is not a JSON string (each line must be one, e.g. \"text\\n\")");
       }
       ByteAutomaton a = compiled.automaton();
       int state = a.walk(a.initialState(), node.asText().getBytes(StandardCharsets.UTF_8));

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code docs/architecture.md} names only classes that exist: every backticked name that looks like
- * a Java type ({@code LlamaModel}, or the type of {@code LeapRuntime.generate}) has a source file of
- * that name in some module. A renamed or deleted class fails here until the map follows.
+ * a Java type ({@code LlamaModel}, or the type of {@code LeapRuntime.generate}) has a source file
+ * of that name in some module. A renamed or deleted class fails here until the map follows.
  */
 class ArchitectureDocTest {
   static final Pattern FENCE = Pattern.compile("(?s)```.*?```");
@@ -30,8 +30,10 @@ class ArchitectureDocTest {
     String doc = Files.readString(root.resolve("docs/architecture.md"), StandardCharsets.UTF_8);
     Set<String> sources;
     try (Stream<Path> s = Files.walk(root)) {
-      sources = s.filter(p -> p.toString().endsWith(".java") && p.toString().contains("/src/"))
-          .map(p -> p.getFileName().toString().replace(".java", "")).collect(Collectors.toSet());
+      sources =
+          s.filter(p -> p.toString().endsWith(".java") && p.toString().contains("/src/"))
+              .map(p -> p.getFileName().toString().replace(".java", ""))
+              .collect(Collectors.toSet());
     }
     Set<String> named = new TreeSet<>();
     Set<String> missing = new TreeSet<>();
@@ -46,6 +48,7 @@ class ArchitectureDocTest {
       }
     }
     assertTrue(named.size() > 40, "the map names too few classes: " + named);
-    assertTrue(missing.isEmpty(), "docs/architecture.md names classes that do not exist: " + missing);
+    assertTrue(
+        missing.isEmpty(), "docs/architecture.md names classes that do not exist: " + missing);
   }
 }

@@ -50,7 +50,8 @@ class ExplainMatchCommandTest {
     for (JsonNode s : states) {
       if (!s.get("jump").isNull()) {
         jumps++;
-        sawGryffindor |= s.get("jump").asText().startsWith("ryffindor\",\n    \"blood status\": \"");
+        sawGryffindor |=
+            s.get("jump").asText().startsWith("ryffindor\",\n    \"blood status\": \"");
       }
     }
     assertTrue(jumps > 10, "jump edges: " + jumps);
@@ -61,13 +62,22 @@ class ExplainMatchCommandTest {
   @Test
   void explainWithATokenizerCountsAllowedTokens() throws Exception {
     Path tok = Shared.require("tokenizers/gpt2/tokenizer.json");
-    Run r = run("", "explain", "--json", "--regex", Shared.sglangRegex("city_regex"), "--tokenizer", tok.toString());
+    Run r =
+        run(
+            "",
+            "explain",
+            "--json",
+            "--regex",
+            Shared.sglangRegex("city_regex"),
+            "--tokenizer",
+            tok.toString());
     assertEquals(0, r.code(), r.err());
     JsonNode o = new ObjectMapper().readTree(r.out());
     assertTrue(o.get("indexMs").asDouble() >= 0);
     int zero = 0;
     for (JsonNode s : o.get("states")) {
-      // Only the final state (accepting, nothing may follow; no EOS in tokenizer.json alone) allows none.
+      // Only the final state (accepting, nothing may follow; no EOS in tokenizer.json alone) allows
+      // none.
       if (s.get("allowedTokens").asInt() == 0) {
         zero++;
         assertTrue(s.get("accepting").asBoolean(), "state " + s);
@@ -109,11 +119,17 @@ class ExplainMatchCommandTest {
   @Test
   void grammarsExplainTheirRulesAndMatchWithAStack() throws Exception {
     java.nio.file.Path g = java.nio.file.Files.createTempFile("arith", ".gbnf");
-    java.nio.file.Files.writeString(g, "root ::= e\ne ::= t ([+-] t)*\nt ::= [0-9]+ | \"(\" e \")\"\n");
+    java.nio.file.Files.writeString(
+        g, "root ::= e\ne ::= t ([+-] t)*\nt ::= [0-9]+ | \"(\" e \")\"\n");
     Run r = run("", "explain", "--grammar", g.toString());
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains("context-free grammar") && r.out().contains("recursive"), r.out());
-    r = run("\"(1+2)-3\"\n\"((1)\"\n\"1+\"\n\"((((((((7))))))))\"\n", "match", "--grammar", g.toString());
+    r =
+        run(
+            "\"(1+2)-3\"\n\"((1)\"\n\"1+\"\n\"((((((((7))))))))\"\n",
+            "match",
+            "--grammar",
+            g.toString());
     assertEquals(0, r.code(), r.err());
     assertEquals(List.of("true", "false", "false", "true"), r.out().lines().toList());
     // Without recursion a grammar is one DFA, explained like a regex.

@@ -4,18 +4,23 @@ import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+/**
+ * The module's public types, listed: a new one is a decision (see the README's API and this
+ * module's README).
+ */
 class PublicSurfaceTest {
 
   @Test
   void publicTypesAreTheListedOnes() {
-    PublicSurface.check(LeapMain.class, List.of(
-        "dev.leap.cli.CliError",
-        "dev.leap.cli.ConstraintOptionsMixin",
-        "dev.leap.cli.ExplainCommand",
-        "dev.leap.cli.GenerateCommand",
-        "dev.leap.cli.LeapCli",
-        "dev.leap.cli.LeapMain",
-        "dev.leap.cli.MatchCommand"));
+    PublicSurface.check(
+        LeapMain.class,
+        List.of(
+            "dev.leap.cli.CliError",
+            "dev.leap.cli.ConstraintOptionsMixin",
+            "dev.leap.cli.ExplainCommand",
+            "dev.leap.cli.GenerateCommand",
+            "dev.leap.cli.LeapCli",
+            "dev.leap.cli.LeapMain",
+            "dev.leap.cli.MatchCommand"));
   }
 }

@@ -1,11 +1,11 @@
 package dev.leap.fsm;
 
 /**
- * Compilation would need more automaton states than a limit allows: determinization more DFA
- * states than {@code maxDfaStates} (for example {@code (a|b)*a(a|b){24}}, whose minimal DFA has
- * 2^25 states), or the NFA more than {@link dev.leap.fsm.internal.Nfa#MAX_STATES}. Carries the
- * regex, the limit and the number of states reached when compilation stopped; the message quotes
- * at most {@value Excerpt#DEFAULT_MAX} characters of the regex.
+ * Compilation would need more automaton states than a limit allows: determinization more DFA states
+ * than {@code maxDfaStates} (for example {@code (a|b)*a(a|b){24}}, whose minimal DFA has 2^25
+ * states), or the NFA more than {@link dev.leap.fsm.internal.Nfa#MAX_STATES}. Carries the regex,
+ * the limit and the number of states reached when compilation stopped; the message quotes at most
+ * {@value Excerpt#DEFAULT_MAX} characters of the regex.
  */
 public class AutomatonTooLargeException extends ConstraintException {
   private static final long serialVersionUID = 1L;
@@ -16,8 +16,16 @@ public class AutomatonTooLargeException extends ConstraintException {
 
   /** The DFA state limit ({@code maxDfaStates}) was reached. */
   public AutomatonTooLargeException(String source, int limit, int reached) {
-    this(source, limit, reached, "the DFA would exceed the state limit of " + limit + " states (reached " + reached
-        + "); simplify the constraint or raise the limit (maxDfaStates): " + Excerpt.around(source, -1));
+    this(
+        source,
+        limit,
+        reached,
+        "the DFA would exceed the state limit of "
+            + limit
+            + " states (reached "
+            + reached
+            + "); simplify the constraint or raise the limit (maxDfaStates): "
+            + Excerpt.around(source, -1));
   }
 
   /** A limit described by {@code message} was reached. */

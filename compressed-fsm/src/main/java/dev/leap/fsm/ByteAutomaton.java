@@ -19,7 +19,10 @@ public interface ByteAutomaton {
   /** The state before any byte. */
   int initialState();
 
-  /** The state after the bytes {@code [from, to)} from {@code state}, or {@link #DEAD} once rejected. */
+  /**
+   * The state after the bytes {@code [from, to)} from {@code state}, or {@link #DEAD} once
+   * rejected.
+   */
   int walk(int state, byte[] bytes, int from, int to);
 
   /** The state after all of {@code bytes} from {@code state}, or {@link #DEAD}. */

@@ -23,8 +23,8 @@ import java.util.Arrays;
  * choice) and exactly one byte value leads out of it. From every state, the maximal chain of
  * singular states spells the state's forced bytes; the chain is cut back so that it never ends
  * inside a UTF-8 sequence (the state where it ends expects a new code point or may stop). A trimmed
- * DFA has no cycle of singular states (every state reaches acceptance), so chains are finite.
- * Jump bytes and targets are precomputed for every state at compile time.
+ * DFA has no cycle of singular states (every state reaches acceptance), so chains are finite. Jump
+ * bytes and targets are precomputed for every state at compile time.
  *
  * <p>Immutable and thread-safe.
  */
@@ -61,7 +61,8 @@ public final class CompressedFsm {
    * @throws EmptyLanguageException the regex matches nothing
    */
   public static CompressedFsm compile(String regex, int maxDfaStates) {
-    return new CompressedFsm(regex, Automata.compileNonEmpty(RegexParser.parse(regex), regex, maxDfaStates));
+    return new CompressedFsm(
+        regex, Automata.compileNonEmpty(RegexParser.parse(regex), regex, maxDfaStates));
   }
 
   /** Wraps an existing minimal, trimmed DFA (tests, or automata built elsewhere). */
@@ -115,7 +116,8 @@ public final class CompressedFsm {
         steps++;
       }
       if (steps > n) {
-        throw new IllegalStateException("cycle of singular states at state " + s + " (DFA not trimmed?)");
+        throw new IllegalStateException(
+            "cycle of singular states at state " + s + " (DFA not trimmed?)");
       }
       byte[] bytes = chain.toByteArray();
       int cut = bytes.length;
@@ -133,7 +135,10 @@ public final class CompressedFsm {
     }
   }
 
-  /** Whether {@code state} is inside a UTF-8 sequence: not accepting and only continuation bytes lead out. */
+  /**
+   * Whether {@code state} is inside a UTF-8 sequence: not accepting and only continuation bytes
+   * lead out.
+   */
   private boolean expectsContinuation(int state) {
     if (dfa.isAccepting(state)) {
       return false;
@@ -188,9 +193,11 @@ public final class CompressedFsm {
    * uses {@link #jumpBytes(int)}.
    */
   public String jumpString(int state) {
-    CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPLACE)
-        .onUnmappableCharacter(CodingErrorAction.REPLACE);
+    CharsetDecoder d =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPLACE)
+            .onUnmappableCharacter(CodingErrorAction.REPLACE);
     try {
       return d.decode(ByteBuffer.wrap(jumpBytes[state])).toString();
     } catch (CharacterCodingException e) {
@@ -198,17 +205,36 @@ public final class CompressedFsm {
     }
   }
 
-  /** A Graphviz rendering: states, accepting states doubled, byte ranges on edges, jump edges dashed. */
+  /**
+   * A Graphviz rendering: states, accepting states doubled, byte ranges on edges, jump edges
+   * dashed.
+   */
   public String toDot() {
     StringBuilder sb = new StringBuilder("digraph fsm {\n  rankdir=LR;\n");
     for (int s = 0; s < dfa.stateCount(); s++) {
-      sb.append("  ").append(s).append(dfa.isAccepting(s) ? " [shape=doublecircle];\n" : " [shape=circle];\n");
+      sb.append("  ")
+          .append(s)
+          .append(dfa.isAccepting(s) ? " [shape=doublecircle];\n" : " [shape=circle];\n");
       int from = s;
-      dfa.forEachRange(s, (lo, hi, t) -> sb.append("  ").append(from).append(" -> ").append(t).append(" [label=\"")
-          .append(byteLabel(lo)).append(hi > lo ? "-" + byteLabel(hi) : "").append("\"];\n"));
+      dfa.forEachRange(
+          s,
+          (lo, hi, t) ->
+              sb.append("  ")
+                  .append(from)
+                  .append(" -> ")
+                  .append(t)
+                  .append(" [label=\"")
+                  .append(byteLabel(lo))
+                  .append(hi > lo ? "-" + byteLabel(hi) : "")
+                  .append("\"];\n"));
       if (hasJump(s)) {
-        sb.append("  ").append(s).append(" -> ").append(jumpTarget[s]).append(" [style=dashed, label=\"")
-            .append(jumpString(s).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\\\n"))
+        sb.append("  ")
+            .append(s)
+            .append(" -> ")
+            .append(jumpTarget[s])
+            .append(" [style=dashed, label=\"")
+            .append(
+                jumpString(s).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\\\n"))
             .append("\"];\n");
       }
     }
@@ -224,7 +250,8 @@ public final class CompressedFsm {
 
   /** Rough heap footprint in bytes. */
   public long ramBytesUsed() {
-    long bytes = 64L + (long) dfa.stateCount() * dfa.classCount() * 4 + 256 * 4 + dfa.stateCount() / 8;
+    long bytes =
+        64L + (long) dfa.stateCount() * dfa.classCount() * 4 + 256 * 4 + dfa.stateCount() / 8;
     for (byte[] j : jumpBytes) {
       bytes += 16 + j.length;
     }

@@ -13,7 +13,8 @@ import java.util.Arrays;
  *
  * <p>Invariants (for automata built by {@link CompressedFsm}): minimal and trimmed, so every state
  * can reach an accepting state and no transition leads to a dead state other than {@link #DEAD}.
- * Instances are immutable and thread-safe. As a {@link ByteAutomaton}, its states are the table's rows.
+ * Instances are immutable and thread-safe. As a {@link ByteAutomaton}, its states are the table's
+ * rows.
  */
 public final class Dfa implements ByteAutomaton {
   /** The implicit reject state (equal to {@link ByteAutomaton#DEAD}). */
@@ -24,6 +25,7 @@ public final class Dfa implements ByteAutomaton {
   private final int[] classOf;
   private final int[] table;
   private final long[] accepting;
+
   /** Maximal runs of bytes with one class: {@code lo, hi, class} triples in byte order. */
   private final int[] classRuns;
 
@@ -52,11 +54,13 @@ public final class Dfa implements ByteAutomaton {
     }
     for (int t : table) {
       if (t < DEAD || t >= stateCount) {
-        throw new IllegalArgumentException("transition target " + t + " outside -1.." + (stateCount - 1));
+        throw new IllegalArgumentException(
+            "transition target " + t + " outside -1.." + (stateCount - 1));
       }
     }
     if (accepting.length < (stateCount + 63) >>> 6) {
-      throw new IllegalArgumentException("accepting bitset too short: " + accepting.length + " words");
+      throw new IllegalArgumentException(
+          "accepting bitset too short: " + accepting.length + " words");
     }
     this.stateCount = stateCount;
     this.classCount = classCount;
@@ -95,12 +99,17 @@ public final class Dfa implements ByteAutomaton {
     return classOf[b & 0xFF];
   }
 
-  /** The state after byte {@code b} from {@code state}, or {@link #DEAD}. {@code state} must be live. */
+  /**
+   * The state after byte {@code b} from {@code state}, or {@link #DEAD}. {@code state} must be
+   * live.
+   */
   public int step(int state, int b) {
     return table[state * classCount + classOf[b & 0xFF]];
   }
 
-  /** The state after the bytes {@code [from, to)} from {@code state}, or {@link #DEAD} once it dies. */
+  /**
+   * The state after the bytes {@code [from, to)} from {@code state}, or {@link #DEAD} once it dies.
+   */
   @Override
   public int walk(int state, byte[] bytes, int from, int to) {
     int s = state;

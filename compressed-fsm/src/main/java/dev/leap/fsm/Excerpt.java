@@ -14,12 +14,17 @@ public final class Excerpt {
 
   private Excerpt() {}
 
-  /** {@code text} whole if short, else {@link #DEFAULT_MAX} characters around {@code index} (-1: none). */
+  /**
+   * {@code text} whole if short, else {@link #DEFAULT_MAX} characters around {@code index} (-1:
+   * none).
+   */
   public static String around(String text, int index) {
     return of(text, index).quote();
   }
 
-  /** The window {@link #around} quotes, with where {@code index} falls in the quote (for a caret). */
+  /**
+   * The window {@link #around} quotes, with where {@code index} falls in the quote (for a caret).
+   */
   public static Window of(String text, int index) {
     int n = text.length();
     if (n <= DEFAULT_MAX) {

@@ -44,7 +44,9 @@ public class RegexSyntaxException extends ConstraintException {
     return pattern;
   }
 
-  /** The index (in UTF-16 chars) of the offending character, or -1 if it concerns the whole pattern. */
+  /**
+   * The index (in UTF-16 chars) of the offending character, or -1 if it concerns the whole pattern.
+   */
   public int getIndex() {
     return index;
   }
@@ -54,6 +56,9 @@ public class RegexSyntaxException extends ConstraintException {
    * Excerpt#DEFAULT_MAX} characters around the index), for command-line output.
    */
   public String oneLine() {
-    return description + (index >= 0 ? " at index " + index : "") + " in regex: " + Excerpt.around(pattern, index);
+    return description
+        + (index >= 0 ? " at index " + index : "")
+        + " in regex: "
+        + Excerpt.around(pattern, index);
   }
 }

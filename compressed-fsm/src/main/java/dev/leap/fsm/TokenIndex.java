@@ -12,19 +12,19 @@ import java.util.stream.IntStream;
 
 /**
  * Which tokens a DFA state allows: the tokens whose bytes can be walked from that state without
- * dying, as a bitset ({@code long[]} words, bit {@code i} of word {@code i >>> 6} = token {@code i}).
- * End-of-sequence ids are allowed exactly in accepting states; tokens with no bytes (special
+ * dying, as a bitset ({@code long[]} words, bit {@code i} of word {@code i >>> 6} = token {@code
+ * i}). End-of-sequence ids are allowed exactly in accepting states; tokens with no bytes (special
  * tokens) never otherwise.
  *
  * <p>Algorithm: the vocabulary is sorted by bytes once ({@link SortedVocabulary}, shared with the
- * jump retokenizer), with the length of the prefix each token shares with the one before it. Walking the sorted list through the DFA keeps the state after
- * every prefix depth, so a shared prefix is walked once (an implicit byte trie), and when a token
- * dies at depth {@code d} every following token that shares its first {@code d + 1} bytes is skipped:
- * in one step for deaths at the first or second byte (precomputed skip links), else with one
- * integer comparison each.
+ * jump retokenizer), with the length of the prefix each token shares with the one before it.
+ * Walking the sorted list through the DFA keeps the state after every prefix depth, so a shared
+ * prefix is walked once (an implicit byte trie), and when a token dies at depth {@code d} every
+ * following token that shares its first {@code d + 1} bytes is skipped: in one step for deaths at
+ * the first or second byte (precomputed skip links), else with one integer comparison each.
  *
- * <p>The state after an allowed token is {@link #nextState}: the DFA walk of the token's bytes
- * (a few table lookups), so the index stores masks only. Identical masks are shared.
+ * <p>The state after an allowed token is {@link #nextState}: the DFA walk of the token's bytes (a
+ * few table lookups), so the index stores masks only. Identical masks are shared.
  *
  * <p>Masks are computed lazily per state on first use and cached (thread-safe: concurrent first
  * uses of one state may compute it twice, with equal results; one is kept); {@link #buildAll()}
@@ -70,7 +70,10 @@ public final class TokenIndex {
     return this;
   }
 
-  /** The tokens allowed in {@code state}: shared, do not modify. Length {@code ceil(vocabularySize / 64)}. */
+  /**
+   * The tokens allowed in {@code state}: shared, do not modify. Length {@code ceil(vocabularySize /
+   * 64)}.
+   */
   public long[] allowed(int state) {
     long[] m = masks.get(state);
     if (m == null) {
@@ -100,8 +103,8 @@ public final class TokenIndex {
   }
 
   /**
-   * The state after {@code token} from {@code state}: the walk of its bytes, {@link Dfa#DEAD} if the
-   * token is not allowed there. An EOS id has no next state ({@link Dfa#DEAD}): the text ends.
+   * The state after {@code token} from {@code state}: the walk of its bytes, {@link Dfa#DEAD} if
+   * the token is not allowed there. An EOS id has no next state ({@link Dfa#DEAD}): the text ends.
    */
   public int nextState(int state, int token) {
     if (token < 0 || token >= size) {
@@ -127,9 +130,9 @@ public final class TokenIndex {
   /**
    * The mask of {@code state}. Tokens made only of the bytes of a loop reached in one step ({@link
    * #loopBytes}: inside a JSON string and just after its opening quote, nearly all tokens) are
-   * allowed without a walk, when there are at least {@link VocabView#MIN_LOOP_BYTES} such bytes; the
-   * rest of the vocabulary is walked through a view without them, shared per vocabulary and byte
-   * set ({@link VocabView#of}).
+   * allowed without a walk, when there are at least {@link VocabView#MIN_LOOP_BYTES} such bytes;
+   * the rest of the vocabulary is walked through a view without them, shared per vocabulary and
+   * byte set ({@link VocabView#of}).
    */
   private long[] compute(int state) {
     VocabView view = VocabView.of(sortedVocab, loopBytes(state), size);
@@ -214,8 +217,8 @@ public final class TokenIndex {
 
   /**
    * The DFA as the vocabulary walk's recognizer: the state after each depth of the current token
-   * ({@link Dfa#DEAD} once it died); a token is allowed when its whole walk stays alive, and a death
-   * after {@code d} bytes is the answer of every token that shares them.
+   * ({@link Dfa#DEAD} once it died); a token is allowed when its whole walk stays alive, and a
+   * death after {@code d} bytes is the answer of every token that shares them.
    */
   private static final class DfaWalk implements SortedWalk.Recognizer {
     private final Dfa dfa;

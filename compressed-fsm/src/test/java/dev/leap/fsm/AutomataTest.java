@@ -119,12 +119,17 @@ class AutomataTest {
         continue;
       }
       Dfa dfa = fsm.dfa();
-      assertEquals(mooreBlocks(dfa), dfa.stateCount() + 1, "seed " + seed + " /" + regex + "/ is not minimal");
+      assertEquals(
+          mooreBlocks(dfa),
+          dfa.stateCount() + 1,
+          "seed " + seed + " /" + regex + "/ is not minimal");
       for (int s = 0; s < dfa.stateCount(); s++) {
-        assertArrayEquals(naiveJump(dfa, s), fsm.jumpBytes(s), "seed " + seed + " /" + regex + "/ state " + s);
+        assertArrayEquals(
+            naiveJump(dfa, s), fsm.jumpBytes(s), "seed " + seed + " /" + regex + "/ state " + s);
         assertEquals(dfa.walk(s, fsm.jumpBytes(s)), fsm.jumpTarget(s));
         assertTrue(dfa.hasTransitions(s) || dfa.isAccepting(s), "a live state with no way forward");
-        assertEquals(naiveRanges(dfa, s), ranges(dfa, s), "byte runs of /" + regex + "/ state " + s);
+        assertEquals(
+            naiveRanges(dfa, s), ranges(dfa, s), "byte runs of /" + regex + "/ state " + s);
       }
       checked++;
     }

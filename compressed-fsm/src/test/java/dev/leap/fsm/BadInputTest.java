@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Bad regexes get a clear exception with the index; limits fail fast; empty languages are rejected. */
+/**
+ * Bad regexes get a clear exception with the index; limits fail fast; empty languages are rejected.
+ */
 class BadInputTest {
 
   static RegexSyntaxException syntax(String regex) {
@@ -43,8 +45,12 @@ class BadInputTest {
     assertTrue(e.getDescription().contains("limit of " + limit), e.getDescription());
     assertEquals(limit, e.getIndex());
     // The GBNF parser keeps the same limit on parenthesized groups.
-    dev.leap.fsm.grammar.GrammarSyntaxException g = assertThrows(dev.leap.fsm.grammar.GrammarSyntaxException.class,
-        () -> dev.leap.fsm.grammar.Grammar.parse("root ::= " + "(".repeat(20_000) + "\"a\"" + ")".repeat(20_000)));
+    dev.leap.fsm.grammar.GrammarSyntaxException g =
+        assertThrows(
+            dev.leap.fsm.grammar.GrammarSyntaxException.class,
+            () ->
+                dev.leap.fsm.grammar.Grammar.parse(
+                    "root ::= " + "(".repeat(20_000) + "\"a\"" + ")".repeat(20_000)));
     assertTrue(g.getMessage().contains("limit of " + limit), g.getMessage());
   }
 
@@ -69,19 +75,24 @@ class BadInputTest {
   @Test
   void stateLimitFailsFastWithTheLimit() {
     long t0 = System.nanoTime();
-    AutomatonTooLargeException e = assertThrows(AutomatonTooLargeException.class,
-        () -> CompressedFsm.compile("(a|b)*a(a|b){24}"));
+    AutomatonTooLargeException e =
+        assertThrows(
+            AutomatonTooLargeException.class, () -> CompressedFsm.compile("(a|b)*a(a|b){24}"));
     double seconds = (System.nanoTime() - t0) / 1e9;
     assertEquals(CompressedFsm.DEFAULT_MAX_DFA_STATES, e.limit());
     assertTrue(e.reached() > e.limit());
-    assertTrue(e.getMessage().contains("state limit of " + CompressedFsm.DEFAULT_MAX_DFA_STATES), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("state limit of " + CompressedFsm.DEFAULT_MAX_DFA_STATES),
+        e.getMessage());
     assertTrue(seconds < 5, "took " + seconds + " s");
   }
 
   @Test
   void emptyLanguageIsRejected() {
     assertThrows(EmptyLanguageException.class, () -> CompressedFsm.compile("[^\\x00-\\x{10FFFF}]"));
-    assertThrows(EmptyLanguageException.class, () -> CompressedFsm.compile("a[^\\x00-\\x{10FFFF}]b|c[^\\s\\S]"));
+    assertThrows(
+        EmptyLanguageException.class,
+        () -> CompressedFsm.compile("a[^\\x00-\\x{10FFFF}]b|c[^\\s\\S]"));
     // Not empty: the empty string.
     assertTrue(CompressedFsm.compile("").dfa().matches(new byte[0]));
   }
@@ -89,17 +100,25 @@ class BadInputTest {
   @Test
   void vocabularyFileErrorsNameTheFile(@TempDir Path dir) throws Exception {
     Path missing = dir.resolve("nope.json");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TokenizerJsonVocabulary.load(missing));
-    assertTrue(e.getMessage().contains(missing.toString()) && e.getMessage().contains("not found"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> TokenizerJsonVocabulary.load(missing));
+    assertTrue(
+        e.getMessage().contains(missing.toString()) && e.getMessage().contains("not found"),
+        e.getMessage());
     Path notJson = Files.writeString(dir.resolve("bad.json"), "{ this is not json");
     e = assertThrows(IllegalArgumentException.class, () -> TokenizerJsonVocabulary.load(notJson));
     assertTrue(e.getMessage().contains(notJson.toString()), e.getMessage());
-    Path noVocab = Files.writeString(dir.resolve("novocab.json"), "{\"model\": {\"type\": \"BPE\"}}");
+    Path noVocab =
+        Files.writeString(dir.resolve("novocab.json"), "{\"model\": {\"type\": \"BPE\"}}");
     e = assertThrows(IllegalArgumentException.class, () -> TokenizerJsonVocabulary.load(noVocab));
     assertTrue(e.getMessage().contains("no model.vocab"), e.getMessage());
-    Path wordPiece = Files.writeString(dir.resolve("wp.json"),
-        "{\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"a\": 0}}, \"decoder\": {\"type\": \"WordPiece\"}}");
+    Path wordPiece =
+        Files.writeString(
+            dir.resolve("wp.json"),
+            "{\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"a\": 0}}, \"decoder\": {\"type\": \"WordPiece\"}}");
     e = assertThrows(IllegalArgumentException.class, () -> TokenizerJsonVocabulary.load(wordPiece));
-    assertTrue(e.getMessage().contains("WordPiece") && e.getMessage().contains(wordPiece.toString()), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("WordPiece") && e.getMessage().contains(wordPiece.toString()),
+        e.getMessage());
   }
 }

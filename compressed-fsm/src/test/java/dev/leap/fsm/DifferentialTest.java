@@ -92,12 +92,14 @@ class DifferentialTest {
           continue;
         }
         boolean actual = fsm.dfa().matches(s.getBytes(StandardCharsets.UTF_8));
-        assertEquals(expected, actual, () -> "seed " + seed + ": regex /" + regex + "/ on \"" + s + "\"");
+        assertEquals(
+            expected, actual, () -> "seed " + seed + ": regex /" + regex + "/ on \"" + s + "\"");
         checks++;
         matches += actual ? 1 : 0;
       }
     }
-    System.out.printf("differential: %d regexes, %d checks (%d matches), %d skipped (Java backtracking budget), %d over the state limit%n",
+    System.out.printf(
+        "differential: %d regexes, %d checks (%d matches), %d skipped (Java backtracking budget), %d over the state limit%n",
         regexes, checks, matches, skipped, tooLarge);
     assertTrue(matches > checks / 4, "too few matches drawn: " + matches + " of " + checks);
   }

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.leap.testkit.Shared;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.testkit.Shared;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,18 +21,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The regexes and texts that seven peer projects (XGrammar, guidance, Outlines, outlines-core,
- * llguidance, lm-format-enforcer, SGLang) give their own matchers in their tests
- * ({@code corpora/peer-test-suites/cases.json}, its README gives sources and format), as full-match
- * checks of Leap's DFA.
+ * llguidance, lm-format-enforcer, SGLang) give their own matchers in their tests ({@code
+ * corpora/peer-test-suites/cases.json}, its README gives sources and format), as full-match checks
+ * of Leap's DFA.
  *
  * <p>The truth is computed here, independently of the peers' labels (which follow their own
  * dialects): the peers' regexes are Python's, so the oracle is {@code re.fullmatch(p, s, re.ASCII)}
- * read through {@code java.util.regex} with the dialect differences rewritten and counted
- * ({@link PythonRegex}). A pattern Leap does not compile must be a {@link RegexSyntaxException}
- * (counted as rejected, with its description), never a wrong answer. A text with a lone surrogate
- * (no UTF-8 encoding) is skipped and counted. Any answer different from the oracle fails the test
- * unless {@link #KNOWN} lists it with its reason; a listed difference that no longer occurs fails
- * it too, so the list stays true.
+ * read through {@code java.util.regex} with the dialect differences rewritten and counted ({@link
+ * PythonRegex}). A pattern Leap does not compile must be a {@link RegexSyntaxException} (counted as
+ * rejected, with its description), never a wrong answer. A text with a lone surrogate (no UTF-8
+ * encoding) is skipped and counted. Any answer different from the oracle fails the test unless
+ * {@link #KNOWN} lists it with its reason; a listed difference that no longer occurs fails it too,
+ * so the list stays true.
  */
 class PeerRegexCasesTest {
   static final String CASES = "corpora/peer-test-suites/cases.json";
@@ -74,7 +74,14 @@ class PeerRegexCasesTest {
       try {
         oracle = python.compile(regex);
       } catch (PatternSyntaxException e) {
-        fail(source + " " + where + ": the oracle cannot compile /" + regex + "/: " + e.getMessage());
+        fail(
+            source
+                + " "
+                + where
+                + ": the oracle cannot compile /"
+                + regex
+                + "/: "
+                + e.getMessage());
         return;
       }
       CompressedFsm fsm = null;
@@ -112,8 +119,18 @@ class PeerRegexCasesTest {
         } else if (KNOWN.containsKey(regex)) {
           knownSeen.put(regex, KNOWN.get(regex));
         } else {
-          wrong.add(source + " " + where + ": /" + regex + "/ on " + quote(text) + ": Python says " + truth
-              + ", Leap says " + leap);
+          wrong.add(
+              source
+                  + " "
+                  + where
+                  + ": /"
+                  + regex
+                  + "/ on "
+                  + quote(text)
+                  + ": Python says "
+                  + truth
+                  + ", Leap says "
+                  + leap);
         }
       }
     }
@@ -121,14 +138,19 @@ class PeerRegexCasesTest {
     if (!wrong.isEmpty()) {
       fail(wrong.size() + " wrong answers:\n" + String.join("\n", wrong));
     }
-    assertEquals(KNOWN.keySet(), knownSeen.keySet(), "listed truth differences that no longer occur");
+    assertEquals(
+        KNOWN.keySet(), knownSeen.keySet(), "listed truth differences that no longer occur");
     int texts = bySource.values().stream().mapToInt(r -> r.texts).sum();
     assertTrue(texts > 8000, "too few texts checked: " + texts);
   }
 
-  static String table(Map<String, Row> bySource, Map<String, Integer> rewrites, Map<String, Integer> skipped) {
-    StringBuilder sb = new StringBuilder("Peers' test suites, regexes (truth: Python re.fullmatch with re.ASCII, through java.util.regex)\n");
-    sb.append("| source | patterns | compiled | rejected as unsupported | texts | agree | valid accepted | invalid accepted |\n");
+  static String table(
+      Map<String, Row> bySource, Map<String, Integer> rewrites, Map<String, Integer> skipped) {
+    StringBuilder sb =
+        new StringBuilder(
+            "Peers' test suites, regexes (truth: Python re.fullmatch with re.ASCII, through java.util.regex)\n");
+    sb.append(
+        "| source | patterns | compiled | rejected as unsupported | texts | agree | valid accepted | invalid accepted |\n");
     sb.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     Row total = new Row();
     for (Map.Entry<String, Row> e : bySource.entrySet()) {
@@ -147,21 +169,34 @@ class PeerRegexCasesTest {
     sb.append("rejected as unsupported, by reason: ");
     total.rejected.forEach((k, v) -> sb.append(v).append(" ").append(k).append("; "));
     sb.append('\n');
-    sb.append("oracle rewrites (Python dialect -> java.util.regex), by pattern: ").append(rewrites).append('\n');
+    sb.append("oracle rewrites (Python dialect -> java.util.regex), by pattern: ")
+        .append(rewrites)
+        .append('\n');
     sb.append("texts skipped: ").append(skipped).append('\n');
     return sb.toString();
   }
 
   private static String line(String source, Row r) {
     int rejected = r.rejected.values().stream().mapToInt(Integer::intValue).sum();
-    return String.format("| %s | %d | %d | %d | %d | %d | %d/%d | %d |%n", source, r.patterns, r.compiled, rejected,
-        r.texts, r.agree, r.validAccepted, r.valid, r.invalidAccepted);
+    return String.format(
+        "| %s | %d | %d | %d | %d | %d | %d/%d | %d |%n",
+        source,
+        r.patterns,
+        r.compiled,
+        rejected,
+        r.texts,
+        r.agree,
+        r.validAccepted,
+        r.valid,
+        r.invalidAccepted);
   }
 
   static boolean wellFormed(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {
         return false;
@@ -172,13 +207,15 @@ class PeerRegexCasesTest {
 
   static String quote(String s) {
     StringBuilder sb = new StringBuilder("\"");
-    s.codePoints().forEach(cp -> {
-      if (cp < 0x20 || cp == 0x7f || cp == '"' || cp == '\\') {
-        sb.append(String.format("\\u%04x", cp));
-      } else {
-        sb.appendCodePoint(cp);
-      }
-    });
+    s.codePoints()
+        .forEach(
+            cp -> {
+              if (cp < 0x20 || cp == 0x7f || cp == '"' || cp == '\\') {
+                sb.append(String.format("\\u%04x", cp));
+              } else {
+                sb.appendCodePoint(cp);
+              }
+            });
     return sb.append('"').toString();
   }
 }

@@ -12,13 +12,14 @@ import org.junit.jupiter.api.Test;
 /**
  * Forms of Python's regex dialect that peers' regexes use (issue 18): {@code ^} and {@code $} at
  * the ends of top-level alternatives ({@code ^$|^https://x\.com/}, from an XGrammar bug report),
- * and an unescaped {@code [} inside a class (XGrammar's e-mail regex), each against Python's
- * {@code re.fullmatch} read through {@code java.util.regex} ({@link PythonRegex}) on seeded random
- * regexes and texts. Anchors elsewhere stay errors that name their index.
+ * and an unescaped {@code [} inside a class (XGrammar's e-mail regex), each against Python's {@code
+ * re.fullmatch} read through {@code java.util.regex} ({@link PythonRegex}) on seeded random regexes
+ * and texts. Anchors elsewhere stay errors that name their index.
  */
 class PythonDialectTest {
-  private static final String[] ATOMS = {"a", "b", "ab", "[ab]", "[[a]", "[a[]", "[^[]", "[[]", "x?", "(?:a|b)",
-      "\\[", "[!-[]"};
+  private static final String[] ATOMS = {
+    "a", "b", "ab", "[ab]", "[[a]", "[a[]", "[^[]", "[[]", "x?", "(?:a|b)", "\\[", "[!-[]"
+  };
   private static final String TEXT_ALPHABET = "ab[x";
 
   @Test
@@ -67,12 +68,18 @@ class PythonDialectTest {
   @Test
   void thePeersRegexesCompile() {
     Dfa url = CompressedFsm.compile("^$|^https://x\\.com/").dfa();
-    assertTrue(url.matches(new byte[0]) && url.matches("https://x.com/".getBytes(StandardCharsets.UTF_8)));
-    assertTrue(!url.matches("https://x.com/a".getBytes(StandardCharsets.UTF_8)), "Leap's regexes match whole texts");
-    String email = "^([\\w!#$%&'*+/=?^_`{|}~-]+(\\.[\\w!#$%&'*+/=?^_`{|}~-]+)*|\"([\\w!#$%&'*+/=?^_`{|}~\\-(),:;<>@[\\].]|\\\\\")+\")"
-        + "@(([a-z0-9]([a-z0-9-]*[a-z0-9])?\\.)+[a-z0-9]([a-z0-9-]*[a-z0-9])?)$";
+    assertTrue(
+        url.matches(new byte[0]) && url.matches("https://x.com/".getBytes(StandardCharsets.UTF_8)));
+    assertTrue(
+        !url.matches("https://x.com/a".getBytes(StandardCharsets.UTF_8)),
+        "Leap's regexes match whole texts");
+    String email =
+        "^([\\w!#$%&'*+/=?^_`{|}~-]+(\\.[\\w!#$%&'*+/=?^_`{|}~-]+)*|\"([\\w!#$%&'*+/=?^_`{|}~\\-(),:;<>@[\\].]|\\\\\")+\")"
+            + "@(([a-z0-9]([a-z0-9-]*[a-z0-9])?\\.)+[a-z0-9]([a-z0-9-]*[a-z0-9])?)$";
     Dfa mail = CompressedFsm.compile(email).dfa();
-    assertTrue(mail.matches("\"a[b\"@x.org".getBytes(StandardCharsets.UTF_8)), "'[' inside the class is a literal");
+    assertTrue(
+        mail.matches("\"a[b\"@x.org".getBytes(StandardCharsets.UTF_8)),
+        "'[' inside the class is a literal");
     assertTrue(mail.matches("joe@x.org".getBytes(StandardCharsets.UTF_8)));
   }
 

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.leap.testkit.RandomRegex;
-import dev.leap.testkit.Shared;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.toml.TomlMapper;
+import dev.leap.testkit.RandomRegex;
+import dev.leap.testkit.Shared;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,16 +27,16 @@ import org.junit.jupiter.api.Test;
 /**
  * The rust-lang/regex test files as full-match checks.
  *
- * <p>Mapping: each case asks whether its whole haystack matches. The expected answer is
- * {@code true} when a listed match span covers the whole haystack, {@code false} when the case
- * lists no match at all, and otherwise comes from {@code java.util.regex} {@code matches()} on the
- * same pattern (Rust lists leftmost-first spans, which do not show every full match, e.g.
- * {@code a|ab} on {@code ab}). A pattern outside Leap's dialect must be a
- * {@link RegexSyntaxException} (counted as rejected), never a wrong answer; a case Rust itself
- * rejects ({@code compiles = false}) must be rejected too. Skipped, with a reason each: several
- * patterns at once, case-insensitive or ASCII-mode ({@code unicode = false}) runs, search bounds,
- * custom line terminators, haystacks that are not valid UTF-8, and Perl classes ({@code \d \w \s}:
- * Unicode in Rust, ASCII in Leap) on non-ASCII haystacks.
+ * <p>Mapping: each case asks whether its whole haystack matches. The expected answer is {@code
+ * true} when a listed match span covers the whole haystack, {@code false} when the case lists no
+ * match at all, and otherwise comes from {@code java.util.regex} {@code matches()} on the same
+ * pattern (Rust lists leftmost-first spans, which do not show every full match, e.g. {@code a|ab}
+ * on {@code ab}). A pattern outside Leap's dialect must be a {@link RegexSyntaxException} (counted
+ * as rejected), never a wrong answer; a case Rust itself rejects ({@code compiles = false}) must be
+ * rejected too. Skipped, with a reason each: several patterns at once, case-insensitive or
+ * ASCII-mode ({@code unicode = false}) runs, search bounds, custom line terminators, haystacks that
+ * are not valid UTF-8, and Perl classes ({@code \d \w \s}: Unicode in Rust, ASCII in Leap) on
+ * non-ASCII haystacks.
  */
 class RustRegexCorpusTest {
 
@@ -86,11 +86,18 @@ class RustRegexCorpusTest {
           continue;
         }
         if (mustReject) {
-          failures.append(name).append(": Rust rejects /").append(regex).append("/ but Leap compiled it\n");
+          failures
+              .append(name)
+              .append(": Rust rejects /")
+              .append(regex)
+              .append("/ but Leap compiled it\n");
           continue;
         }
         if (usesPerlClass(regex) && !isAscii(hayText)) {
-          skipped.merge("Perl class on a non-ASCII haystack (Unicode in Rust, ASCII in Leap)", 1, Integer::sum);
+          skipped.merge(
+              "Perl class on a non-ASCII haystack (Unicode in Rust, ASCII in Leap)",
+              1,
+              Integer::sum);
           continue;
         }
         Boolean expected = expected(t, hay.length, regex, hayText);
@@ -103,13 +110,23 @@ class RustRegexCorpusTest {
         if (actual == expected) {
           passed++;
         } else {
-          failures.append(name).append(": /").append(regex).append("/ on \"").append(hayText)
-              .append("\": expected ").append(expected).append(", DFA says ").append(actual).append('\n');
+          failures
+              .append(name)
+              .append(": /")
+              .append(regex)
+              .append("/ on \"")
+              .append(hayText)
+              .append("\": expected ")
+              .append(expected)
+              .append(", DFA says ")
+              .append(actual)
+              .append('\n');
         }
       }
     }
     int skippedTotal = skipped.values().stream().mapToInt(Integer::intValue).sum();
-    System.out.printf("rust-regex corpus: %d cases; run %d, passed %d, rejected as unsupported %d, skipped %d %s%n",
+    System.out.printf(
+        "rust-regex corpus: %d cases; run %d, passed %d, rejected as unsupported %d, skipped %d %s%n",
         cases, run, passed, rejected, skippedTotal, skipped);
     if (failures.length() > 0) {
       fail("wrong answers:\n" + failures);
@@ -152,7 +169,10 @@ class RustRegexCorpusTest {
           i += 3;
           continue;
         }
-        int simple = d == 'n' ? '\n' : d == 't' ? '\t' : d == 'r' ? '\r' : d == '\\' ? '\\' : d == '0' ? 0 : -1;
+        int simple =
+            d == 'n'
+                ? '\n'
+                : d == 't' ? '\t' : d == 'r' ? '\r' : d == '\\' ? '\\' : d == '0' ? 0 : -1;
         if (simple >= 0) {
           out.write(simple);
           i++;

@@ -8,23 +8,26 @@ import dev.leap.testkit.Shared;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** SGLang's character and city regexes: compile, match samples, and the jump edges the issue names. */
+/**
+ * SGLang's character and city regexes: compile, match samples, and the jump edges the issue names.
+ */
 class SglangRegexTest {
 
-  static final String CHARACTER_SAMPLE = "{\n"
-      + "    \"name\": \"Harry Potter\",\n"
-      + "    \"house\": \"Gryffindor\",\n"
-      + "    \"blood status\": \"Half-blood\",\n"
-      + "    \"occupation\": \"student\",\n"
-      + "    \"wand\": {\n"
-      + "        \"wood\": \"Holly\",\n"
-      + "        \"core\": \"Phoenix feather\",\n"
-      + "        \"length\": 11.0\n"
-      + "    },\n"
-      + "    \"alive\": \"Alive\",\n"
-      + "    \"patronus\": \"Stag\",\n"
-      + "    \"bogart\": \"Dementor\"\n"
-      + "}";
+  static final String CHARACTER_SAMPLE =
+      "{\n"
+          + "    \"name\": \"Harry Potter\",\n"
+          + "    \"house\": \"Gryffindor\",\n"
+          + "    \"blood status\": \"Half-blood\",\n"
+          + "    \"occupation\": \"student\",\n"
+          + "    \"wand\": {\n"
+          + "        \"wood\": \"Holly\",\n"
+          + "        \"core\": \"Phoenix feather\",\n"
+          + "        \"length\": 11.0\n"
+          + "    },\n"
+          + "    \"alive\": \"Alive\",\n"
+          + "    \"patronus\": \"Stag\",\n"
+          + "    \"bogart\": \"Dementor\"\n"
+          + "}";
 
   static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -56,8 +59,9 @@ class SglangRegexTest {
   @Test
   void cityRegexCompilesAndMatches() {
     CompressedFsm fsm = CompressedFsm.compile(Shared.sglangRegex("city_regex"));
-    String sample = "{\n  \"name\": \"Paris\",\n  \"country\": \"France\",\n  \"latitude\": 48.85,\n"
-        + "  \"population\": 2140000,\n  \"top 3 landmarks\": [\"Eiffel Tower\", \"Louvre\", \"Notre Dame\"]\n}";
+    String sample =
+        "{\n  \"name\": \"Paris\",\n  \"country\": \"France\",\n  \"latitude\": 48.85,\n"
+            + "  \"population\": 2140000,\n  \"top 3 landmarks\": [\"Eiffel Tower\", \"Louvre\", \"Notre Dame\"]\n}";
     assertTrue(fsm.dfa().matches(utf8(sample)));
     assertEquals("{\n  \"name\": \"", fsm.jumpString(fsm.dfa().initialState()));
   }

@@ -25,8 +25,10 @@ public final class SmallVocabulary implements Vocabulary {
       t.add(new byte[] {(byte) b});
     }
     String[] pieces = {
-      "ab", "abc", "cd", "\"", "\",", "\":", "\": ", "{\"", "\"}", "true", "false", "tr", "ue", "fal", "se",
-      "12", "123", "00", ", \"", "\"a", "a\"", " \"", "name", "na", "me", "é", "中文", "😀", "xyz", "yz",
+      "ab", "abc", "cd", "\"", "\",", "\":", "\": ", "{\"", "\"}", "true", "false", "tr", "ue",
+          "fal", "se",
+      "12", "123", "00", ", \"", "\"a", "a\"", " \"", "name", "na", "me", "é", "中文", "😀", "xyz",
+          "yz",
       "{\n", "\n}", "    ", "  ", "\n    \"", "[0", "a b", " a"
     };
     for (String p : pieces) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.testkit.RandomRegex;
@@ -21,7 +20,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-/** Token masks against a naive twin: walk each token's bytes through the DFA, one token at a time. */
+/**
+ * Token masks against a naive twin: walk each token's bytes through the DFA, one token at a time.
+ */
 class TokenIndexTest {
 
   /** The naive twin of {@link TokenIndex#allowed}. */
@@ -109,11 +110,13 @@ class TokenIndexTest {
     try {
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
-        fs.add(pool.submit(() -> {
-          for (int s = fsm.stateCount() - 1; s >= 0; s--) {
-            lazy.allowed(s);
-          }
-        }));
+        fs.add(
+            pool.submit(
+                () -> {
+                  for (int s = fsm.stateCount() - 1; s >= 0; s--) {
+                    lazy.allowed(s);
+                  }
+                }));
       }
       for (Future<?> f : fs) {
         f.get();
@@ -163,15 +166,21 @@ class TokenIndexTest {
 
   /**
    * The self-loop shortcut (tokens made only of a state's self-loop bytes allowed without a walk,
-   * the rest walked through a filtered view) against the naive twin, on states with wide self-loops:
-   * random regexes inside JSON-string-like, any-character and word-character loops, three real
-   * vocabularies. Views are shared per vocabulary, so the same view serves several regexes here.
+   * the rest walked through a filtered view) against the naive twin, on states with wide
+   * self-loops: random regexes inside JSON-string-like, any-character and word-character loops,
+   * three real vocabularies. Views are shared per vocabulary, so the same view serves several
+   * regexes here.
    */
   @Test
   void selfLoopShortcutOnRealVocabularies() {
     long seed = 2727L;
-    String[] templates = {"\"([^\"\\\\]|\\\\[\"\\\\nt])*(%s)\"", ".*(%s)", "[a-zA-Z0-9_ ]+(%s)[^\"]*x",
-      "(%s)[^\\x00-\\x1F\"]*\"", "[^<]*(%s)<"};
+    String[] templates = {
+      "\"([^\"\\\\]|\\\\[\"\\\\nt])*(%s)\"",
+      ".*(%s)",
+      "[a-zA-Z0-9_ ]+(%s)[^\"]*x",
+      "(%s)[^\\x00-\\x1F\"]*\"",
+      "[^<]*(%s)<"
+    };
     for (String name : new String[] {"gpt2", "llama3", "qwen3"}) {
       Path file = Shared.require("tokenizers/" + name + "/tokenizer.json");
       TokenizerJsonVocabulary v = TokenizerJsonVocabulary.load(file).withEos(0);
@@ -198,7 +207,8 @@ class TokenIndexTest {
         checkAllStates(fsm, v, name + " seed " + seed + " /" + regex + "/", Integer.MAX_VALUE);
         done++;
       }
-      assertTrue(wide >= 25, name + ": the regexes must have states with wide self-loops, got " + wide);
+      assertTrue(
+          wide >= 25, name + ": the regexes must have states with wide self-loops, got " + wide);
     }
   }
 }

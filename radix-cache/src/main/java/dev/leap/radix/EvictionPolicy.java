@@ -1,8 +1,8 @@
 package dev.leap.radix;
 
 /**
- * Which unlocked leaf {@link RadixCache#evict} frees first: the one with the lowest score.
- * Scores are read when an eviction starts; ties go to the older node.
+ * Which unlocked leaf {@link RadixCache#evict} frees first: the one with the lowest score. Scores
+ * are read when an eviction starts; ties go to the older node.
  */
 @FunctionalInterface
 public interface EvictionPolicy {

@@ -32,7 +32,9 @@ import java.util.Set;
  */
 public final class RadixCache {
 
-  /** A tree node. Its identity stays valid across splits (a split inserts a new parent above it). */
+  /**
+   * A tree node. Its identity stays valid across splits (a split inserts a new parent above it).
+   */
   public static final class Node {
     private int[] tokens;
     private int[] slots;
@@ -82,12 +84,21 @@ public final class RadixCache {
     }
   }
 
-  /** The result of {@link #match}: the longest cached prefix, its slots, and the node where it ends. */
+  /**
+   * The result of {@link #match}: the longest cached prefix, its slots, and the node where it ends.
+   */
   public record Match(int length, int[] slots, Node node) {}
 
   /** Counters since creation. */
-  public record Stats(long matches, long hits, long misses, long matchedTokens, long insertedTokens,
-      long duplicateTokens, long evictions, long evictedSlots) {}
+  public record Stats(
+      long matches,
+      long hits,
+      long misses,
+      long matchedTokens,
+      long insertedTokens,
+      long duplicateTokens,
+      long evictions,
+      long evictedSlots) {}
 
   private static final int[] EMPTY = new int[0];
 
@@ -128,8 +139,8 @@ public final class RadixCache {
 
   /**
    * The longest cached prefix of {@code tokens[0, length)}: its length, its slot ids in order, and
-   * the node where it ends (an edge is split if the match ends inside it). Updates the access stamps
-   * of the path.
+   * the node where it ends (an edge is split if the match ends inside it). Updates the access
+   * stamps of the path.
    */
   public Match match(int[] tokens, int length) {
     checkLength(tokens, length);
@@ -185,8 +196,12 @@ public final class RadixCache {
   /** Inserts all of {@code tokens} with {@code slots}; see {@link #insert(int[], int[], int)}. */
   public int[] insert(int[] tokens, int[] slots) {
     if (tokens.length != slots.length) {
-      throw new IllegalArgumentException("tokens and slots differ in length: " + tokens.length + " tokens, "
-          + slots.length + " slots");
+      throw new IllegalArgumentException(
+          "tokens and slots differ in length: "
+              + tokens.length
+              + " tokens, "
+              + slots.length
+              + " slots");
     }
     return insert(tokens, slots, tokens.length);
   }
@@ -204,18 +219,19 @@ public final class RadixCache {
   public int[] insert(int[] tokens, int[] slots, int length) {
     checkLength(tokens, length);
     if (slots.length < length) {
-      throw new IllegalArgumentException("tokens and slots differ in length: " + length + " tokens, "
-          + slots.length + " slots");
+      throw new IllegalArgumentException(
+          "tokens and slots differ in length: " + length + " tokens, " + slots.length + " slots");
     }
     int present = matchLength(tokens, length);
     for (int i = 0; i < length; i++) {
       int s = slots[i];
       if (s < 0 || s >= owned.length) {
-        throw new IllegalArgumentException("slot id " + s + " at position " + i + " is out of range 0.."
-            + (owned.length - 1));
+        throw new IllegalArgumentException(
+            "slot id " + s + " at position " + i + " is out of range 0.." + (owned.length - 1));
       }
       if (allocator.isFree(s)) {
-        throw new IllegalArgumentException("slot " + s + " at position " + i + " is free in the allocator");
+        throw new IllegalArgumentException(
+            "slot " + s + " at position " + i + " is free in the allocator");
       }
     }
     // New-part slots: not owned by the tree, and no slot twice. Marked as owned as they pass (they
@@ -230,9 +246,10 @@ public final class RadixCache {
         for (int j = present; j < i; j++) {
           twice |= slots[j] == s;
         }
-        throw new IllegalArgumentException(twice
-            ? "slot " + s + " appears twice in the new part (position " + i + ")"
-            : "slot " + s + " at position " + i + " is already owned by the cache");
+        throw new IllegalArgumentException(
+            twice
+                ? "slot " + s + " appears twice in the new part (position " + i + ")"
+                : "slot " + s + " at position " + i + " is already owned by the cache");
       }
       owned[s] = true;
     }
@@ -302,7 +319,8 @@ public final class RadixCache {
     checkNode(node);
     for (Node n = node; n != root; n = n.parent) {
       if (n.lockCount <= 0) {
-        throw new IllegalStateException("unlock of " + node + ", but " + n + " on its path is not locked");
+        throw new IllegalStateException(
+            "unlock of " + node + ", but " + n + " on its path is not locked");
       }
     }
     for (Node n = node; n != root; n = n.parent) {
@@ -327,10 +345,12 @@ public final class RadixCache {
     if (n == 0) {
       return 0;
     }
-    PriorityQueue<Node> heap = new PriorityQueue<>((a, b) -> {
-      int c = Long.compare(policy.score(a), policy.score(b));
-      return c != 0 ? c : Integer.compare(a.id, b.id);
-    });
+    PriorityQueue<Node> heap =
+        new PriorityQueue<>(
+            (a, b) -> {
+              int c = Long.compare(policy.score(a), policy.score(b));
+              return c != 0 ? c : Integer.compare(a.id, b.id);
+            });
     for (Node leaf : leaves) {
       if (leaf.lockCount == 0) {
         heap.add(leaf);
@@ -388,7 +408,15 @@ public final class RadixCache {
   }
 
   public Stats stats() {
-    return new Stats(matches, hits, misses, matchedTokens, insertedTokens, duplicateTokens, evictions, evictedSlots);
+    return new Stats(
+        matches,
+        hits,
+        misses,
+        matchedTokens,
+        insertedTokens,
+        duplicateTokens,
+        evictions,
+        evictedSlots);
   }
 
   public SlotAllocator allocator() {
@@ -398,8 +426,13 @@ public final class RadixCache {
   /** The tree, one node per line, edges abbreviated to their first and last tokens. */
   public String prettyPrint() {
     StringBuilder sb = new StringBuilder();
-    sb.append("root (").append(nodes).append(" nodes, ").append(cachedSlots()).append(" slots, ")
-        .append(lockedSlots()).append(" locked)\n");
+    sb.append("root (")
+        .append(nodes)
+        .append(" nodes, ")
+        .append(cachedSlots())
+        .append(" slots, ")
+        .append(lockedSlots())
+        .append(" locked)\n");
     print(root, 1, sb);
     return sb.toString();
   }
@@ -411,9 +444,17 @@ public final class RadixCache {
     List<Node> kids = new ArrayList<>(n.children.values());
     kids.sort((a, b) -> Integer.compare(a.tokens[0], b.tokens[0]));
     for (Node c : kids) {
-      sb.append("  ".repeat(depth)).append(c).append(' ').append(abbreviate(c.tokens))
-          .append(" len=").append(c.tokens.length).append(" lock=").append(c.lockCount)
-          .append(" t=").append(c.lastAccess).append('\n');
+      sb.append("  ".repeat(depth))
+          .append(c)
+          .append(' ')
+          .append(abbreviate(c.tokens))
+          .append(" len=")
+          .append(c.tokens.length)
+          .append(" lock=")
+          .append(c.lockCount)
+          .append(" t=")
+          .append(c.lastAccess)
+          .append('\n');
       print(c, depth + 1, sb);
     }
   }
@@ -422,7 +463,17 @@ public final class RadixCache {
     if (t.length <= 6) {
       return Arrays.toString(t);
     }
-    return "[" + t[0] + ", " + t[1] + ", " + t[2] + " ... " + t[t.length - 2] + ", " + t[t.length - 1] + "]";
+    return "["
+        + t[0]
+        + ", "
+        + t[1]
+        + ", "
+        + t[2]
+        + " ... "
+        + t[t.length - 2]
+        + ", "
+        + t[t.length - 1]
+        + "]";
   }
 
   /** Rough heap footprint in bytes. */
@@ -441,15 +492,28 @@ public final class RadixCache {
     boolean[] seen = new boolean[owned.length];
     verify(root, count, seen);
     if (count[0] != evictable || count[1] != locked || count[2] != nodes) {
-      throw new IllegalStateException("counters evictable/locked/nodes " + evictable + "/" + locked + "/" + nodes
-          + " but a recount gives " + count[0] + "/" + count[1] + "/" + count[2]);
+      throw new IllegalStateException(
+          "counters evictable/locked/nodes "
+              + evictable
+              + "/"
+              + locked
+              + "/"
+              + nodes
+              + " but a recount gives "
+              + count[0]
+              + "/"
+              + count[1]
+              + "/"
+              + count[2]);
     }
     for (int s = 0; s < owned.length; s++) {
       if (owned[s] != seen[s]) {
-        throw new IllegalStateException("slot " + s + " ownership flag " + owned[s] + " but tree has it: " + seen[s]);
+        throw new IllegalStateException(
+            "slot " + s + " ownership flag " + owned[s] + " but tree has it: " + seen[s]);
       }
       if (seen[s] && allocator.isFree(s)) {
-        throw new IllegalStateException("slot " + s + " is owned by the tree and free in the allocator");
+        throw new IllegalStateException(
+            "slot " + s + " is owned by the tree and free in the allocator");
       }
     }
   }
@@ -457,7 +521,8 @@ public final class RadixCache {
   private void verify(Node n, int[] count, boolean[] seen) {
     if (n != root) {
       if (n.tokens.length == 0 || n.tokens.length != n.slots.length) {
-        throw new IllegalStateException(n + " has " + n.tokens.length + " tokens and " + n.slots.length + " slots");
+        throw new IllegalStateException(
+            n + " has " + n.tokens.length + " tokens and " + n.slots.length + " slots");
       }
       if (n.parent.children.get(n.tokens[0]) != n) {
         throw new IllegalStateException(n + " is not its parent's child under its first token");
@@ -494,8 +559,9 @@ public final class RadixCache {
 
   /** Splits {@code node}'s edge after {@code k} tokens; returns the new upper node. */
   private Node split(Node node, int k) {
-    Node upper = new Node(nextId++, Arrays.copyOf(node.tokens, k), Arrays.copyOf(node.slots, k),
-        node.parent);
+    Node upper =
+        new Node(
+            nextId++, Arrays.copyOf(node.tokens, k), Arrays.copyOf(node.slots, k), node.parent);
     upper.lockCount = node.lockCount;
     upper.lastAccess = node.lastAccess;
     upper.hits = node.hits;

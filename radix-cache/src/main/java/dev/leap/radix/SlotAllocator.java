@@ -2,8 +2,8 @@ package dev.leap.radix;
 
 /**
  * Hands out KV-cache slot ids {@code 0 .. capacity-1}. A slot is either free (here) or held by its
- * owner (the {@link RadixCache} or one running request). Not thread-safe: the scheduler thread
- * owns it.
+ * owner (the {@link RadixCache} or one running request). Not thread-safe: the scheduler thread owns
+ * it.
  *
  * <p>Bad input (an id out of range, freeing a free slot, the same slot twice in one call) is an
  * {@link IllegalArgumentException} naming the slot; the whole call is checked before anything
@@ -57,7 +57,8 @@ public final class SlotAllocator {
     for (int i = from; i < to; i++) {
       int s = slots[i];
       if (s < 0 || s >= capacity) {
-        throw new IllegalArgumentException("slot id " + s + " is out of range 0.." + (capacity - 1));
+        throw new IllegalArgumentException(
+            "slot id " + s + " is out of range 0.." + (capacity - 1));
       }
       if (isFree(s)) {
         throw new IllegalArgumentException("slot " + s + " is already free");
@@ -81,7 +82,8 @@ public final class SlotAllocator {
 
   public boolean isFree(int slot) {
     if (slot < 0 || slot >= capacity) {
-      throw new IllegalArgumentException("slot id " + slot + " is out of range 0.." + (capacity - 1));
+      throw new IllegalArgumentException(
+          "slot id " + slot + " is out of range 0.." + (capacity - 1));
     }
     return (free[slot >>> 6] & (1L << slot)) != 0;
   }

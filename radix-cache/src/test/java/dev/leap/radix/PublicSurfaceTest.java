@@ -6,24 +6,31 @@ import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+/**
+ * The module's public types, listed: a new one is a decision (see the README's API and this
+ * module's README).
+ */
 class PublicSurfaceTest {
 
   @Test
   void publicTypesAreTheListedOnes() {
-    PublicSurface.check(RadixCache.class, List.of(
-        "dev.leap.radix.EvictionPolicy",
-        "dev.leap.radix.RadixCache",
-        "dev.leap.radix.RadixCache$Match",
-        "dev.leap.radix.RadixCache$Node",
-        "dev.leap.radix.RadixCache$Stats",
-        "dev.leap.radix.SlotAllocator"));
+    PublicSurface.check(
+        RadixCache.class,
+        List.of(
+            "dev.leap.radix.EvictionPolicy",
+            "dev.leap.radix.RadixCache",
+            "dev.leap.radix.RadixCache$Match",
+            "dev.leap.radix.RadixCache$Node",
+            "dev.leap.radix.RadixCache$Stats",
+            "dev.leap.radix.SlotAllocator"));
   }
 
-  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  /**
+   * The packages module-info.java exports: the rest is this module's own, whatever Java visibility
+   * says.
+   */
   @Test
   void exportedPackagesAreTheListedOnes() {
-    assertEquals(List.of(
-        "dev.leap.radix"), PublicSurface.exports(RadixCache.class));
+    assertEquals(List.of("dev.leap.radix"), PublicSurface.exports(RadixCache.class));
   }
 }

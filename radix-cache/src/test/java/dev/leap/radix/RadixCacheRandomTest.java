@@ -168,20 +168,28 @@ class RadixCacheRandomTest {
           // A probe that changes nothing.
           int[] doc = docs[rnd.nextInt(docs.length)];
           int[] probe = Arrays.copyOf(doc, rnd.nextInt(doc.length + 1));
-          assertEquals(naive.longest(probe, probe.length), cache.matchLength(probe, probe.length), "matchLength");
+          assertEquals(
+              naive.longest(probe, probe.length),
+              cache.matchLength(probe, probe.length),
+              "matchLength");
         }
         check(cache, alloc, naive, active, capacity);
       }
       RadixCache.Stats st = cache.stats();
       System.out.println("radix random test seed " + seed + ": " + st);
-      assertTrue(st.evictedSlots() > 0 && st.insertedTokens() > 0 && st.hits() > 0 && st.duplicateTokens() > 0,
+      assertTrue(
+          st.evictedSlots() > 0
+              && st.insertedTokens() > 0
+              && st.hits() > 0
+              && st.duplicateTokens() > 0,
           "the run did not exercise eviction, insertion and hits: " + st);
     } catch (AssertionError | RuntimeException e) {
       fail("seed " + seed + " op " + op + ": " + e.getMessage() + "\n" + cache.prettyPrint(), e);
     }
   }
 
-  static void check(RadixCache cache, SlotAllocator alloc, Naive naive, List<Request> active, int capacity) {
+  static void check(
+      RadixCache cache, SlotAllocator alloc, Naive naive, List<Request> active, int capacity) {
     cache.verify();
     int[] owners = new int[capacity];
     for (int s = 0; s < capacity; s++) {
@@ -201,7 +209,10 @@ class RadixCacheRandomTest {
       assertEquals(1, owners[s], "slot " + s + " has " + owners[s] + " owners");
     }
     assertEquals(naive.slotOf.size(), cache.cachedSlots(), "cached slots vs naive prefixes");
-    assertEquals(capacity, alloc.freeCount() + cache.cachedSlots()
-        + active.stream().mapToInt(r -> r.slots.length - r.matched).sum());
+    assertEquals(
+        capacity,
+        alloc.freeCount()
+            + cache.cachedSlots()
+            + active.stream().mapToInt(r -> r.slots.length - r.matched).sum());
   }
 }

@@ -105,26 +105,42 @@ class RadixCacheTest {
   void badInputNamesTheValueAndChangesNothing() {
     int[] slots = put(1, 2, 3);
     String before = cache.prettyPrint();
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> cache.insert(new int[] {5}, new int[] {-1}));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> cache.insert(new int[] {5}, new int[] {-1}));
     assertTrue(e.getMessage().contains("-1"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> cache.insert(new int[] {5}, new int[] {64}));
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> cache.insert(new int[] {5}, new int[] {64}));
     assertTrue(e.getMessage().contains("64"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> cache.insert(new int[] {5, 6}, new int[] {1}));
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> cache.insert(new int[] {5, 6}, new int[] {1}));
     assertTrue(e.getMessage().contains("2 tokens"), e.getMessage());
     int[] two = alloc.allocate(1);
-    e = assertThrows(IllegalArgumentException.class, () -> cache.insert(new int[] {5, 6}, new int[] {two[0], two[0]}));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> cache.insert(new int[] {5, 6}, new int[] {two[0], two[0]}));
     assertTrue(e.getMessage().contains(String.valueOf(two[0])), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> cache.insert(new int[] {9}, new int[] {slots[0]}));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> cache.insert(new int[] {9}, new int[] {slots[0]}));
     assertTrue(e.getMessage().contains("already owned"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> cache.insert(new int[] {9}, new int[] {40}));
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> cache.insert(new int[] {9}, new int[] {40}));
     assertTrue(e.getMessage().contains("free"), e.getMessage());
     RadixCache.Match m = cache.match(new int[] {1, 2, 3});
-    IllegalStateException s = assertThrows(IllegalStateException.class, () -> cache.unlock(m.node()));
+    IllegalStateException s =
+        assertThrows(IllegalStateException.class, () -> cache.unlock(m.node()));
     assertTrue(s.getMessage().contains(m.node().toString()), s.getMessage());
     assertEquals(before.replaceAll("t=\\d+", ""), cache.prettyPrint().replaceAll("t=\\d+", ""));
     cache.verify();
     e = assertThrows(IllegalArgumentException.class, () -> alloc.free(new int[] {40}));
-    assertTrue(e.getMessage().contains("40") && e.getMessage().contains("already free"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("40") && e.getMessage().contains("already free"), e.getMessage());
     int free = alloc.freeCount();
     e = assertThrows(IllegalArgumentException.class, () -> alloc.free(new int[] {two[0], two[0]}));
     assertTrue(e.getMessage().contains("twice"), e.getMessage());

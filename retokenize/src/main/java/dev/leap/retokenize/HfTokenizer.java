@@ -20,11 +20,11 @@ import java.util.Map;
  * A {@link Tokenizer} over DJL's {@link HuggingFaceTokenizer} (the Rust {@code tokenizers} library)
  * for any Hugging Face {@code tokenizer.json} of the ByteLevel or SentencePiece-style scheme.
  *
- * <p>Encoding goes through DJL, built with truncation, padding and special tokens off (DJL truncates
- * to 512 tokens by default). Token bytes come from {@code tokenizer.json} itself
- * ({@link TokenizerJsonVocabulary}); DJL's {@code decode} is not byte-exact and is not used. EOS ids
- * are the union of {@code tokenizer_config.json}'s {@code eos_token} and
- * {@code generation_config.json}'s {@code eos_token_id} (an int or a list), from the same folder.
+ * <p>Encoding goes through DJL, built with truncation, padding and special tokens off (DJL
+ * truncates to 512 tokens by default). Token bytes come from {@code tokenizer.json} itself ({@link
+ * TokenizerJsonVocabulary}); DJL's {@code decode} is not byte-exact and is not used. EOS ids are
+ * the union of {@code tokenizer_config.json}'s {@code eos_token} and {@code
+ * generation_config.json}'s {@code eos_token_id} (an int or a list), from the same folder.
  *
  * <p>Thread-safe: the native tokenizer is immutable and may encode concurrently.
  */
@@ -45,7 +45,8 @@ public final class HfTokenizer implements Tokenizer, AutoCloseable {
   /**
    * Loads {@code tokenizer.json}.
    *
-   * @throws IllegalArgumentException naming the file: missing, not a tokenizer, or an unsupported scheme
+   * @throws IllegalArgumentException naming the file: missing, not a tokenizer, or an unsupported
+   *     scheme
    */
   public static HfTokenizer load(Path tokenizerJson) {
     TokenizerJsonVocabulary vocab = TokenizerJsonVocabulary.load(tokenizerJson);
@@ -53,22 +54,27 @@ public final class HfTokenizer implements Tokenizer, AutoCloseable {
     try {
       json = Files.readAllBytes(tokenizerJson);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
+      throw new IllegalArgumentException(
+          "cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
     }
     Path dir = tokenizerJson.toAbsolutePath().getParent();
     int[] eos = eosIds(vocab, dir);
-    return new HfTokenizer(open(new ByteArrayInputStream(json), tokenizerJson.toString()), vocab.withEos(eos), eos);
+    return new HfTokenizer(
+        open(new ByteArrayInputStream(json), tokenizerJson.toString()), vocab.withEos(eos), eos);
   }
 
   /** GPT-2's tokenizer, shipped as a resource. */
   public static HfTokenizer gpt2() {
     try (InputStream in = HfTokenizer.class.getResourceAsStream(GPT2_RESOURCE)) {
       if (in == null) {
-        throw new IllegalStateException("the GPT-2 tokenizer resource is missing: " + GPT2_RESOURCE);
+        throw new IllegalStateException(
+            "the GPT-2 tokenizer resource is missing: " + GPT2_RESOURCE);
       }
       byte[] json = in.readAllBytes();
-      TokenizerJsonVocabulary vocab = TokenizerJsonVocabulary.parse(json, GPT2_RESOURCE).withEos(GPT2_EOS);
-      return new HfTokenizer(open(new ByteArrayInputStream(json), GPT2_RESOURCE), vocab, new int[] {GPT2_EOS});
+      TokenizerJsonVocabulary vocab =
+          TokenizerJsonVocabulary.parse(json, GPT2_RESOURCE).withEos(GPT2_EOS);
+      return new HfTokenizer(
+          open(new ByteArrayInputStream(json), GPT2_RESOURCE), vocab, new int[] {GPT2_EOS});
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -85,10 +91,11 @@ public final class HfTokenizer implements Tokenizer, AutoCloseable {
 
   private static HuggingFaceTokenizer open(InputStream json, String name) {
     try {
-      return HuggingFaceTokenizer.newInstance(json, Map.of(
-          "addSpecialTokens", "false", "truncation", "false", "padding", "false"));
+      return HuggingFaceTokenizer.newInstance(
+          json, Map.of("addSpecialTokens", "false", "truncation", "false", "padding", "false"));
     } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException("cannot load tokenizer " + name + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot load tokenizer " + name + ": " + e.getMessage(), e);
     }
   }
 
@@ -121,7 +128,8 @@ public final class HfTokenizer implements Tokenizer, AutoCloseable {
             ids.add(e.asInt());
           }
         } else if (!eos.isMissingNode() && !eos.isNull()) {
-          throw new IllegalArgumentException(gen + ": eos_token_id must be an int or a list of ints, found " + eos);
+          throw new IllegalArgumentException(
+              gen + ": eos_token_id must be an int or a list of ints, found " + eos);
         }
       } catch (IOException e) {
         throw new IllegalArgumentException("cannot read " + gen + ": " + e.getMessage());

@@ -14,23 +14,27 @@ import java.util.Arrays;
  * jump with retokenization, with llguidance-style boundary healing).
  *
  * <p>For output tokens {@code O} and jump bytes {@code J}:
+ *
  * <ol>
- *   <li>Re-encode a bounded window: the bytes of the last {@value #WINDOW} output tokens (moved back
- *       to a character boundary) followed by {@code J}. If even the window's first token changes, the
- *       window grows (up to the whole output): a first token that survives means the window started
- *       at a point the pre-tokenizer splits, so the result agrees with re-encoding everything.
- *   <li>{@code k} = where the old and the new tokens first differ: {@code O[k:]} is dropped, the new
- *       tokens after {@code k} are appended.
+ *   <li>Re-encode a bounded window: the bytes of the last {@value #WINDOW} output tokens (moved
+ *       back to a character boundary) followed by {@code J}. If even the window's first token
+ *       changes, the window grows (up to the whole output): a first token that survives means the
+ *       window started at a point the pre-tokenizer splits, so the result agrees with re-encoding
+ *       everything.
+ *   <li>{@code k} = where the old and the new tokens first differ: {@code O[k:]} is dropped, the
+ *       new tokens after {@code k} are appended.
  *   <li>Boundary healing: of the last (up to {@value #HEAL_LOOKBACK}) appended tokens, the longest
- *       suffix whose bytes are a proper prefix of a longer token that the automaton allows from the same
- *       point is held back: the model may cover those bytes with a longer token (e.g. {@code "} then
- *       {@code name} vs {@code "name}). The held-back bytes stay forced by the mask.
+ *       suffix whose bytes are a proper prefix of a longer token that the automaton allows from the
+ *       same point is held back: the model may cover those bytes with a longer token (e.g. {@code
+ *       "} then {@code name} vs {@code "name}). The held-back bytes stay forced by the mask.
  * </ol>
+ *
  * Only output tokens are ever re-encoded, never the prompt. Thread-safe (no mutable state).
  */
 public final class JumpRetokenizer {
   /** Output tokens re-encoded with the jump string at first. */
   public static final int WINDOW = 8;
+
   /** Most trailing tokens boundary healing may hold back. */
   public static final int HEAL_LOOKBACK = 4;
 
@@ -60,7 +64,10 @@ public final class JumpRetokenizer {
     return new JumpRetokenizer(this, automaton);
   }
 
-  /** With a given window; {@code Integer.MAX_VALUE} re-encodes the whole output (the naive twin in tests). */
+  /**
+   * With a given window; {@code Integer.MAX_VALUE} re-encodes the whole output (the naive twin in
+   * tests).
+   */
   JumpRetokenizer(Tokenizer tokenizer, ByteAutomaton dfa, boolean healing, int window) {
     this.window = window;
     this.tokenizer = tokenizer;
@@ -73,7 +80,8 @@ public final class JumpRetokenizer {
    * Plans a jump.
    *
    * @param output the output tokens, {@code output[0, length)}
-   * @param states the automaton state (a {@link dev.leap.fsm.Dfa} row or a grammar matcher state) before each output token; {@code states[length]} is the current state
+   * @param states the automaton state (a {@link dev.leap.fsm.Dfa} row or a grammar matcher state)
+   *     before each output token; {@code states[length]} is the current state
    * @param jump the forced bytes from the current state
    * @return the plan, or {@code null} when the jump would change nothing (everything held back) or
    *     the text cannot be re-encoded exactly (then the mask forces the bytes token by token)
@@ -129,7 +137,8 @@ public final class JumpRetokenizer {
       return null;
     }
     int stateAfter = hold == 0 ? states[keep] : after[hold - 1];
-    return new JumpPlan(keep, committed, stateAfter, Arrays.copyOf(after, hold), jumped, jump.length - jumped);
+    return new JumpPlan(
+        keep, committed, stateAfter, Arrays.copyOf(after, hold), jumped, jump.length - jumped);
   }
 
   /** The index in {@code append} from which tokens are held back ({@code append.length} = none). */
@@ -147,7 +156,9 @@ public final class JumpRetokenizer {
     return hold;
   }
 
-  /** Whether some token longer than {@code prefix} starts with it and is allowed from {@code state}. */
+  /**
+   * Whether some token longer than {@code prefix} starts with it and is allowed from {@code state}.
+   */
   private boolean longerAllowed(int state, byte[] prefix) {
     for (int j = sorted.lowerBound(prefix); j < sorted.size(); j++) {
       byte[] b = sorted.bytesAt(j);
@@ -161,7 +172,10 @@ public final class JumpRetokenizer {
     return false;
   }
 
-  /** Moves {@code w} back so that output token {@code w} starts a character (not a continuation byte). */
+  /**
+   * Moves {@code w} back so that output token {@code w} starts a character (not a continuation
+   * byte).
+   */
   private int charBoundary(int[] output, int w) {
     while (w > 0) {
       byte[] b = tokenizer.tokenBytes(output[w]);
@@ -181,10 +195,12 @@ public final class JumpRetokenizer {
 
   private static String strictUtf8(byte[] b) {
     try {
-      return StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(b)).toString();
+          .decode(ByteBuffer.wrap(b))
+          .toString();
     } catch (CharacterCodingException e) {
       return null;
     }

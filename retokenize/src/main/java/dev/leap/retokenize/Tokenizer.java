@@ -5,8 +5,8 @@ import java.nio.file.Path;
 
 /**
  * Text to token ids and back, plus the exact bytes of every token: the {@link Vocabulary} that
- * constraints index. Encoding never adds special tokens unless asked and never truncates.
- * Decoding is byte-exact: the concatenated bytes of the ids, as UTF-8 (malformed parts as U+FFFD).
+ * constraints index. Encoding never adds special tokens unless asked and never truncates. Decoding
+ * is byte-exact: the concatenated bytes of the ids, as UTF-8 (malformed parts as U+FFFD).
  *
  * <p>Implementations are thread-safe.
  */
@@ -15,7 +15,10 @@ public interface Tokenizer extends Vocabulary {
   /** The ids of {@code text}, no special tokens added, never truncated. */
   int[] encode(String text);
 
-  /** The ids of {@code text}, with the tokenizer's special tokens (e.g. BOS) if {@code addSpecialTokens}. */
+  /**
+   * The ids of {@code text}, with the tokenizer's special tokens (e.g. BOS) if {@code
+   * addSpecialTokens}.
+   */
   int[] encode(String text, boolean addSpecialTokens);
 
   /** The text of {@code ids}: their bytes concatenated, decoded as UTF-8. */
@@ -43,7 +46,10 @@ public interface Tokenizer extends Vocabulary {
     return out;
   }
 
-  /** A {@code tokenizer.json}; EOS from {@code tokenizer_config.json} / {@code generation_config.json} beside it. */
+  /**
+   * A {@code tokenizer.json}; EOS from {@code tokenizer_config.json} / {@code
+   * generation_config.json} beside it.
+   */
   static Tokenizer load(Path tokenizerJson) {
     return HfTokenizer.load(tokenizerJson);
   }

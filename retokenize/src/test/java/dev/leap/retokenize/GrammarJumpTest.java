@@ -20,26 +20,33 @@ import org.junit.jupiter.api.Test;
  * walk of the committed bytes, appended tokens allowed by the matcher's masks).
  */
 class GrammarJumpTest {
-  private static final String GRAMMAR = String.join("\n",
-      "root   ::= \"{\\\"name\\\":\\\"\" name \"\\\",\\\"arguments\\\":\" value \",\\\"id\\\":\" [0-9]+ \"}\"",
-      "name   ::= \"get_weather\" | \"search_web\"",
-      "object ::= \"{\" ( member ( \",\" member )* )? \"}\"",
-      "member ::= string \":\" value",
-      "value  ::= object | array | string | [0-9]+ | \"true\" | \"false\" | \"null\"",
-      "array  ::= \"[\" ( value ( \",\" value )* )? \"]\"",
-      "string ::= \"\\\"\" [a-zA-Z ]* \"\\\"\"");
+  private static final String GRAMMAR =
+      String.join(
+          "\n",
+          "root   ::= \"{\\\"name\\\":\\\"\" name \"\\\",\\\"arguments\\\":\" value \",\\\"id\\\":\" [0-9]+ \"}\"",
+          "name   ::= \"get_weather\" | \"search_web\"",
+          "object ::= \"{\" ( member ( \",\" member )* )? \"}\"",
+          "member ::= string \":\" value",
+          "value  ::= object | array | string | [0-9]+ | \"true\" | \"false\" | \"null\"",
+          "array  ::= \"[\" ( value ( \",\" value )* )? \"]\"",
+          "string ::= \"\\\"\" [a-zA-Z ]* \"\\\"\"");
 
-  private static final List<String> TEXTS = List.of(
-      "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\",\"days\":[1,2,{\"x\":true}]},\"id\":7}",
-      "{\"name\":\"search_web\",\"arguments\":{},\"id\":12}",
-      "{\"name\":\"search_web\",\"arguments\":{\"q\":\"the weather\",\"deep\":{\"a\":{\"b\":[null]}}},\"id\":3}");
+  private static final List<String> TEXTS =
+      List.of(
+          "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\",\"days\":[1,2,{\"x\":true}]},\"id\":7}",
+          "{\"name\":\"search_web\",\"arguments\":{},\"id\":12}",
+          "{\"name\":\"search_web\",\"arguments\":{\"q\":\"the weather\",\"deep\":{\"a\":{\"b\":[null]}}},\"id\":3}");
 
-  /** Outputs so far that end inside the recursive value where the rest of it and the caller's text are forced. */
-  private static final List<String> CROSSING = List.of(
-      "{\"name\":\"search_web\",\"arguments\":[1]",
-      "{\"name\":\"get_weather\",\"arguments\":{\"a\":{}}",
-      "{\"name\":\"get_weather\",\"arguments\":tr",
-      "{\"name\":\"get_weather\",\"arguments\":\"x\"");
+  /**
+   * Outputs so far that end inside the recursive value where the rest of it and the caller's text
+   * are forced.
+   */
+  private static final List<String> CROSSING =
+      List.of(
+          "{\"name\":\"search_web\",\"arguments\":[1]",
+          "{\"name\":\"get_weather\",\"arguments\":{\"a\":{}}",
+          "{\"name\":\"get_weather\",\"arguments\":tr",
+          "{\"name\":\"get_weather\",\"arguments\":\"x\"");
 
   @Test
   void plansJumpsAcrossRuleEnds() {
@@ -82,11 +89,15 @@ class GrammarJumpTest {
         byte[] before = tok.bytes(canon, 0, i);
         byte[] expect = Arrays.copyOf(before, before.length + plan.jumpedBytes());
         System.arraycopy(jump, 0, expect, before.length, plan.jumpedBytes());
-        assertArrayEquals(expect, tok.bytes(committed, 0, committed.length), text + ": committed bytes");
-        assertEquals(m.walk(m.initialState(), expect), plan.stateAfter(), text + ": state after the jump");
+        assertArrayEquals(
+            expect, tok.bytes(committed, 0, committed.length), text + ": committed bytes");
+        assertEquals(
+            m.walk(m.initialState(), expect), plan.stateAfter(), text + ": state after the jump");
         int s = states[plan.keep()];
         for (int t : plan.append()) {
-          assertTrue((m.allowed(s)[t >>> 6] & (1L << t)) != 0, text + ": appended token " + t + " allowed");
+          assertTrue(
+              (m.allowed(s)[t >>> 6] & (1L << t)) != 0,
+              text + ": appended token " + t + " allowed");
           s = m.nextState(s, t);
         }
         assertEquals(plan.stateAfter(), s, text);

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.TokenIndex;
 import dev.leap.testkit.RandomRegex;
 import dev.leap.testkit.Shared;
-import dev.leap.fsm.TokenIndex;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
  * on canonical tokenization writes them) and replayed token by token; wherever the DFA has a jump,
  * the planner runs on the output so far. After every jump: the DFA state equals the walk of the
  * committed bytes, the committed bytes are the old output plus a prefix of the jump string, and
- * every committed token is allowed by the token index from the state before it. Measured: the
- * share of jumps whose committed tokens are a prefix of the canonical tokenization (healing on and
- * off). The bounded window is checked against re-encoding the whole output.
+ * every committed token is allowed by the token index from the state before it. Measured: the share
+ * of jumps whose committed tokens are a prefix of the canonical tokenization (healing on and off).
+ * The bounded window is checked against re-encoding the whole output.
  */
 class JumpRetokenizerTest {
 
@@ -45,7 +45,13 @@ class JumpRetokenizerTest {
     return n > 1 ? "" : null;
   }
 
-  static void replay(Tokenizer tok, CompressedFsm fsm, TokenIndex index, String text, boolean healing, Tally tally,
+  static void replay(
+      Tokenizer tok,
+      CompressedFsm fsm,
+      TokenIndex index,
+      String text,
+      boolean healing,
+      Tally tally,
       String what) {
     Dfa dfa = fsm.dfa();
     int[] canon = tok.encode(text);
@@ -59,7 +65,8 @@ class JumpRetokenizerTest {
       if (i > 0) {
         states[i] = dfa.walk(states[i - 1], tok.tokenBytes(canon[i - 1]));
         if (states[i] == Dfa.DEAD) {
-          return; // the canonical tokens pass through a state only a different split reaches: rare, skip
+          return; // the canonical tokens pass through a state only a different split reaches: rare,
+          // skip
         }
       }
       int state = states[i];
@@ -85,16 +92,22 @@ class JumpRetokenizerTest {
       byte[] before = tok.bytes(canon, 0, i);
       byte[] expectBytes = Arrays.copyOf(before, before.length + plan.jumpedBytes());
       System.arraycopy(jump, 0, expectBytes, before.length, plan.jumpedBytes());
-      assertArrayEquals(expectBytes, tok.bytes(committed, 0, committed.length), what + ": committed bytes");
-      assertEquals(dfa.walk(dfa.initialState(), expectBytes), plan.stateAfter(), what + ": DFA state after the jump");
+      assertArrayEquals(
+          expectBytes, tok.bytes(committed, 0, committed.length), what + ": committed bytes");
+      assertEquals(
+          dfa.walk(dfa.initialState(), expectBytes),
+          plan.stateAfter(),
+          what + ": DFA state after the jump");
       assertEquals(jump.length - plan.jumpedBytes(), plan.heldBackBytes());
       int s = states[plan.keep()];
       for (int t : plan.append()) {
-        assertTrue(index.isAllowed(s, t), what + ": appended token " + t + " not allowed in state " + s);
+        assertTrue(
+            index.isAllowed(s, t), what + ": appended token " + t + " not allowed in state " + s);
         s = index.nextState(s, t);
       }
       assertEquals(plan.stateAfter(), s);
-      if (committed.length <= canon.length && Arrays.equals(committed, Arrays.copyOf(canon, committed.length))) {
+      if (committed.length <= canon.length
+          && Arrays.equals(committed, Arrays.copyOf(canon, committed.length))) {
         tally.canonical++;
       }
     }
@@ -118,12 +131,16 @@ class JumpRetokenizerTest {
     return regexes;
   }
 
-  /** SGLang's two benchmark regexes, from {@code ../shared} (the test is skipped where it is absent). */
+  /**
+   * SGLang's two benchmark regexes, from {@code ../shared} (the test is skipped where it is
+   * absent).
+   */
   static List<String> sglangRegexes() {
     return List.of(Shared.sglangRegex("character_regex"), Shared.sglangRegex("city_regex"));
   }
 
-  static Tally run(Tokenizer tok, boolean healing, long seed, List<String> fixed, int randomRegexes) {
+  static Tally run(
+      Tokenizer tok, boolean healing, long seed, List<String> fixed, int randomRegexes) {
     Tally tally = new Tally();
     SplittableRandom rnd = new SplittableRandom(seed);
     RandomRegex gen = new RandomRegex(seed);
@@ -154,7 +171,8 @@ class JumpRetokenizerTest {
         if (text == null) {
           continue;
         }
-        replay(tok, fsm, index, text, healing, tally, "seed " + seed + " /" + regex + "/ on " + text);
+        replay(
+            tok, fsm, index, text, healing, tally, "seed " + seed + " /" + regex + "/ on " + text);
       }
     }
     return tally;
@@ -175,10 +193,17 @@ class JumpRetokenizerTest {
     long seed = 2024L;
     Tally on = run(tok, true, seed, fixed, randomRegexes);
     Tally off = run(tok, false, seed, fixed, randomRegexes);
-    System.out.printf("jump retokenization (GPT-2, %s): %d jumps; planned %d with healing, %d without;"
-        + " canonical %.1f%% with healing, %.1f%% without; window agrees with full re-encode in %d of %d%n",
-        what, on.jumps, on.planned, off.planned, 100.0 * on.canonical / on.planned, 100.0 * off.canonical / off.planned,
-        off.windowAgrees, off.jumps);
+    System.out.printf(
+        "jump retokenization (GPT-2, %s): %d jumps; planned %d with healing, %d without;"
+            + " canonical %.1f%% with healing, %.1f%% without; window agrees with full re-encode in %d of %d%n",
+        what,
+        on.jumps,
+        on.planned,
+        off.planned,
+        100.0 * on.canonical / on.planned,
+        100.0 * off.canonical / off.planned,
+        off.windowAgrees,
+        off.jumps);
     assertTrue(on.jumps > minJumps, "too few jump cases: " + on.jumps);
     assertEquals(off.jumps, off.windowAgrees, "bounded window disagrees with the full re-encode");
     assertTrue(share(on) > share(off), "healing did not make forced tokens more canonical");
@@ -192,9 +217,14 @@ class JumpRetokenizerTest {
     fixed.addAll(ownRegexes());
     Tally on = run(tok, true, seed, fixed, 40);
     Tally off = run(tok, false, seed, fixed, 40);
-    System.out.printf("jump retokenization (Llama 3): %d jumps; canonical %.1f%% with healing, %.1f%% without;"
-        + " window agrees with full re-encode in %d of %d%n",
-        on.jumps, 100.0 * on.canonical / on.planned, 100.0 * off.canonical / off.planned, off.windowAgrees, off.jumps);
+    System.out.printf(
+        "jump retokenization (Llama 3): %d jumps; canonical %.1f%% with healing, %.1f%% without;"
+            + " window agrees with full re-encode in %d of %d%n",
+        on.jumps,
+        100.0 * on.canonical / on.planned,
+        100.0 * off.canonical / off.planned,
+        off.windowAgrees,
+        off.jumps);
     assertEquals(off.jumps, off.windowAgrees, "bounded window disagrees with the full re-encode");
     assertTrue(share(on) > share(off), "healing did not make forced tokens more canonical");
   }

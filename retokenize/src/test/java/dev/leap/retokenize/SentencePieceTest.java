@@ -29,7 +29,8 @@ class SentencePieceTest {
     assertEquals(TokenizerJsonVocabulary.Scheme.SENTENCEPIECE, tok.vocabulary().scheme());
     assertNull(tok.tokenBytes(1), "<s> is special");
     assertArrayEquals(new byte[] {(byte) 0xE4}, tok.tokenBytes(tok.vocabulary().idOf("<0xE4>")));
-    assertArrayEquals(" hello".getBytes(StandardCharsets.UTF_8), tok.tokenBytes(tok.vocabulary().idOf("▁hello")));
+    assertArrayEquals(
+        " hello".getBytes(StandardCharsets.UTF_8), tok.tokenBytes(tok.vocabulary().idOf("▁hello")));
     // The normalizer prepends ▁: the bytes of an encoding are the text with a leading space.
     int[] ids = tok.encode("hello world 中");
     assertEquals(" hello world 中", tok.decode(ids));
@@ -43,7 +44,9 @@ class SentencePieceTest {
     Dfa dfa = fsm.dfa();
     JumpRetokenizer retok = new JumpRetokenizer(tok, dfa, true);
     // At the start the jump is {"name": " but encoding it prepends a space: the planner declines.
-    JumpPlan plan = retok.plan(new int[0], 0, new int[] {dfa.initialState()}, fsm.jumpBytes(dfa.initialState()));
+    JumpPlan plan =
+        retok.plan(
+            new int[0], 0, new int[] {dfa.initialState()}, fsm.jumpBytes(dfa.initialState()));
     assertNull(plan, "an encoding that adds a leading space must not be committed");
   }
 }

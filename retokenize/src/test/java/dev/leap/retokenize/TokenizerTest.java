@@ -33,7 +33,8 @@ class TokenizerTest {
   static void roundTrip(Tokenizer tok, String name) throws IOException {
     for (String text : corpus()) {
       int[] ids = tok.encode(text);
-      assertArrayEquals(text.getBytes(StandardCharsets.UTF_8), tok.bytes(ids, 0, ids.length), name + ": " + text);
+      assertArrayEquals(
+          text.getBytes(StandardCharsets.UTF_8), tok.bytes(ids, 0, ids.length), name + ": " + text);
       assertEquals(text, tok.decode(ids));
     }
     // Every token whose bytes are valid UTF-8 on their own: encoding its text gives back its bytes.
@@ -41,11 +42,14 @@ class TokenizerTest {
     for (int id = 0; id < tok.size(); id++) {
       byte[] b = tok.tokenBytes(id);
       if (b == null) {
-        assertTrue(tok.isSpecial(id) || id >= tok.size(), name + ": token " + id + " has no bytes but is not special");
+        assertTrue(
+            tok.isSpecial(id) || id >= tok.size(),
+            name + ": token " + id + " has no bytes but is not special");
         continue;
       }
       String text = strict(b);
-      // Qwen's tokenizer normalizes to NFC: a token whose text is not NFC cannot come back from encode.
+      // Qwen's tokenizer normalizes to NFC: a token whose text is not NFC cannot come back from
+      // encode.
       if (text == null || !java.text.Normalizer.isNormalized(text, java.text.Normalizer.Form.NFC)) {
         continue;
       }
@@ -92,38 +96,53 @@ class TokenizerTest {
   @Test
   void eosIsTheUnionOfTokenizerConfigAndGenerationConfig(@TempDir Path dir) throws IOException {
     HfTokenizer.copyGpt2(dir.resolve("tokenizer.json"));
-    Files.writeString(dir.resolve("tokenizer_config.json"), "{\"eos_token\": {\"content\": \"<|endoftext|>\"}}");
+    Files.writeString(
+        dir.resolve("tokenizer_config.json"), "{\"eos_token\": {\"content\": \"<|endoftext|>\"}}");
     Files.writeString(dir.resolve("generation_config.json"), "{\"eos_token_id\": [50256, 198]}");
     Tokenizer tok = Tokenizer.loadFromModelDir(dir);
     assertArrayEquals(new int[] {50256, 198}, tok.eosIds());
     Files.writeString(dir.resolve("generation_config.json"), "{\"eos_token_id\": 13}");
     assertArrayEquals(new int[] {50256, 13}, Tokenizer.loadFromModelDir(dir).eosIds());
     Files.writeString(dir.resolve("generation_config.json"), "{\"eos_token_id\": \"x\"}");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Tokenizer.loadFromModelDir(dir));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Tokenizer.loadFromModelDir(dir));
     assertTrue(e.getMessage().contains("eos_token_id"), e.getMessage());
   }
 
   @Test
   void badTokenizerFilesNameTheFile(@TempDir Path dir) throws IOException {
     Path missing = dir.resolve("tokenizer.json");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Tokenizer.load(missing));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Tokenizer.load(missing));
     assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
     Path notTok = Files.writeString(dir.resolve("config.json"), "{\"hidden_size\": 64}");
     e = assertThrows(IllegalArgumentException.class, () -> Tokenizer.load(notTok));
-    assertTrue(e.getMessage().contains(notTok.toString()) && e.getMessage().contains("model.vocab"), e.getMessage());
-    Path wp = Files.writeString(dir.resolve("wp.json"),
-        "{\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"[UNK]\": 0, \"a\": 1}}, \"decoder\": {\"type\": \"WordPiece\"}}");
+    assertTrue(
+        e.getMessage().contains(notTok.toString()) && e.getMessage().contains("model.vocab"),
+        e.getMessage());
+    Path wp =
+        Files.writeString(
+            dir.resolve("wp.json"),
+            "{\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"[UNK]\": 0, \"a\": 1}}, \"decoder\": {\"type\": \"WordPiece\"}}");
     e = assertThrows(IllegalArgumentException.class, () -> Tokenizer.load(wp));
-    assertTrue(e.getMessage().contains("WordPiece") && e.getMessage().contains("ByteLevel"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("WordPiece") && e.getMessage().contains("ByteLevel"),
+        e.getMessage());
   }
 
   @Test
   void sentencePieceStyleBytes() {
-    assertArrayEquals(" hello".getBytes(StandardCharsets.UTF_8),
-        dev.leap.vocab.TokenizerJsonVocabulary.toBytes("\u2581hello", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
-    assertArrayEquals(new byte[] {(byte) 0xE4},
-        dev.leap.vocab.TokenizerJsonVocabulary.toBytes("<0xE4>", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
-    assertArrayEquals("  ".getBytes(StandardCharsets.UTF_8),
-        dev.leap.vocab.TokenizerJsonVocabulary.toBytes("\u2581\u2581", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
+    assertArrayEquals(
+        " hello".getBytes(StandardCharsets.UTF_8),
+        dev.leap.vocab.TokenizerJsonVocabulary.toBytes(
+            "\u2581hello", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
+    assertArrayEquals(
+        new byte[] {(byte) 0xE4},
+        dev.leap.vocab.TokenizerJsonVocabulary.toBytes(
+            "<0xE4>", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
+    assertArrayEquals(
+        "  ".getBytes(StandardCharsets.UTF_8),
+        dev.leap.vocab.TokenizerJsonVocabulary.toBytes(
+            "\u2581\u2581", dev.leap.vocab.TokenizerJsonVocabulary.Scheme.SENTENCEPIECE));
   }
 }

@@ -13,10 +13,10 @@ import java.util.Objects;
  * #structuralTag}), a constraint after free reasoning ({@link #afterReasoning}), or nothing.
  *
  * <p>Each kind is a record holding exactly its own parts, checked (and a schema normalized) by its
- * constructor; the static factories here are the short way to make them. A constraint is compiled once per runtime and cached by {@link
- * #cacheKey()} (its kind and source text, with every part of a composite constraint in it).
- * Compilation happens off the step loop; a constraint that cannot compile gives its request an
- * error result, and the other requests go on.
+ * constructor; the static factories here are the short way to make them. A constraint is compiled
+ * once per runtime and cached by {@link #cacheKey()} (its kind and source text, with every part of
+ * a composite constraint in it). Compilation happens off the step loop; a constraint that cannot
+ * compile gives its request an error result, and the other requests go on.
  */
 public sealed interface Constraint {
 
@@ -30,14 +30,20 @@ public sealed interface Constraint {
     CHOICE,
     /** JSON that fits a JSON Schema (see {@code dev.leap.fsm.json.JsonSchema}). */
     JSON_SCHEMA,
-    /** Text of a GBNF grammar (see {@code docs/grammar.md}); without recursion it is one DFA, as a regex. */
+    /**
+     * Text of a GBNF grammar (see {@code docs/grammar.md}); without recursion it is one DFA, as a
+     * regex.
+     */
     GRAMMAR,
     /**
      * Free text in which every trigger starts a tag whose content is constrained (tool calls; see
      * {@code docs/structural-tags.md}): one DFA ({@code dev.leap.fsm.tags.StructuralTags}).
      */
     STRUCTURAL_TAG,
-    /** Free text up to an end marker ({@code </think>}), then a constraint: one DFA ({@code dev.leap.fsm.tags.ReasoningGate}). */
+    /**
+     * Free text up to an end marker ({@code </think>}), then a constraint: one DFA ({@code
+     * dev.leap.fsm.tags.ReasoningGate}).
+     */
     AFTER_REASONING
   }
 
@@ -136,8 +142,8 @@ public sealed interface Constraint {
   /**
    * JSON that fits {@code schema}, laid out with {@code indent} spaces per level ({@code -1}:
    * compact), ignoring what Leap cannot honour exactly when {@code lenient}: {@link
-   * #jsonSchema(String, int, boolean)}. The schema is kept as canonical JSON text (Jackson's compact
-   * form), so equal schemas share a cache key however they were written.
+   * #jsonSchema(String, int, boolean)}. The schema is kept as canonical JSON text (Jackson's
+   * compact form), so equal schemas share a cache key however they were written.
    */
   record JsonSchema(String schema, int indent, boolean lenient) implements Constraint {
     public JsonSchema {
@@ -145,7 +151,8 @@ public sealed interface Constraint {
       try {
         schema = Json.MAPPER.writeValueAsString(Json.MAPPER.readTree(schema));
       } catch (JsonProcessingException e) {
-        throw new IllegalArgumentException("the JSON Schema is not valid JSON: " + e.getOriginalMessage());
+        throw new IllegalArgumentException(
+            "the JSON Schema is not valid JSON: " + e.getOriginalMessage());
       }
     }
 
@@ -165,7 +172,10 @@ public sealed interface Constraint {
     }
   }
 
-  /** Text of a GBNF grammar: {@link #grammar(String)} (compiled to a {@code dev.leap.fsm.grammar.Grammar}). */
+  /**
+   * Text of a GBNF grammar: {@link #grammar(String)} (compiled to a {@code
+   * dev.leap.fsm.grammar.Grammar}).
+   */
   record Gbnf(String text) implements Constraint {
     public Gbnf {
       Objects.requireNonNull(text, "gbnf");
@@ -183,7 +193,9 @@ public sealed interface Constraint {
 
     @Override
     public String toString() {
-      return "Constraint.grammar(" + (text.length() > 200 ? text.substring(0, 200) + "..." : text) + ")";
+      return "Constraint.grammar("
+          + (text.length() > 200 ? text.substring(0, 200) + "..." : text)
+          + ")";
     }
   }
 
@@ -233,8 +245,11 @@ public sealed interface Constraint {
       Objects.requireNonNull(endMarker, "endMarker");
       Objects.requireNonNull(inner, "inner");
       if (inner.kind() == Kind.NONE) {
-        throw new IllegalArgumentException("afterReasoning(" + endMarker + ", Constraint.none()): the constraint after"
-            + " the reasoning must be a regex, choice, JSON Schema, grammar or structural tag");
+        throw new IllegalArgumentException(
+            "afterReasoning("
+                + endMarker
+                + ", Constraint.none()): the constraint after"
+                + " the reasoning must be a regex, choice, JSON Schema, grammar or structural tag");
       }
     }
 
@@ -260,8 +275,8 @@ public sealed interface Constraint {
    * @param begin the text that opens the tag; it must start with one of the triggers (else an error
    *     result naming the tag)
    * @param content what goes between begin and end: a regex, choice, JSON Schema, grammar without
-   *     recursion (a grammar with recursion is an error result for now), or another structural tag or
-   *     reasoning constraint; not {@link #none()}
+   *     recursion (a grammar with recursion is an error result for now), or another structural tag
+   *     or reasoning constraint; not {@link #none()}
    * @param end the text that closes the tag (may be empty)
    */
   record Tag(String begin, Constraint content, String end) {
@@ -270,8 +285,10 @@ public sealed interface Constraint {
       Objects.requireNonNull(content, "content");
       Objects.requireNonNull(end, "end");
       if (content.kind() == Kind.NONE) {
-        throw new IllegalArgumentException("the content of the tag that begins " + begin
-            + " is Constraint.none(): a tag's content must be a regex, choice, JSON Schema or grammar");
+        throw new IllegalArgumentException(
+            "the content of the tag that begins "
+                + begin
+                + " is Constraint.none(): a tag's content must be a regex, choice, JSON Schema or grammar");
       }
     }
   }
@@ -281,7 +298,10 @@ public sealed interface Constraint {
     return new None();
   }
 
-  /** The whole output must match {@code regex} (full match, as {@code java.util.regex.Matcher#matches}). */
+  /**
+   * The whole output must match {@code regex} (full match, as {@code
+   * java.util.regex.Matcher#matches}).
+   */
   static Regex regex(String regex) {
     return new Regex(regex);
   }
@@ -320,9 +340,9 @@ public sealed interface Constraint {
   }
 
   /**
-   * Text of the GBNF grammar {@code gbnf} (llama.cpp's and XGrammar's dialect, {@code root ::= ...};
-   * see {@code docs/grammar.md}). A grammar that does not parse is an error result naming the line and
-   * column.
+   * Text of the GBNF grammar {@code gbnf} (llama.cpp's and XGrammar's dialect, {@code root ::=
+   * ...}; see {@code docs/grammar.md}). A grammar that does not parse is an error result naming the
+   * line and column.
    */
   static Gbnf grammar(String gbnf) {
     return new Gbnf(gbnf);
@@ -338,12 +358,12 @@ public sealed interface Constraint {
 
   /**
    * Free text in which every occurrence of a trigger starts one of {@code tags} whose begin starts
-   * with it: the tag's begin, its content, its end, then free text again; any number of tags, and the
-   * text may end only outside a tag (vLLM's {@code structural_tag} and XGrammar's triggered tags; the
-   * exact language is in {@code docs/structural-tags.md}). After a trigger, the rest of the begin and
-   * the content's forced text are jumped. No trigger, no tag, an empty or repeated trigger, a begin
-   * that starts with no trigger, or a content that does not compile is an error result naming the
-   * trigger or the tag.
+   * with it: the tag's begin, its content, its end, then free text again; any number of tags, and
+   * the text may end only outside a tag (vLLM's {@code structural_tag} and XGrammar's triggered
+   * tags; the exact language is in {@code docs/structural-tags.md}). After a trigger, the rest of
+   * the begin and the content's forced text are jumped. No trigger, no tag, an empty or repeated
+   * trigger, a begin that starts with no trigger, or a content that does not compile is an error
+   * result naming the trigger or the tag.
    */
   static StructuralTag structuralTag(List<String> triggers, List<Tag> tags) {
     return new StructuralTag(triggers, tags);
@@ -365,19 +385,21 @@ public sealed interface Constraint {
   /** {@code text} as a regex that matches exactly it, in Leap's dialect. */
   static String quote(String text) {
     StringBuilder sb = new StringBuilder(text.length() + 8);
-    text.codePoints().forEach(cp -> {
-      if ("\\.^$|?*+()[]{}".indexOf(cp) >= 0) {
-        sb.append('\\').appendCodePoint(cp);
-      } else if (cp == '\n') {
-        sb.append("\\n");
-      } else if (cp == '\t') {
-        sb.append("\\t");
-      } else if (cp < 0x20 || cp == 0x7F) {
-        sb.append(String.format(Locale.ROOT, "\\x%02X", cp));
-      } else {
-        sb.appendCodePoint(cp);
-      }
-    });
+    text.codePoints()
+        .forEach(
+            cp -> {
+              if ("\\.^$|?*+()[]{}".indexOf(cp) >= 0) {
+                sb.append('\\').appendCodePoint(cp);
+              } else if (cp == '\n') {
+                sb.append("\\n");
+              } else if (cp == '\t') {
+                sb.append("\\t");
+              } else if (cp < 0x20 || cp == 0x7F) {
+                sb.append(String.format(Locale.ROOT, "\\x%02X", cp));
+              } else {
+                sb.appendCodePoint(cp);
+              }
+            });
     return sb.toString();
   }
 

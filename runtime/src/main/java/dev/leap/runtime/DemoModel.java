@@ -13,13 +13,14 @@ import java.nio.file.StandardCopyOption;
 
 /**
  * The embedded default model ({@code --model demo}): a small Llama-architecture model that Leap
- * trained itself ({@code ./leap train}, module {@code train}) on data it generates — character sheets
- * for the 50 names of SGLang's character benchmark and extraction of facts from fictional city
- * articles — shipped in this jar as a Hugging Face directory ({@code config.json},
- * {@code generation_config.json}, {@code model.safetensors} in float16, and a
- * {@code tokenizer_config.json} whose chat template joins the messages' contents with newlines, as
- * the model was trained on bare prompts) with the GPT-2 {@code tokenizer.json}. On first use it is
- * copied to {@code $LEAP_CACHE/demo-v4} (default {@code ~/.cache/leap/demo-v4}) and loaded from there through the same loader as any model.
+ * trained itself ({@code ./leap train}, module {@code train}) on data it generates — character
+ * sheets for the 50 names of SGLang's character benchmark and extraction of facts from fictional
+ * city articles — shipped in this jar as a Hugging Face directory ({@code config.json}, {@code
+ * generation_config.json}, {@code model.safetensors} in float16, and a {@code
+ * tokenizer_config.json} whose chat template joins the messages' contents with newlines, as the
+ * model was trained on bare prompts) with the GPT-2 {@code tokenizer.json}. On first use it is
+ * copied to {@code $LEAP_CACHE/demo-v4} (default {@code ~/.cache/leap/demo-v4}) and loaded from
+ * there through the same loader as any model.
  *
  * <p>Shape: vocabulary 50,257 (GPT-2), hidden 256, intermediate 768, 4 layers, 8 heads, 4 KV heads,
  * head dim 32, tied embeddings, context 4,096. It knows the character sheets and how to copy a
@@ -30,13 +31,17 @@ public final class DemoModel {
 
   /** Bump when the shipped weights change, so old caches are not reused. */
   static final String VERSION = "demo-v4";
+
   private static final String RESOURCES = "/dev/leap/runtime/demo/";
-  private static final String[] FILES = {"config.json", "generation_config.json", "model.safetensors", "tokenizer_config.json"};
+  private static final String[] FILES = {
+    "config.json", "generation_config.json", "model.safetensors", "tokenizer_config.json"
+  };
 
   /** The demo model's directory, written on first use. */
   public static Path ensure() {
     String cache = System.getenv("LEAP_CACHE");
-    Path root = cache != null ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache", "leap");
+    Path root =
+        cache != null ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache", "leap");
     return ensure(root.resolve(VERSION));
   }
 
@@ -49,7 +54,8 @@ public final class DemoModel {
    */
   public static Path resolve(String model, PrintWriter notices) {
     if ("demo".equals(model)) {
-      notices.println("leap: using the embedded demo model (trained by Leap on its own synthetic data: character sheets and city facts)");
+      notices.println(
+          "leap: using the embedded demo model (trained by Leap on its own synthetic data: character sheets and city facts)");
       notices.flush();
       return ensure();
     }
@@ -62,7 +68,8 @@ public final class DemoModel {
 
   /** Copies the demo model into {@code dir} unless it is already complete there. */
   public static synchronized Path ensure(Path dir) {
-    if (Files.exists(dir.resolve("model.safetensors")) && Files.exists(dir.resolve("tokenizer.json"))
+    if (Files.exists(dir.resolve("model.safetensors"))
+        && Files.exists(dir.resolve("tokenizer.json"))
         && Files.exists(dir.resolve("tokenizer_config.json"))) {
       return dir;
     }
@@ -72,8 +79,13 @@ public final class DemoModel {
       for (String f : FILES) {
         try (InputStream in = DemoModel.class.getResourceAsStream(RESOURCES + f)) {
           if (in == null) {
-            throw new IllegalStateException("the demo model's " + f + " is missing from the runtime jar ("
-                + RESOURCES + f + "); rebuild, or reproduce it with ./leap train");
+            throw new IllegalStateException(
+                "the demo model's "
+                    + f
+                    + " is missing from the runtime jar ("
+                    + RESOURCES
+                    + f
+                    + "); rebuild, or reproduce it with ./leap train");
           }
           Files.copy(in, tmp.resolve(f));
         }

@@ -8,8 +8,8 @@ import java.util.Arrays;
  * <p>{@link #isComplete()} says whether the text fully matches the constraint; with finish reason
  * {@link FinishReason#LENGTH} a constrained text is only a prefix of a match. An {@link
  * FinishReason#ERROR} result has an {@link #error()} message and no text. The text never ends in
- * the middle of a character: when {@code maxTokens} cuts a character's bytes, the incomplete
- * bytes are left out of {@link #text()} (they stay in {@link #tokenIds()}); a stop string and what
+ * the middle of a character: when {@code maxTokens} cuts a character's bytes, the incomplete bytes
+ * are left out of {@link #text()} (they stay in {@link #tokenIds()}); a stop string and what
  * follows it are left out too.
  */
 public final class Generation {
@@ -21,7 +21,12 @@ public final class Generation {
   private final String error;
 
   public Generation(
-      String text, int[] tokenIds, FinishReason finishReason, boolean complete, GenerationStats stats, String error) {
+      String text,
+      int[] tokenIds,
+      FinishReason finishReason,
+      boolean complete,
+      GenerationStats stats,
+      String error) {
     this.text = text;
     this.tokenIds = tokenIds.clone();
     this.finishReason = finishReason;
@@ -48,7 +53,9 @@ public final class Generation {
     return finishReason;
   }
 
-  /** Whether the text fully matches the constraint (always true for no constraint unless an error). */
+  /**
+   * Whether the text fully matches the constraint (always true for no constraint unless an error).
+   */
   public boolean isComplete() {
     return complete;
   }
@@ -70,7 +77,16 @@ public final class Generation {
   public String toString() {
     return isError()
         ? "Generation[error=" + error + "]"
-        : "Generation[text=" + text + ", tokens=" + Arrays.toString(tokenIds) + ", finish=" + finishReason
-            + ", complete=" + complete + ", stats=" + stats + "]";
+        : "Generation[text="
+            + text
+            + ", tokens="
+            + Arrays.toString(tokenIds)
+            + ", finish="
+            + finishReason
+            + ", complete="
+            + complete
+            + ", stats="
+            + stats
+            + "]";
   }
 }

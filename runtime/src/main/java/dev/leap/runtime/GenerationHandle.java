@@ -7,19 +7,23 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Completion: exactly once, with a result, an error result ({@link FinishReason#ERROR}) or a
  * cancelled result ({@link FinishReason#CANCELLED}); never exceptionally, unless {@link
- * #cancel(boolean)} was called. It completes on the runtime's callback threads (daemon threads named
- * {@code leap-callback-N}), never on the scheduler thread, so a dependent stage ({@code thenApply},
- * ...) may block, even on the same runtime; an error result that {@code submit} can give at once
- * (the runtime is closed, the prompt is too long, ...) is complete before {@code submit} returns.
+ * #cancel(boolean)} was called. It completes on the runtime's callback threads (daemon threads
+ * named {@code leap-callback-N}), never on the scheduler thread, so a dependent stage ({@code
+ * thenApply}, ...) may block, even on the same runtime; an error result that {@code submit} can
+ * give at once (the runtime is closed, the prompt is too long, ...) is complete before {@code
+ * submit} returns.
  *
  * <p>Cancellation, two ways; either ends the request at the runtime's next step and returns its KV
  * slots:
+ *
  * <ul>
  *   <li>{@link #cancel()}: the handle then completes normally with finish reason {@link
  *       FinishReason#CANCELLED} and the text generated so far.
  *   <li>{@link #cancel(boolean)} ({@link java.util.concurrent.Future}'s contract): the handle is
- *       cancelled at once and {@code get()} throws {@link java.util.concurrent.CancellationException}.
+ *       cancelled at once and {@code get()} throws {@link
+ *       java.util.concurrent.CancellationException}.
  * </ul>
+ *
  * Cancelling a dependent future ({@code handle.thenApply(..)}) does not reach the request.
  */
 public final class GenerationHandle extends CompletableFuture<Generation> {

@@ -7,11 +7,16 @@ import java.util.Objects;
  *
  * @param prompt the prompt text, or {@code null} when {@code promptIds} is given
  * @param promptIds the prompt as token ids, or {@code null} when {@code prompt} is given
- * @param jumpForward whether this request jumps over forced text; {@code null} = the runtime's setting
- *     ({@code optJumpForward}). Off, every token is sampled (with greedy decoding the output is the same)
+ * @param jumpForward whether this request jumps over forced text; {@code null} = the runtime's
+ *     setting ({@code optJumpForward}). Off, every token is sampled (with greedy decoding the
+ *     output is the same)
  */
 public record GenerationRequest(
-    String prompt, int[] promptIds, Constraint constraint, SamplingParams params, Boolean jumpForward) {
+    String prompt,
+    int[] promptIds,
+    Constraint constraint,
+    SamplingParams params,
+    Boolean jumpForward) {
 
   public GenerationRequest {
     if ((prompt == null) == (promptIds == null)) {
@@ -23,7 +28,8 @@ public record GenerationRequest(
   }
 
   /** A request with the runtime's jump-forward setting. */
-  public GenerationRequest(String prompt, int[] promptIds, Constraint constraint, SamplingParams params) {
+  public GenerationRequest(
+      String prompt, int[] promptIds, Constraint constraint, SamplingParams params) {
     this(prompt, promptIds, constraint, params, null);
   }
 
@@ -33,10 +39,13 @@ public record GenerationRequest(
   }
 
   public static GenerationRequest of(String prompt, Constraint constraint, SamplingParams params) {
-    return new GenerationRequest(Objects.requireNonNull(prompt, "prompt"), null, constraint, params);
+    return new GenerationRequest(
+        Objects.requireNonNull(prompt, "prompt"), null, constraint, params);
   }
 
-  public static GenerationRequest ofIds(int[] promptIds, Constraint constraint, SamplingParams params) {
-    return new GenerationRequest(null, Objects.requireNonNull(promptIds, "promptIds"), constraint, params);
+  public static GenerationRequest ofIds(
+      int[] promptIds, Constraint constraint, SamplingParams params) {
+    return new GenerationRequest(
+        null, Objects.requireNonNull(promptIds, "promptIds"), constraint, params);
   }
 }

@@ -23,11 +23,11 @@ import java.util.concurrent.CompletableFuture;
  * }</pre>
  *
  * <p>Thread-safe: any thread may submit; one scheduler thread batches all running requests into
- * each forward pass (continuous batching). Results complete on daemon callback threads named
- * {@code leap-callback-N}, never on the scheduler thread: a callback may block, even on this
- * runtime. {@link #close()} completes every request it accepted and has not finished with an error
- * result ("the runtime is closed"), then releases the model's native memory; a request submitted
- * during or after it gets that error result too.
+ * each forward pass (continuous batching). Results complete on daemon callback threads named {@code
+ * leap-callback-N}, never on the scheduler thread: a callback may block, even on this runtime.
+ * {@link #close()} completes every request it accepted and has not finished with an error result
+ * ("the runtime is closed"), then releases the model's native memory; a request submitted during or
+ * after it gets that error result too.
  */
 public final class LeapRuntime implements AutoCloseable {
   private final LlamaModel model;
@@ -40,7 +40,13 @@ public final class LeapRuntime implements AutoCloseable {
     Device device = device(b.device);
     LlamaModel m;
     try {
-      m = LlamaModel.load(b.modelDir, device, b.kvCapacity, b.dtype, LlamaModel.CpuF32Weights.parse(b.cpuF32Weights));
+      m =
+          LlamaModel.load(
+              b.modelDir,
+              device,
+              b.kvCapacity,
+              b.dtype,
+              LlamaModel.CpuF32Weights.parse(b.cpuF32Weights));
       m.setSparseLogitsLimit(b.sparseLogitsLimit);
     } catch (IllegalArgumentException e) {
       throw e;
@@ -50,17 +56,35 @@ public final class LeapRuntime implements AutoCloseable {
       }
       // PyTorch's reasons run to pages: keep the first line, bounded.
       String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-      throw new IllegalArgumentException("could not load the model on " + b.device + ": "
-          + (why.length() > 200 ? why.substring(0, 200) + "…" : why) + "; " + CUDA_HOWTO);
+      throw new IllegalArgumentException(
+          "could not load the model on "
+              + b.device
+              + ": "
+              + (why.length() > 200 ? why.substring(0, 200) + "…" : why)
+              + "; "
+              + CUDA_HOWTO);
     }
     try {
       Path tok = b.modelDir.resolve("tokenizer.json");
       this.tokenizer = Files.exists(tok) ? Tokenizer.loadFromModelDir(b.modelDir) : null;
-      this.scheduler = new Scheduler(m, tokenizer, new Scheduler.Options(
-          b.kvCapacity, b.maxBatch, b.jumpForward, b.prefixCache, b.healing, b.checkInvariants,
-          Scheduler.DEFAULT_CONSTRAINT_CACHE_SIZE, b.prefillChunk,
-          b.smallReserve >= 0 ? b.smallReserve : Scheduler.defaultSmallReserve(b.kvCapacity), b.compileThreads,
-          b.compileTimeoutMs));
+      this.scheduler =
+          new Scheduler(
+              m,
+              tokenizer,
+              new Scheduler.Options(
+                  b.kvCapacity,
+                  b.maxBatch,
+                  b.jumpForward,
+                  b.prefixCache,
+                  b.healing,
+                  b.checkInvariants,
+                  Scheduler.DEFAULT_CONSTRAINT_CACHE_SIZE,
+                  b.prefillChunk,
+                  b.smallReserve >= 0
+                      ? b.smallReserve
+                      : Scheduler.defaultSmallReserve(b.kvCapacity),
+                  b.compileThreads,
+                  b.compileTimeoutMs));
     } catch (RuntimeException e) {
       m.close();
       throw e;
@@ -68,10 +92,14 @@ public final class LeapRuntime implements AutoCloseable {
     this.model = m;
   }
 
-  private static final String CUDA_HOWTO = "to run on a GPU, point PYTORCH_LIBRARY_PATH at a CUDA build of"
-      + " libtorch and set PYTORCH_FLAVOR (e.g. cu128) instead of the CPU native artifact (README, Devices)";
+  private static final String CUDA_HOWTO =
+      "to run on a GPU, point PYTORCH_LIBRARY_PATH at a CUDA build of"
+          + " libtorch and set PYTORCH_FLAVOR (e.g. cu128) instead of the CPU native artifact (README, Devices)";
 
-  /** The DJL device for a name: {@code cpu}, {@code gpu} or {@code gpuN}, checked before any model is loaded. */
+  /**
+   * The DJL device for a name: {@code cpu}, {@code gpu} or {@code gpuN}, checked before any model
+   * is loaded.
+   */
   static Device device(String name) {
     if (name == null) {
       return Device.cpu();
@@ -83,17 +111,29 @@ public final class LeapRuntime implements AutoCloseable {
       d = null;
     }
     if (d == null || !(Device.Type.CPU.equals(d.getDeviceType()) || d.isGpu())) {
-      throw new IllegalArgumentException("unknown device '" + name + "': use cpu, gpu or gpuN (N = 0, 1, ...)");
+      throw new IllegalArgumentException(
+          "unknown device '" + name + "': use cpu, gpu or gpuN (N = 0, 1, ...)");
     }
     if (d.isGpu()) {
       int gpus = Engine.getInstance().getGpuCount();
       if (gpus == 0) {
-        throw new IllegalArgumentException("device " + name + ": CUDA is not available (this build loads PyTorch's"
-            + " CPU natives, or no GPU is visible); " + CUDA_HOWTO);
+        throw new IllegalArgumentException(
+            "device "
+                + name
+                + ": CUDA is not available (this build loads PyTorch's"
+                + " CPU natives, or no GPU is visible); "
+                + CUDA_HOWTO);
       }
       if (d.getDeviceId() >= gpus) {
-        throw new IllegalArgumentException("device " + name + ": only " + gpus + " GPU(s) visible (gpu0.." + "gpu"
-            + (gpus - 1) + ")");
+        throw new IllegalArgumentException(
+            "device "
+                + name
+                + ": only "
+                + gpus
+                + " GPU(s) visible (gpu0.."
+                + "gpu"
+                + (gpus - 1)
+                + ")");
       }
     }
     return d;
@@ -103,12 +143,18 @@ public final class LeapRuntime implements AutoCloseable {
     return new Builder();
   }
 
-  /** Generates under {@code constraint} with {@code params}; blocks until done. Never throws for a bad request: see {@link Generation#error()}. */
+  /**
+   * Generates under {@code constraint} with {@code params}; blocks until done. Never throws for a
+   * bad request: see {@link Generation#error()}.
+   */
   public Generation generate(String prompt, Constraint constraint, SamplingParams params) {
     return submit(GenerationRequest.of(prompt, constraint, params)).join();
   }
 
-  /** Greedy generation under {@code constraint}, {@value SamplingParams#DEFAULT_MAX_TOKENS} tokens at most. */
+  /**
+   * Greedy generation under {@code constraint}, {@value SamplingParams#DEFAULT_MAX_TOKENS} tokens
+   * at most.
+   */
   public Generation generate(String prompt, Constraint constraint) {
     return generate(prompt, constraint, SamplingParams.greedy());
   }
@@ -125,7 +171,8 @@ public final class LeapRuntime implements AutoCloseable {
 
   /**
    * As {@link #submit(GenerationRequest)}, with the output delivered to {@code listener} as it
-   * grows (streaming; see {@link OutputListener} for what it may do). A null listener streams nothing.
+   * grows (streaming; see {@link OutputListener} for what it may do). A null listener streams
+   * nothing.
    */
   public GenerationHandle submit(GenerationRequest request, OutputListener listener) {
     GenerationHandle handle = new GenerationHandle();
@@ -133,7 +180,9 @@ public final class LeapRuntime implements AutoCloseable {
     return handle;
   }
 
-  /** Runs many requests together (batched by the scheduler); results in the order of the requests. */
+  /**
+   * Runs many requests together (batched by the scheduler); results in the order of the requests.
+   */
   public List<Generation> generateAll(List<GenerationRequest> requests) {
     List<CompletableFuture<Generation>> futures = new ArrayList<>(requests.size());
     for (GenerationRequest r : requests) {
@@ -160,17 +209,25 @@ public final class LeapRuntime implements AutoCloseable {
     return model.device().toString();
   }
 
-  /** The dtype the model computes in: {@code f32}, {@code f16} or {@code bf16} ({@code optDtype}). */
+  /**
+   * The dtype the model computes in: {@code f32}, {@code f16} or {@code bf16} ({@code optDtype}).
+   */
   public String dtype() {
     return model.precision().label();
   }
 
-  /** KV slots free right now (with the prefix cache off and no request running, equals {@link #kvCapacity()}). */
+  /**
+   * KV slots free right now (with the prefix cache off and no request running, equals {@link
+   * #kvCapacity()}).
+   */
   public int freeKvSlots() {
     return scheduler.freeSlots();
   }
 
-  /** The model's context length in tokens (prompt and output together): {@code max_position_embeddings}. */
+  /**
+   * The model's context length in tokens (prompt and output together): {@code
+   * max_position_embeddings}.
+   */
   public int contextLength() {
     return model.config().maxPositionEmbeddings();
   }
@@ -184,7 +241,10 @@ public final class LeapRuntime implements AutoCloseable {
     return scheduler.kvCapacity();
   }
 
-  /** NDArrays alive in the runtime's per-request scopes (constant between requests: for leak checks). */
+  /**
+   * NDArrays alive in the runtime's per-request scopes (constant between requests: for leak
+   * checks).
+   */
   public int liveNativeArrays() {
     return scheduler.liveNativeArrays();
   }
@@ -195,14 +255,17 @@ public final class LeapRuntime implements AutoCloseable {
   }
 
   /**
-   * Of {@link #forwardPasses()}, those whose next tokens were sampled from the allowed tokens' logits
-   * alone ({@link Builder#optSparseLogitsLimit}).
+   * Of {@link #forwardPasses()}, those whose next tokens were sampled from the allowed tokens'
+   * logits alone ({@link Builder#optSparseLogitsLimit}).
    */
   public long sparseLogitsPasses() {
     return scheduler.sparseLogitsPasses();
   }
 
-  /** Whether float32 copies of the narrow weights are kept on the CPU ({@link Builder#optCpuF32Weights}). */
+  /**
+   * Whether float32 copies of the narrow weights are kept on the CPU ({@link
+   * Builder#optCpuF32Weights}).
+   */
   public boolean hasCpuF32WeightCopies() {
     return model.hasF32WeightCopies();
   }
@@ -213,8 +276,8 @@ public final class LeapRuntime implements AutoCloseable {
   }
 
   /**
-   * Requests submitted but not running yet: their constraint compiling, or waiting for a place in the
-   * batch or for KV slots (vLLM's {@code num_requests_waiting}).
+   * Requests submitted but not running yet: their constraint compiling, or waiting for a place in
+   * the batch or for KV slots (vLLM's {@code num_requests_waiting}).
    */
   public int waitingRequests() {
     return scheduler.waitingRequests();
@@ -260,7 +323,10 @@ public final class LeapRuntime implements AutoCloseable {
 
     private Builder() {}
 
-    /** A Hugging Face model directory: {@code config.json}, safetensors weights, {@code tokenizer.json}. */
+    /**
+     * A Hugging Face model directory: {@code config.json}, safetensors weights, {@code
+     * tokenizer.json}.
+     */
     public Builder setModelDir(Path dir) {
       this.modelDir = dir;
       return this;
@@ -277,18 +343,21 @@ public final class LeapRuntime implements AutoCloseable {
 
     /**
      * The dtype of weights, activations and the KV cache: {@code auto} (default: the checkpoint's
-     * dtype; the demo model's is f16), {@code f32}, {@code f16} or {@code bf16}. RMSNorm statistics,
-     * the attention softmax, the rotary tables and the logits sampled from stay float32, as in
-     * transformers. {@code bf16} on the CPU fails {@link #build()} with a one-line
-     * {@link IllegalArgumentException} (DJL 0.35.1's PyTorch engine aborts on bfloat16 CPU tensors), and
-     * {@code auto} computes a bfloat16 checkpoint in f32 there.
+     * dtype; the demo model's is f16), {@code f32}, {@code f16} or {@code bf16}. RMSNorm
+     * statistics, the attention softmax, the rotary tables and the logits sampled from stay
+     * float32, as in transformers. {@code bf16} on the CPU fails {@link #build()} with a one-line
+     * {@link IllegalArgumentException} (DJL 0.35.1's PyTorch engine aborts on bfloat16 CPU
+     * tensors), and {@code auto} computes a bfloat16 checkpoint in f32 there.
      */
     public Builder optDtype(String dtype) {
       this.dtype = dtype;
       return this;
     }
 
-    /** KV cache capacity in tokens (slots), shared by all requests and the prefix cache; default 32,768. */
+    /**
+     * KV cache capacity in tokens (slots), shared by all requests and the prefix cache; default
+     * 32,768.
+     */
     public Builder optKvCapacity(int slots) {
       this.kvCapacity = slots;
       return this;
@@ -319,9 +388,10 @@ public final class LeapRuntime implements AutoCloseable {
     }
 
     /**
-     * Tokens of long prompts (and long jump extensions) prefilled per step, in chunks interleaved with
-     * the other requests' decode steps; default {@value Scheduler#DEFAULT_PREFILL_CHUNK}. Peak memory
-     * grows linearly with the prompt; a smaller chunk lowers it further and costs more steps.
+     * Tokens of long prompts (and long jump extensions) prefilled per step, in chunks interleaved
+     * with the other requests' decode steps; default {@value Scheduler#DEFAULT_PREFILL_CHUNK}. Peak
+     * memory grows linearly with the prompt; a smaller chunk lowers it further and costs more
+     * steps.
      */
     public Builder optPrefillChunk(int tokens) {
       this.prefillChunk = tokens;
@@ -331,7 +401,8 @@ public final class LeapRuntime implements AutoCloseable {
     /**
      * KV slots (and one batch place in eight) kept for small requests, those needing at most a
      * quarter of it (prompt plus {@code maxTokens}): big requests never take the last of them, so a
-     * small request starts while big ones run. Default: an eighth of the KV capacity; 0 turns it off.
+     * small request starts while big ones run. Default: an eighth of the KV capacity; 0 turns it
+     * off.
      */
     public Builder optSmallRequestReserve(int slots) {
       this.smallReserve = slots;
@@ -360,8 +431,8 @@ public final class LeapRuntime implements AutoCloseable {
     /**
      * A step whose rows are all constrained and allow at most this many tokens altogether computes
      * the logits of those tokens alone (their rows of the vocabulary projection gathered on the
-     * device, cached per allowed set) instead of the whole vocabulary's: the same tokens are sampled,
-     * greedy or not, since the others are masked anyway. 0 turns it off; default {@value
+     * device, cached per allowed set) instead of the whole vocabulary's: the same tokens are
+     * sampled, greedy or not, since the others are masked anyway. 0 turns it off; default {@value
      * LlamaModel#DEFAULT_SPARSE_LOGITS_LIMIT}.
      */
     public Builder optSparseLogitsLimit(int tokens) {
@@ -373,11 +444,11 @@ public final class LeapRuntime implements AutoCloseable {
     }
 
     /**
-     * With f16/bf16 weights on the CPU, where PyTorch has no fast half-precision matrix product, keep
-     * float32 copies of the weights for products of 8 or more rows (batched decoding, jump extensions,
-     * prefill), which otherwise cast the weights every pass: {@code auto} (default: when the copies,
-     * twice the half-precision weights' bytes, fit in a quarter of the free physical memory),
-     * {@code on} or {@code off}. No effect on a GPU or in f32.
+     * With f16/bf16 weights on the CPU, where PyTorch has no fast half-precision matrix product,
+     * keep float32 copies of the weights for products of 8 or more rows (batched decoding, jump
+     * extensions, prefill), which otherwise cast the weights every pass: {@code auto} (default:
+     * when the copies, twice the half-precision weights' bytes, fit in a quarter of the free
+     * physical memory), {@code on} or {@code off}. No effect on a GPU or in f32.
      */
     public Builder optCpuF32Weights(String mode) {
       LlamaModel.CpuF32Weights.parse(mode);
@@ -385,7 +456,10 @@ public final class LeapRuntime implements AutoCloseable {
       return this;
     }
 
-    /** Check the DFA state after every jump and the KV slot ledger after every step (tests); default off. */
+    /**
+     * Check the DFA state after every jump and the KV slot ledger after every step (tests); default
+     * off.
+     */
     public Builder optCheckInvariants(boolean on) {
       this.checkInvariants = on;
       return this;

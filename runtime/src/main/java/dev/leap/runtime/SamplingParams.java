@@ -8,8 +8,8 @@ import java.util.List;
  * <p>{@code temperature == 0} is greedy decoding (the default, so that runs are reproducible);
  * otherwise logits are divided by the temperature, restricted to the {@code topK} most likely
  * tokens ({@code 0} = no limit) and to the smallest set whose probability reaches {@code topP}
- * ({@code 1} = no limit), and sampled with a random generator seeded by {@code seed}. A constraint's
- * mask is applied before all of that.
+ * ({@code 1} = no limit), and sampled with a random generator seeded by {@code seed}. A
+ * constraint's mask is applied before all of that.
  *
  * @param maxTokens output tokens at most (sampled and jumped together), at least 1
  * @param stop strings that end the output when they appear in it (the stop string is not included)
@@ -53,7 +53,9 @@ public record SamplingParams(
     return temperature == 0;
   }
 
-  /** Builder with the defaults: greedy, no top-k/top-p limit, seed 0, 256 tokens, no stop strings. */
+  /**
+   * Builder with the defaults: greedy, no top-k/top-p limit, seed 0, 256 tokens, no stop strings.
+   */
   public static final class Builder {
     private Builder() {}
 

@@ -40,13 +40,17 @@ class ConstrainedGenerationTest {
       "(東京|大阪)は日本の都市です。"
     };
     while (out.size() < n) {
-      String regex = out.size() % 3 == 0 ? templates[rnd.nextInt(templates.length)] : gen.next(1 + rnd.nextInt(2));
+      String regex =
+          out.size() % 3 == 0
+              ? templates[rnd.nextInt(templates.length)]
+              : gen.next(1 + rnd.nextInt(2));
       try {
         CompressedFsm.compile(regex, 2000);
       } catch (ConstraintException e) {
         continue;
       }
-      SamplingParams.Builder p = SamplingParams.builder().maxTokens(4 + rnd.nextInt(28)).seed(rnd.nextLong());
+      SamplingParams.Builder p =
+          SamplingParams.builder().maxTokens(4 + rnd.nextInt(28)).seed(rnd.nextLong());
       if (rnd.nextBoolean()) {
         p.temperature(0.3 + rnd.nextDouble() * 1.5);
         if (rnd.nextBoolean()) {
@@ -56,7 +60,11 @@ class ConstrainedGenerationTest {
           p.topP(0.2 + 0.8 * rnd.nextDouble());
         }
       }
-      out.add(new Case(regex, GenerationRequest.of(prompts[rnd.nextInt(prompts.length)], Constraint.regex(regex), p.build())));
+      out.add(
+          new Case(
+              regex,
+              GenerationRequest.of(
+                  prompts[rnd.nextInt(prompts.length)], Constraint.regex(regex), p.build())));
     }
     return out;
   }
@@ -67,7 +75,9 @@ class ConstrainedGenerationTest {
     byte[] bytes = g.text().getBytes(StandardCharsets.UTF_8);
     int state = dfa.walk(dfa.initialState(), bytes);
     if (g.finishReason() == FinishReason.LENGTH) {
-      assertTrue(state != Dfa.DEAD, what + ": /" + c.regex() + "/ output is not a prefix of a match: " + g.text());
+      assertTrue(
+          state != Dfa.DEAD,
+          what + ": /" + c.regex() + "/ output is not a prefix of a match: " + g.text());
       assertTrue(g.tokenIds().length <= c.request().params().maxTokens());
     } else {
       assertTrue(g.isComplete(), what + ": /" + c.regex() + "/ stopped incomplete: " + g.text());
@@ -84,15 +94,23 @@ class ConstrainedGenerationTest {
     int complete = 0;
     int jumps = 0;
     for (int m = 0; m < models.length; m++) {
-      Path dir = TestModels.dir(models[m], switch (m) {
-        case 0 -> TestModels.llama();
-        case 1 -> TestModels.qwen2();
-        default -> TestModels.qwen3();
-      });
+      Path dir =
+          TestModels.dir(
+              models[m],
+              switch (m) {
+                case 0 -> TestModels.llama();
+                case 1 -> TestModels.qwen2();
+                default -> TestModels.qwen3();
+              });
       List<Case> cases = cases(seed + m, 150);
       for (boolean jump : new boolean[] {true, false}) {
-        try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optJumpForward(jump).optCheckInvariants(true)
-            .optKvCapacity(16_384).build()) {
+        try (LeapRuntime rt =
+            LeapRuntime.builder()
+                .setModelDir(dir)
+                .optJumpForward(jump)
+                .optCheckInvariants(true)
+                .optKvCapacity(16_384)
+                .build()) {
           List<GenerationRequest> reqs = new ArrayList<>();
           for (Case c : cases) {
             reqs.add(c.request());
@@ -100,7 +118,10 @@ class ConstrainedGenerationTest {
           List<Generation> results = rt.generateAll(reqs);
           for (int i = 0; i < cases.size(); i++) {
             Generation g = results.get(i);
-            check(cases.get(i), g, "seed " + (seed + m) + " model " + models[m] + " jump " + jump + " case " + i);
+            check(
+                cases.get(i),
+                g,
+                "seed " + (seed + m) + " model " + models[m] + " jump " + jump + " case " + i);
             total++;
             complete += g.isComplete() ? 1 : 0;
             jumps += g.stats().jumps();
@@ -109,16 +130,17 @@ class ConstrainedGenerationTest {
         }
       }
     }
-    System.out.printf("random constrained generation: %d cases, %d complete, the rest stopped at maxTokens; %d jumps%n",
+    System.out.printf(
+        "random constrained generation: %d cases, %d complete, the rest stopped at maxTokens; %d jumps%n",
         total, complete, jumps);
     assertTrue(jumps > 300, "jump-forward was barely exercised: " + jumps);
     assertTrue(complete > total / 4, "too few complete: " + complete);
   }
 
   /**
-   * A constraint whose start is forced jumps at admission: the forced tokens are prefilled with
-   * the prompt, so a request takes one forward pass per sampled token (the last sampled token
-   * ends it without another pass), and an output forced entirely takes none.
+   * A constraint whose start is forced jumps at admission: the forced tokens are prefilled with the
+   * prompt, so a request takes one forward pass per sampled token (the last sampled token ends it
+   * without another pass), and an output forced entirely takes none.
    */
   @Test
   void aForcedStartIsJumpedAtAdmission() {
@@ -127,10 +149,15 @@ class ConstrainedGenerationTest {
       Generation all = rt.generate("Say:", Constraint.regex("hello, world"));
       assertEquals("hello, world", all.text());
       assertEquals(FinishReason.STOP, all.finishReason());
-      assertEquals(0, all.stats().forwardPasses(), "an output forced entirely needs no forward pass");
+      assertEquals(
+          0, all.stats().forwardPasses(), "an output forced entirely needs no forward pass");
       assertEquals(0, all.stats().tokensSampled());
 
-      Generation cut = rt.generate("Say:", Constraint.regex("hello, world"), SamplingParams.builder().maxTokens(1).build());
+      Generation cut =
+          rt.generate(
+              "Say:",
+              Constraint.regex("hello, world"),
+              SamplingParams.builder().maxTokens(1).build());
       assertEquals(FinishReason.LENGTH, cut.finishReason());
       assertEquals(1, cut.tokenIds().length);
       assertTrue("hello, world".startsWith(cut.text()) && !cut.text().isEmpty(), cut.text());
@@ -138,8 +165,11 @@ class ConstrainedGenerationTest {
       Generation some = rt.generate("Record:", Constraint.regex("\\{\"id\": [0-9]{3}\\}"));
       assertTrue(some.isComplete(), some.toString());
       assertTrue(some.text().startsWith("{\"id\": "), some.text());
-      assertTrue(some.stats().tokensJumped() > 0 && some.stats().tokensSampled() > 0, some.stats().toString());
-      assertEquals(some.stats().tokensSampled(), some.stats().forwardPasses(), some.stats().toString());
+      assertTrue(
+          some.stats().tokensJumped() > 0 && some.stats().tokensSampled() > 0,
+          some.stats().toString());
+      assertEquals(
+          some.stats().tokensSampled(), some.stats().forwardPasses(), some.stats().toString());
     }
   }
 
@@ -153,7 +183,8 @@ class ConstrainedGenerationTest {
       Generation c = rt.generate("Pick:", Constraint.choice("red", "green", "blue"));
       assertTrue(List.of("red", "green", "blue").contains(c.text()), c.text());
       assertEquals(FinishReason.STOP, c.finishReason());
-      Generation none = rt.generate("Hello", Constraint.none(), SamplingParams.builder().maxTokens(5).build());
+      Generation none =
+          rt.generate("Hello", Constraint.none(), SamplingParams.builder().maxTokens(5).build());
       assertEquals(5, none.tokenIds().length);
       assertEquals(FinishReason.LENGTH, none.finishReason());
       assertArrayEquals(rt.tokenizer().encode("Hello"), rt.tokenizer().encode("Hello"));

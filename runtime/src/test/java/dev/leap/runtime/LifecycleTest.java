@@ -29,11 +29,12 @@ class LifecycleTest {
 
   /**
    * Unconstrained, so that nothing but maxTokens (or a cancel) ends it: greedy on the test model's
-   * random weights never picks EOS in these prompts' first {@value #LONG} tokens (a constraint would
-   * end it at its own length).
+   * random weights never picks EOS in these prompts' first {@value #LONG} tokens (a constraint
+   * would end it at its own length).
    */
   static GenerationRequest longRequest(String prompt) {
-    return GenerationRequest.of(prompt, Constraint.none(), SamplingParams.builder().maxTokens(LONG).build());
+    return GenerationRequest.of(
+        prompt, Constraint.none(), SamplingParams.builder().maxTokens(LONG).build());
   }
 
   static void awaitPasses(LeapRuntime rt, long atLeast) throws InterruptedException {
@@ -51,7 +52,9 @@ class LifecycleTest {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (rt.freeKvSlots() + rt.cachedKvSlots() != rt.kvCapacity()) {
       if (System.nanoTime() > deadline) {
-        fail((rt.kvCapacity() - rt.freeKvSlots() - rt.cachedKvSlots()) + " KV slots still held 10 s after a cancel");
+        fail(
+            (rt.kvCapacity() - rt.freeKvSlots() - rt.cachedKvSlots())
+                + " KV slots still held 10 s after a cancel");
       }
       Thread.sleep(2);
     }
@@ -68,8 +71,12 @@ class LifecycleTest {
       awaitAllSlotsFree(rt);
       long passes = rt.forwardPasses();
       Thread.sleep(200);
-      assertEquals(passes, rt.forwardPasses(), "forward passes went on after the only request was cancelled");
-      assertTrue(passes < LONG / 2, passes + " forward passes: the cancelled request was not ended early");
+      assertEquals(
+          passes,
+          rt.forwardPasses(),
+          "forward passes went on after the only request was cancelled");
+      assertTrue(
+          passes < LONG / 2, passes + " forward passes: the cancelled request was not ended early");
     }
   }
 
@@ -78,8 +85,12 @@ class LifecycleTest {
     Path dir = TestModels.dir("llama", TestModels.llama());
     try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optKvCapacity(4096).build()) {
       GenerationHandle running = rt.submit(longRequest("Cancel me too:"));
-      GenerationHandle other = rt.submit(GenerationRequest.of("Keep me:", Constraint.regex("[a-z]{1,8}"),
-          SamplingParams.builder().maxTokens(8).build()));
+      GenerationHandle other =
+          rt.submit(
+              GenerationRequest.of(
+                  "Keep me:",
+                  Constraint.regex("[a-z]{1,8}"),
+                  SamplingParams.builder().maxTokens(8).build()));
       awaitPasses(rt, 5);
       assertTrue(running.cancel());
       Generation g = running.get(10, TimeUnit.SECONDS);
@@ -89,7 +100,9 @@ class LifecycleTest {
       assertTrue(g.tokenIds().length > 0 && g.tokenIds().length < LONG / 2, g.toString());
       assertFalse(g.text().isEmpty(), "the text so far is kept: " + g);
       assertFalse(running.cancel(), "a second cancel of a finished request reports nothing to do");
-      assertNotEquals(FinishReason.CANCELLED, other.get(10, TimeUnit.SECONDS).finishReason(),
+      assertNotEquals(
+          FinishReason.CANCELLED,
+          other.get(10, TimeUnit.SECONDS).finishReason(),
           "cancelling one request ended another");
       awaitAllSlotsFree(rt);
 
@@ -106,13 +119,18 @@ class LifecycleTest {
   void aCallbackThatBlocksOnTheRuntimeDoesNotDeadlockIt() throws Exception {
     Path dir = TestModels.dir("llama", TestModels.llama());
     try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).build()) {
-      GenerationRequest a = GenerationRequest.of("First:", Constraint.regex("(yes|no)"), SamplingParams.greedy());
-      GenerationRequest b = GenerationRequest.of("Second:", Constraint.regex("[0-9]{2}"), SamplingParams.greedy());
+      GenerationRequest a =
+          GenerationRequest.of("First:", Constraint.regex("(yes|no)"), SamplingParams.greedy());
+      GenerationRequest b =
+          GenerationRequest.of("Second:", Constraint.regex("[0-9]{2}"), SamplingParams.greedy());
       AtomicReference<String> callbackThread = new AtomicReference<>();
-      CompletableFuture<Generation> chained = rt.submit(a).thenApply(g -> {
-        callbackThread.set(Thread.currentThread().getName());
-        return rt.generate("Second:", b.constraint(), b.params());
-      });
+      CompletableFuture<Generation> chained =
+          rt.submit(a)
+              .thenApply(
+                  g -> {
+                    callbackThread.set(Thread.currentThread().getName());
+                    return rt.generate("Second:", b.constraint(), b.params());
+                  });
       Generation g;
       try {
         g = chained.get(60, TimeUnit.SECONDS);
@@ -136,20 +154,27 @@ class LifecycleTest {
       List<Thread> submitters = new ArrayList<>();
       for (int t = 0; t < 3; t++) {
         int id = t;
-        Thread th = new Thread(() -> {
-          int i = 0;
-          while (!stop.get()) {
-            try {
-              // A new regex each time, so every submit also hands a compilation to the compiler.
-              String regex = "(r" + round(id, i) + "|[0-9]{1,3})";
-              futures.add(rt.submit(GenerationRequest.of("Submit " + i + " of thread " + id + ":",
-                  Constraint.regex(regex), SamplingParams.builder().maxTokens(3).build())));
-            } catch (Throwable e) {
-              thrown.add(e);
-            }
-            i++;
-          }
-        });
+        Thread th =
+            new Thread(
+                () -> {
+                  int i = 0;
+                  while (!stop.get()) {
+                    try {
+                      // A new regex each time, so every submit also hands a compilation to the
+                      // compiler.
+                      String regex = "(r" + round(id, i) + "|[0-9]{1,3})";
+                      futures.add(
+                          rt.submit(
+                              GenerationRequest.of(
+                                  "Submit " + i + " of thread " + id + ":",
+                                  Constraint.regex(regex),
+                                  SamplingParams.builder().maxTokens(3).build())));
+                    } catch (Throwable e) {
+                      thrown.add(e);
+                    }
+                    i++;
+                  }
+                });
         th.start();
         submitters.add(th);
       }
@@ -168,7 +193,12 @@ class LifecycleTest {
           try {
             g = f.get(10, TimeUnit.SECONDS);
           } catch (TimeoutException e) {
-            fail("round " + round + ": a request accepted around close() never completed (of " + futures.size() + ")");
+            fail(
+                "round "
+                    + round
+                    + ": a request accepted around close() never completed (of "
+                    + futures.size()
+                    + ")");
             return;
           }
           if (g.isError()) {
@@ -178,8 +208,11 @@ class LifecycleTest {
         }
       }
       assertTrue(closedErrors > 0, "no submit met the closed runtime");
-      Generation after = rt.submit(GenerationRequest.of("late", Constraint.regex("late|later"), SamplingParams.greedy()))
-          .get(1, TimeUnit.SECONDS);
+      Generation after =
+          rt.submit(
+                  GenerationRequest.of(
+                      "late", Constraint.regex("late|later"), SamplingParams.greedy()))
+              .get(1, TimeUnit.SECONDS);
       assertTrue(after.isError() && after.error().contains("closed"), after.toString());
     }
   }

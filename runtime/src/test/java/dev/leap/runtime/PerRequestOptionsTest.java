@@ -20,10 +20,15 @@ class PerRequestOptionsTest {
     for (ConstrainedGenerationTest.Case c : ConstrainedGenerationTest.cases(1717, 24)) {
       base.add(c.request());
     }
-    List<List<Generation>> alone = new ArrayList<>(); // [runtime setting][request], one request at a time
+    List<List<Generation>> alone =
+        new ArrayList<>(); // [runtime setting][request], one request at a time
     for (boolean runtimeSetting : new boolean[] {true, false}) {
-      try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optJumpForward(runtimeSetting)
-          .optCheckInvariants(true).build()) {
+      try (LeapRuntime rt =
+          LeapRuntime.builder()
+              .setModelDir(dir)
+              .optJumpForward(runtimeSetting)
+              .optCheckInvariants(true)
+              .build()) {
         // Both settings side by side in one batch: each request gets its own.
         List<GenerationRequest> mixed = new ArrayList<>();
         for (GenerationRequest r : base) {
@@ -35,7 +40,10 @@ class PerRequestOptionsTest {
         for (int i = 0; i < base.size(); i++) {
           Generation on = out.get(2 * i);
           Generation off = out.get(2 * i + 1);
-          assertEquals(0, off.stats().tokensJumped(), "jump-forward off for this request, yet it jumped: " + off);
+          assertEquals(
+              0,
+              off.stats().tokensJumped(),
+              "jump-forward off for this request, yet it jumped: " + off);
           assertEquals(off.tokenIds().length, off.stats().tokensSampled(), off.toString());
           jumpedOn += on.stats().tokensJumped();
         }
@@ -51,9 +59,11 @@ class PerRequestOptionsTest {
     try (LeapRuntime on = LeapRuntime.builder().setModelDir(dir).optJumpForward(true).build();
         LeapRuntime off = LeapRuntime.builder().setModelDir(dir).optJumpForward(false).build()) {
       for (int i = 0; i < 8; i++) {
-        Generation viaOff = off.submit(base.get(i)).join(); // = request-level off in the "on" runtime
+        Generation viaOff =
+            off.submit(base.get(i)).join(); // = request-level off in the "on" runtime
         Generation viaOn = on.submit(base.get(i)).join(); // = request-level on in the "off" runtime
-        assertArrayEquals(viaOff.tokenIds(), alone.get(0).get(i).tokenIds(), base.get(i).toString());
+        assertArrayEquals(
+            viaOff.tokenIds(), alone.get(0).get(i).tokenIds(), base.get(i).toString());
         assertArrayEquals(viaOn.tokenIds(), alone.get(1).get(i).tokenIds(), base.get(i).toString());
         assertEquals(viaOn.stats().tokensJumped(), alone.get(1).get(i).stats().tokensJumped());
       }
@@ -67,37 +77,46 @@ class PerRequestOptionsTest {
       CountDownLatch firstRunning = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       // The first request's listener runs on the scheduler thread: holding it there (which real
-      // listeners must never do) freezes the scheduler with the first request running, deterministically.
-      GenerationHandle first = rt.submit(GenerationRequest.of("one", Constraint.none(),
-          SamplingParams.builder().maxTokens(40).build()), new OutputListener() {
-            @Override
-            public void onText(String delta) {
-              firstRunning.countDown();
-              try {
-                release.await();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            }
-          });
+      // listeners must never do) freezes the scheduler with the first request running,
+      // deterministically.
+      GenerationHandle first =
+          rt.submit(
+              GenerationRequest.of(
+                  "one", Constraint.none(), SamplingParams.builder().maxTokens(40).build()),
+              new OutputListener() {
+                @Override
+                public void onText(String delta) {
+                  firstRunning.countDown();
+                  try {
+                    release.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }
+              });
       firstRunning.await();
-      GenerationHandle second = rt.submit(GenerationRequest.of("two", Constraint.none(),
-          SamplingParams.builder().maxTokens(4).build()));
+      GenerationHandle second =
+          rt.submit(
+              GenerationRequest.of(
+                  "two", Constraint.none(), SamplingParams.builder().maxTokens(4).build()));
       long deadline = System.nanoTime() + 5_000_000_000L;
       while (rt.waitingRequests() < 1 && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
-      assertEquals(1, rt.waitingRequests(), "the second request waits while the only batch place is taken");
+      assertEquals(
+          1, rt.waitingRequests(), "the second request waits while the only batch place is taken");
       assertEquals(1, rt.runningRequests());
       Thread.sleep(50);
       release.countDown();
       Generation g1 = first.get();
       Generation g2 = second.get();
       assertTrue(g1.stats().queueMs() < g1.stats().totalMs(), g1.stats().toString());
-      assertTrue(g2.stats().queueMs() >= 50, "the second request queued behind the first: " + g2.stats());
+      assertTrue(
+          g2.stats().queueMs() >= 50, "the second request queued behind the first: " + g2.stats());
       assertTrue(g2.stats().queueMs() <= g2.stats().totalMs(), g2.stats().toString());
       deadline = System.nanoTime() + 5_000_000_000L;
-      while ((rt.runningRequests() > 0 || rt.waitingRequests() > 0) && System.nanoTime() < deadline) {
+      while ((rt.runningRequests() > 0 || rt.waitingRequests() > 0)
+          && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
       assertEquals(0, rt.runningRequests());

@@ -6,60 +6,69 @@ import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The module's public types, listed: a new one is a decision (see the README's API and this module's README). */
+/**
+ * The module's public types, listed: a new one is a decision (see the README's API and this
+ * module's README).
+ */
 class PublicSurfaceTest {
 
   @Test
   void publicTypesAreTheListedOnes() {
-    PublicSurface.check(LeapRuntime.class, List.of(
-        // The library's API (the README's "Library" section); DemoModel is `--model demo`.
-        "dev.leap.runtime.Constraint",
-        "dev.leap.runtime.Constraint$AfterReasoning",
-        "dev.leap.runtime.Constraint$Choice",
-        "dev.leap.runtime.Constraint$Gbnf",
-        "dev.leap.runtime.Constraint$JsonSchema",
-        "dev.leap.runtime.Constraint$Kind",
-        "dev.leap.runtime.Constraint$None",
-        "dev.leap.runtime.Constraint$Regex",
-        "dev.leap.runtime.Constraint$StructuralTag",
-        "dev.leap.runtime.Constraint$Tag",
-        "dev.leap.runtime.DemoModel",
-        "dev.leap.runtime.FinishReason",
-        "dev.leap.runtime.Generation",
-        "dev.leap.runtime.GenerationHandle",
-        "dev.leap.runtime.GenerationRequest",
-        "dev.leap.runtime.GenerationStats",
-        "dev.leap.runtime.LeapRuntime",
-        "dev.leap.runtime.LeapRuntime$Builder",
-        "dev.leap.runtime.OutputListener",
-        "dev.leap.runtime.SamplingParams",
-        "dev.leap.runtime.SamplingParams$Builder",
-        // Not API: not exported, or internal.model to train only (module-info.java); public to Java
-        // for this module's API package and for bench and cli, which compile on the class path.
-        "dev.leap.runtime.internal.Errors",
-        "dev.leap.runtime.internal.Json",
-        "dev.leap.runtime.internal.engine.Scheduler",
-        "dev.leap.runtime.internal.engine.Scheduler$Options",
-        "dev.leap.runtime.internal.engine.StopMatcher",
-        "dev.leap.runtime.internal.model.HfModelWriter",
-        "dev.leap.runtime.internal.model.HfModelWriter$FloatSink",
-        "dev.leap.runtime.internal.model.HfModelWriter$StorageType",
-        "dev.leap.runtime.internal.model.HfModelWriter$TensorValues",
-        "dev.leap.runtime.internal.model.KvPool",
-        "dev.leap.runtime.internal.model.LlamaModel",
-        "dev.leap.runtime.internal.model.LlamaModel$CpuF32Weights",
-        "dev.leap.runtime.internal.model.LlamaModel$SequenceInput",
-        "dev.leap.runtime.internal.model.ModelConfig",
-        "dev.leap.runtime.internal.model.Precision",
-        "dev.leap.runtime.internal.model.Rope",
-        "dev.leap.runtime.internal.model.SafeTensors"));
+    PublicSurface.check(
+        LeapRuntime.class,
+        List.of(
+            // The library's API (the README's "Library" section); DemoModel is `--model demo`.
+            "dev.leap.runtime.Constraint",
+            "dev.leap.runtime.Constraint$AfterReasoning",
+            "dev.leap.runtime.Constraint$Choice",
+            "dev.leap.runtime.Constraint$Gbnf",
+            "dev.leap.runtime.Constraint$JsonSchema",
+            "dev.leap.runtime.Constraint$Kind",
+            "dev.leap.runtime.Constraint$None",
+            "dev.leap.runtime.Constraint$Regex",
+            "dev.leap.runtime.Constraint$StructuralTag",
+            "dev.leap.runtime.Constraint$Tag",
+            "dev.leap.runtime.DemoModel",
+            "dev.leap.runtime.FinishReason",
+            "dev.leap.runtime.Generation",
+            "dev.leap.runtime.GenerationHandle",
+            "dev.leap.runtime.GenerationRequest",
+            "dev.leap.runtime.GenerationStats",
+            "dev.leap.runtime.LeapRuntime",
+            "dev.leap.runtime.LeapRuntime$Builder",
+            "dev.leap.runtime.OutputListener",
+            "dev.leap.runtime.SamplingParams",
+            "dev.leap.runtime.SamplingParams$Builder",
+            // Not API: not exported, or internal.model to train only (module-info.java); public to
+            // Java
+            // for this module's API package and for bench and cli, which compile on the class path.
+            "dev.leap.runtime.internal.Errors",
+            "dev.leap.runtime.internal.Json",
+            "dev.leap.runtime.internal.engine.Scheduler",
+            "dev.leap.runtime.internal.engine.Scheduler$Options",
+            "dev.leap.runtime.internal.engine.StopMatcher",
+            "dev.leap.runtime.internal.model.HfModelWriter",
+            "dev.leap.runtime.internal.model.HfModelWriter$FloatSink",
+            "dev.leap.runtime.internal.model.HfModelWriter$StorageType",
+            "dev.leap.runtime.internal.model.HfModelWriter$TensorValues",
+            "dev.leap.runtime.internal.model.KvPool",
+            "dev.leap.runtime.internal.model.LlamaModel",
+            "dev.leap.runtime.internal.model.LlamaModel$CpuF32Weights",
+            "dev.leap.runtime.internal.model.LlamaModel$SequenceInput",
+            "dev.leap.runtime.internal.model.ModelConfig",
+            "dev.leap.runtime.internal.model.Precision",
+            "dev.leap.runtime.internal.model.Rope",
+            "dev.leap.runtime.internal.model.SafeTensors"));
   }
 
-  /** The packages module-info.java exports: the rest is this module's own, whatever Java visibility says. */
+  /**
+   * The packages module-info.java exports: the rest is this module's own, whatever Java visibility
+   * says.
+   */
   @Test
   void exportedPackagesAreTheListedOnes() {
-    assertEquals(List.of(
-        "dev.leap.runtime",
-        "dev.leap.runtime.internal.model to dev.leap.train"), PublicSurface.exports(LeapRuntime.class));
+    assertEquals(
+        List.of("dev.leap.runtime", "dev.leap.runtime.internal.model to dev.leap.train"),
+        PublicSurface.exports(LeapRuntime.class));
   }
 }

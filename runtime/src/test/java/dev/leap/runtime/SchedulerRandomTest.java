@@ -35,9 +35,19 @@ class SchedulerRandomTest {
     "[a-z ]{1,40}",
   };
 
-  enum Kind { OK, STOP_STRING, BAD_REGEX, TOO_LONG, TOO_MANY_TOKENS, BAD_ID, CANCEL, FUTURE_CANCEL }
+  enum Kind {
+    OK,
+    STOP_STRING,
+    BAD_REGEX,
+    TOO_LONG,
+    TOO_MANY_TOKENS,
+    BAD_ID,
+    CANCEL,
+    FUTURE_CANCEL
+  }
 
-  record Submitted(Kind kind, GenerationRequest request, GenerationHandle handle, AtomicInteger completions) {}
+  record Submitted(
+      Kind kind, GenerationRequest request, GenerationHandle handle, AtomicInteger completions) {}
 
   static Submitted submit(LeapRuntime rt, SplittableRandom rnd, int i) {
     Kind kind = Kind.values()[rnd.nextInt(10) < 5 ? 0 : rnd.nextInt(Kind.values().length)];
@@ -46,19 +56,30 @@ class SchedulerRandomTest {
     if (rnd.nextInt(8) == 0) {
       prompt = base + "word ".repeat(100 + rnd.nextInt(200)) + i; // prefilled in several chunks
     }
-    Constraint c = rnd.nextInt(5) == 0 ? Constraint.none() : Constraint.regex(REGEXES[rnd.nextInt(REGEXES.length)]);
-    SamplingParams.Builder p = SamplingParams.builder().maxTokens(1 + rnd.nextInt(30)).seed(rnd.nextLong());
+    Constraint c =
+        rnd.nextInt(5) == 0
+            ? Constraint.none()
+            : Constraint.regex(REGEXES[rnd.nextInt(REGEXES.length)]);
+    SamplingParams.Builder p =
+        SamplingParams.builder().maxTokens(1 + rnd.nextInt(30)).seed(rnd.nextLong());
     if (rnd.nextBoolean()) {
       p.temperature(0.5 + rnd.nextDouble());
     }
-    GenerationRequest r = switch (kind) {
-      case STOP_STRING -> GenerationRequest.of(prompt, c, p.stop(List.of(new String[] {"a", "\"", "1", "e ", "</"}[rnd.nextInt(5)])).build());
-      case BAD_REGEX -> GenerationRequest.of(prompt, Constraint.regex("(ab" + i), p.build());
-      case TOO_LONG -> GenerationRequest.of("x ".repeat(2100), c, p.build());
-      case TOO_MANY_TOKENS -> GenerationRequest.of(prompt, c, p.maxTokens(1900).build());
-      case BAD_ID -> GenerationRequest.ofIds(new int[] {1, 2, 60_000 + i}, Constraint.none(), p.build());
-      default -> GenerationRequest.of(prompt, c, p.build());
-    };
+    GenerationRequest r =
+        switch (kind) {
+          case STOP_STRING ->
+              GenerationRequest.of(
+                  prompt,
+                  c,
+                  p.stop(List.of(new String[] {"a", "\"", "1", "e ", "</"}[rnd.nextInt(5)]))
+                      .build());
+          case BAD_REGEX -> GenerationRequest.of(prompt, Constraint.regex("(ab" + i), p.build());
+          case TOO_LONG -> GenerationRequest.of("x ".repeat(2100), c, p.build());
+          case TOO_MANY_TOKENS -> GenerationRequest.of(prompt, c, p.maxTokens(1900).build());
+          case BAD_ID ->
+              GenerationRequest.ofIds(new int[] {1, 2, 60_000 + i}, Constraint.none(), p.build());
+          default -> GenerationRequest.of(prompt, c, p.build());
+        };
     GenerationHandle h = rt.submit(r);
     AtomicInteger completions = new AtomicInteger();
     h.whenComplete((g, e) -> completions.incrementAndGet());
@@ -88,16 +109,26 @@ class SchedulerRandomTest {
     if (g.isError()) {
       assertFalse(g.error().contains("internal error"), what);
       switch (s.kind()) {
-        case BAD_REGEX -> assertTrue(g.error().contains("missing ')'") || g.error().contains("closed"), what);
-        case TOO_LONG -> assertTrue(g.error().contains("max_position_embeddings") || g.error().contains("closed"), what);
-        case TOO_MANY_TOKENS -> assertTrue(g.error().contains("KV capacity") || g.error().contains("closed"), what);
-        case BAD_ID -> assertTrue(g.error().contains("vocabulary") || g.error().contains("closed"), what);
+        case BAD_REGEX ->
+            assertTrue(g.error().contains("missing ')'") || g.error().contains("closed"), what);
+        case TOO_LONG ->
+            assertTrue(
+                g.error().contains("max_position_embeddings") || g.error().contains("closed"),
+                what);
+        case TOO_MANY_TOKENS ->
+            assertTrue(g.error().contains("KV capacity") || g.error().contains("closed"), what);
+        case BAD_ID ->
+            assertTrue(g.error().contains("vocabulary") || g.error().contains("closed"), what);
         default -> assertTrue(closing && g.error().contains("closed"), what);
       }
       return;
     }
-    assertTrue(s.kind() == Kind.OK || s.kind() == Kind.STOP_STRING || s.kind() == Kind.CANCEL
-        || s.kind() == Kind.FUTURE_CANCEL, what);
+    assertTrue(
+        s.kind() == Kind.OK
+            || s.kind() == Kind.STOP_STRING
+            || s.kind() == Kind.CANCEL
+            || s.kind() == Kind.FUTURE_CANCEL,
+        what);
     if (g.finishReason() == FinishReason.CANCELLED) {
       assertTrue(s.kind() == Kind.CANCEL, what);
       return;
@@ -106,7 +137,8 @@ class SchedulerRandomTest {
       assertFalse(g.text().contains(stop), what);
     }
     assertTrue(g.tokenIds().length <= s.request().params().maxTokens(), what);
-    if (s.request().constraint().kind() != Constraint.Kind.NONE && g.finishReason() == FinishReason.STOP
+    if (s.request().constraint().kind() != Constraint.Kind.NONE
+        && g.finishReason() == FinishReason.STOP
         && s.request().params().stop().isEmpty()) {
       assertTrue(g.isComplete(), what);
     }
@@ -118,16 +150,26 @@ class SchedulerRandomTest {
       while (s.completions().get() == 0 && System.nanoTime() < deadline) {
         Thread.sleep(1);
       }
-      assertEquals(1, s.completions().get(), s.kind() + " request completed " + s.completions().get() + " times");
+      assertEquals(
+          1,
+          s.completions().get(),
+          s.kind() + " request completed " + s.completions().get() + " times");
     }
   }
 
   @Test
-  void hundredsOfRandomRequestsWithCancellationsEvictionsAndACloseCompleteExactlyOnce() throws Exception {
+  void hundredsOfRandomRequestsWithCancellationsEvictionsAndACloseCompleteExactlyOnce()
+      throws Exception {
     Path dir = TestModels.dir("llama", TestModels.llama());
     SplittableRandom rnd = new SplittableRandom(1414);
-    LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optKvCapacity(1800).optMaxBatch(8).optPrefillChunk(48)
-        .optCheckInvariants(true).build();
+    LeapRuntime rt =
+        LeapRuntime.builder()
+            .setModelDir(dir)
+            .optKvCapacity(1800)
+            .optMaxBatch(8)
+            .optPrefillChunk(48)
+            .optCheckInvariants(true)
+            .build();
     try {
       // Burst 1: 240 requests from three threads, then everything must come back.
       List<Submitted> first = burst(rt, rnd, 0, 240, null);
@@ -135,11 +177,15 @@ class SchedulerRandomTest {
         check(s, false);
       }
       awaitCompletionsCounted(first);
-      assertEquals(rt.kvCapacity(), rt.freeKvSlots() + rt.cachedKvSlots(), "slots leaked after the first burst");
+      assertEquals(
+          rt.kvCapacity(),
+          rt.freeKvSlots() + rt.cachedKvSlots(),
+          "slots leaked after the first burst");
       int cancelled = 0;
       for (Submitted s : first) {
-        if (s.handle().isCancelled() || (!s.handle().isCompletedExceptionally()
-            && s.handle().join().finishReason() == FinishReason.CANCELLED)) {
+        if (s.handle().isCancelled()
+            || (!s.handle().isCompletedExceptionally()
+                && s.handle().join().finishReason() == FinishReason.CANCELLED)) {
           cancelled++;
         }
       }
@@ -148,8 +194,11 @@ class SchedulerRandomTest {
       // Cancellations of running requests: cancel a few while they decode.
       List<Submitted> running = new ArrayList<>();
       for (int i = 0; i < 12; i++) {
-        GenerationRequest r = GenerationRequest.of("Running " + i + ":", Constraint.regex("[a-z]{1,1000}"),
-            SamplingParams.builder().maxTokens(200).build());
+        GenerationRequest r =
+            GenerationRequest.of(
+                "Running " + i + ":",
+                Constraint.regex("[a-z]{1,1000}"),
+                SamplingParams.builder().maxTokens(200).build());
         GenerationHandle h = rt.submit(r);
         AtomicInteger n = new AtomicInteger();
         h.whenComplete((g, e) -> n.incrementAndGet());
@@ -163,7 +212,10 @@ class SchedulerRandomTest {
         check(s, false);
       }
       awaitCompletionsCounted(running);
-      assertEquals(rt.kvCapacity(), rt.freeKvSlots() + rt.cachedKvSlots(), "slots leaked after cancelling running requests");
+      assertEquals(
+          rt.kvCapacity(),
+          rt.freeKvSlots() + rt.cachedKvSlots(),
+          "slots leaked after cancelling running requests");
 
       // Burst 2, closed in the middle.
       List<Submitted> second = burst(rt, rnd, 240, 120, rt);
@@ -171,14 +223,16 @@ class SchedulerRandomTest {
         check(s, true);
       }
       awaitCompletionsCounted(second);
-      assertEquals(rt.kvCapacity(), rt.freeKvSlots() + rt.cachedKvSlots(), "slots leaked by the close");
+      assertEquals(
+          rt.kvCapacity(), rt.freeKvSlots() + rt.cachedKvSlots(), "slots leaked by the close");
     } finally {
       rt.close();
     }
   }
 
   /** Submits {@code n} requests from three threads; with {@code closeMidway}, closes it halfway. */
-  static List<Submitted> burst(LeapRuntime rt, SplittableRandom rnd, int from, int n, LeapRuntime closeMidway)
+  static List<Submitted> burst(
+      LeapRuntime rt, SplittableRandom rnd, int from, int n, LeapRuntime closeMidway)
       throws InterruptedException {
     List<Submitted> out = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Thread> threads = new ArrayList<>();
@@ -186,20 +240,22 @@ class SchedulerRandomTest {
     AtomicInteger failures = new AtomicInteger();
     for (int t = 0; t < 3; t++) {
       SplittableRandom own = rnd.split();
-      Thread th = new Thread(() -> {
-        int i;
-        while ((i = next.getAndIncrement()) < from + n) {
-          try {
-            out.add(submit(rt, own, i));
-            if (own.nextInt(4) == 0) {
-              Thread.sleep(own.nextInt(20));
-            }
-          } catch (Throwable e) {
-            failures.incrementAndGet();
-            e.printStackTrace();
-          }
-        }
-      });
+      Thread th =
+          new Thread(
+              () -> {
+                int i;
+                while ((i = next.getAndIncrement()) < from + n) {
+                  try {
+                    out.add(submit(rt, own, i));
+                    if (own.nextInt(4) == 0) {
+                      Thread.sleep(own.nextInt(20));
+                    }
+                  } catch (Throwable e) {
+                    failures.incrementAndGet();
+                    e.printStackTrace();
+                  }
+                }
+              });
       th.start();
       threads.add(th);
     }

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code bytesJumped} counts output, long inputs make short errors, a missing CUDA is one line.
- * The command line's side of the last two: {@code dev.leap.cli.ErrorLinesTest}.
+ * {@code bytesJumped} counts output, long inputs make short errors, a missing CUDA is one line. The
+ * command line's side of the last two: {@code dev.leap.cli.ErrorLinesTest}.
  */
 class SmallFixesTest {
 
@@ -31,10 +31,15 @@ class SmallFixesTest {
   void bytesJumpedCountsOnlyBytesThatReachTheOutput() {
     Path dir = TestModels.dir("llama", TestModels.llama());
     try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optCheckInvariants(true).build()) {
-      Generation cut = rt.generate("Letters:", Constraint.regex("a{1000}"), SamplingParams.builder().maxTokens(8).build());
+      Generation cut =
+          rt.generate(
+              "Letters:",
+              Constraint.regex("a{1000}"),
+              SamplingParams.builder().maxTokens(8).build());
       assertEquals(FinishReason.LENGTH, cut.finishReason(), cut.toString());
       int out = outputBytes(rt.tokenizer(), cut);
-      assertTrue(cut.stats().bytesJumped() > 0 && cut.stats().bytesJumped() <= out,
+      assertTrue(
+          cut.stats().bytesJumped() > 0 && cut.stats().bytesJumped() <= out,
           cut.stats().bytesJumped() + " bytes jumped, " + out + " bytes output");
 
       // Seeded random constrained requests: jumped bytes never exceed the output's bytes.
@@ -48,7 +53,9 @@ class SmallFixesTest {
           continue;
         }
         int bytes = outputBytes(rt.tokenizer(), g);
-        assertTrue(g.stats().bytesJumped() <= bytes, g.stats().bytesJumped() + " bytes jumped, " + bytes + " output: " + g);
+        assertTrue(
+            g.stats().bytesJumped() <= bytes,
+            g.stats().bytesJumped() + " bytes jumped, " + bytes + " output: " + g);
         jumpedTotal += g.stats().bytesJumped();
       }
       assertTrue(jumpedTotal > 0, "no request jumped: the test checks nothing");
@@ -70,9 +77,13 @@ class SmallFixesTest {
   void aGpuDeviceWithoutCudaIsOneLineSayingSo() {
     Assumptions.assumeTrue(Engine.getInstance().getGpuCount() == 0, "this machine has CUDA");
     Path dir = TestModels.dir("llama", TestModels.llama());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> LeapRuntime.builder().setModelDir(dir).optDevice("gpu0").build());
-    assertTrue(e.getMessage().contains("CUDA is not available") && e.getMessage().contains("PYTORCH_LIBRARY_PATH"),
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> LeapRuntime.builder().setModelDir(dir).optDevice("gpu0").build());
+    assertTrue(
+        e.getMessage().contains("CUDA is not available")
+            && e.getMessage().contains("PYTORCH_LIBRARY_PATH"),
         e.getMessage());
     assertFalse(e.getMessage().contains("\n"), e.getMessage());
   }

@@ -25,34 +25,64 @@ class SparseLogitsGenerationTest {
     for (ConstrainedGenerationTest.Case c : ConstrainedGenerationTest.cases(4242L, 60)) {
       reqs.add(c.request());
     }
-    reqs.add(GenerationRequest.of("Sum:", Constraint.grammar(
-        "root ::= expr\nexpr ::= term ((\"+\" | \"-\") term)*\nterm ::= [0-9]{1,3} | \"(\" expr \")\""),
-        SamplingParams.builder().maxTokens(24).build()));
-    reqs.add(GenerationRequest.of("Sum:", Constraint.grammar(
-        "root ::= expr\nexpr ::= term ((\"+\" | \"-\") term)*\nterm ::= [0-9]{1,3} | \"(\" expr \")\""),
-        SamplingParams.builder().maxTokens(24).temperature(0.9).seed(7).build()));
-    reqs.add(GenerationRequest.of("Person:", Constraint.jsonSchema(
-        "{\"type\":\"object\",\"properties\":{\"age\":{\"type\":\"integer\"},\"ok\":{\"type\":\"boolean\"}},"
-            + "\"required\":[\"age\",\"ok\"]}"), SamplingParams.builder().maxTokens(30).build()));
+    reqs.add(
+        GenerationRequest.of(
+            "Sum:",
+            Constraint.grammar(
+                "root ::= expr\nexpr ::= term ((\"+\" | \"-\") term)*\nterm ::= [0-9]{1,3} | \"(\" expr \")\""),
+            SamplingParams.builder().maxTokens(24).build()));
+    reqs.add(
+        GenerationRequest.of(
+            "Sum:",
+            Constraint.grammar(
+                "root ::= expr\nexpr ::= term ((\"+\" | \"-\") term)*\nterm ::= [0-9]{1,3} | \"(\" expr \")\""),
+            SamplingParams.builder().maxTokens(24).temperature(0.9).seed(7).build()));
+    reqs.add(
+        GenerationRequest.of(
+            "Person:",
+            Constraint.jsonSchema(
+                "{\"type\":\"object\",\"properties\":{\"age\":{\"type\":\"integer\"},\"ok\":{\"type\":\"boolean\"}},"
+                    + "\"required\":[\"age\",\"ok\"]}"),
+            SamplingParams.builder().maxTokens(30).build()));
     List<Generation> full;
     List<Generation> sparse;
     long sparsePasses;
-    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optSparseLogitsLimit(0).optCheckInvariants(true).build()) {
+    try (LeapRuntime rt =
+        LeapRuntime.builder()
+            .setModelDir(dir)
+            .optSparseLogitsLimit(0)
+            .optCheckInvariants(true)
+            .build()) {
       full = rt.generateAll(reqs);
       assertEquals(0, rt.sparseLogitsPasses());
     }
-    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optSparseLogitsLimit(60_000).optCheckInvariants(true)
-        .build()) {
+    try (LeapRuntime rt =
+        LeapRuntime.builder()
+            .setModelDir(dir)
+            .optSparseLogitsLimit(60_000)
+            .optCheckInvariants(true)
+            .build()) {
       sparse = rt.generateAll(reqs);
       sparsePasses = rt.sparseLogitsPasses();
-      assertTrue(sparsePasses > 0 && sparsePasses <= rt.forwardPasses(), sparsePasses + " of " + rt.forwardPasses());
+      assertTrue(
+          sparsePasses > 0 && sparsePasses <= rt.forwardPasses(),
+          sparsePasses + " of " + rt.forwardPasses());
     }
     for (int i = 0; i < reqs.size(); i++) {
       Generation a = full.get(i);
       Generation b = sparse.get(i);
       assertFalse(a.isError() || b.isError(), a.error() + " / " + b.error());
-      assertArrayEquals(a.tokenIds(), b.tokenIds(), "request " + i + " (" + reqs.get(i).constraint() + "): full "
-          + a.text() + " | sparse " + b.text());
+      assertArrayEquals(
+          a.tokenIds(),
+          b.tokenIds(),
+          "request "
+              + i
+              + " ("
+              + reqs.get(i).constraint()
+              + "): full "
+              + a.text()
+              + " | sparse "
+              + b.text());
       assertEquals(a.finishReason(), b.finishReason());
     }
   }

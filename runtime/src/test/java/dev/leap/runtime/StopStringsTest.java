@@ -27,8 +27,11 @@ class StopStringsTest {
       List<GenerationRequest> plain = new ArrayList<>();
       for (ConstrainedGenerationTest.Case c : cases) {
         SamplingParams p = c.request().params();
-        plain.add(GenerationRequest.of(c.request().prompt(), c.request().constraint(),
-            SamplingParams.builder().maxTokens(p.maxTokens()).build()));
+        plain.add(
+            GenerationRequest.of(
+                c.request().prompt(),
+                c.request().constraint(),
+                SamplingParams.builder().maxTokens(p.maxTokens()).build()));
       }
       List<Generation> full = rt.generateAll(plain);
       List<GenerationRequest> stopped = new ArrayList<>();
@@ -45,8 +48,14 @@ class StopStringsTest {
           }
         }
         stopLists.add(stops);
-        stopped.add(GenerationRequest.of(plain.get(i).prompt(), plain.get(i).constraint(),
-            SamplingParams.builder().maxTokens(plain.get(i).params().maxTokens()).stop(stops).build()));
+        stopped.add(
+            GenerationRequest.of(
+                plain.get(i).prompt(),
+                plain.get(i).constraint(),
+                SamplingParams.builder()
+                    .maxTokens(plain.get(i).params().maxTokens())
+                    .stop(stops)
+                    .build()));
       }
       List<Generation> cut = rt.generateAll(stopped);
       int cutShort = 0;
@@ -74,7 +83,8 @@ class StopStringsTest {
           cutShort++;
         }
       }
-      assertTrue(cutShort > 5, "only " + cutShort + " outputs met a stop string: the test checks little");
+      assertTrue(
+          cutShort > 5, "only " + cutShort + " outputs met a stop string: the test checks little");
     }
   }
 }

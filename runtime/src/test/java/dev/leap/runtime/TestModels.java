@@ -9,8 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Small models written by the project's own code (random weights, fixed seeds) with GPT-2's tokenizer. */
-@SuppressWarnings("exports") // ModelConfig (internal.model): these helpers serve tests in this module and train
+/**
+ * Small models written by the project's own code (random weights, fixed seeds) with GPT-2's
+ * tokenizer.
+ */
+@SuppressWarnings(
+    "exports") // ModelConfig (internal.model): these helpers serve tests in this module and train
 public final class TestModels {
   private TestModels() {}
 
@@ -23,28 +27,33 @@ public final class TestModels {
 
   /** Qwen2-style: q/k/v biases, untied, MQA, head_dim != hidden / heads. */
   public static ModelConfig qwen2() {
-    return new ModelConfig("qwen2", 50257, 48, 96, 2, 4, 1, 16, 1024, 1e-6, 1e6, "default", 1, 1, 4, 8192,
-        false, true, false, false, "float32");
+    return new ModelConfig(
+        "qwen2", 50257, 48, 96, 2, 4, 1, 16, 1024, 1e-6, 1e6, "default", 1, 1, 4, 8192, false, true,
+        false, false, "float32");
   }
 
   /** Qwen3-style: q/k RMSNorm, llama3 RoPE scaling. */
   public static ModelConfig qwen3() {
-    return new ModelConfig("qwen3", 50257, 64, 128, 2, 4, 2, 16, 1024, 1e-6, 5e5, "llama3", 8, 1, 4, 64,
-        true, false, false, true, "float32");
+    return new ModelConfig(
+        "qwen3", 50257, 64, 128, 2, 4, 2, 16, 1024, 1e-6, 5e5, "llama3", 8, 1, 4, 64, true, false,
+        false, true, "float32");
   }
 
   /** The model directory for {@code config} (written once per test run). */
   public static Path dir(String name, ModelConfig config) {
-    return CACHE.computeIfAbsent(name, n -> {
-      try {
-        Path dir = Files.createTempDirectory("leap-test-" + n);
-        dir.toFile().deleteOnExit();
-        HfModelWriter.write(dir, config, n.hashCode(), 0.5, HfModelWriter.StorageType.F32, 50256);
-        HfTokenizer.copyGpt2(dir.resolve("tokenizer.json"));
-        return dir;
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    return CACHE.computeIfAbsent(
+        name,
+        n -> {
+          try {
+            Path dir = Files.createTempDirectory("leap-test-" + n);
+            dir.toFile().deleteOnExit();
+            HfModelWriter.write(
+                dir, config, n.hashCode(), 0.5, HfModelWriter.StorageType.F32, 50256);
+            HfTokenizer.copyGpt2(dir.resolve("tokenizer.json"));
+            return dir;
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 }

@@ -8,13 +8,13 @@ import dev.leap.server.openai.Completions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
-import java.nio.file.Path;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -36,51 +36,135 @@ public final class LeapServer implements AutoCloseable {
    * Server settings.
    *
    * @param allowedHosts names the {@code Host} header may carry besides those of the bind address
-   *     (a loopback bind answers to {@code localhost}, {@code 127.0.0.1} and {@code ::1}; a wildcard
-   *     bind to any name unless this list is given); {@code "*"} allows any
-   * @param maxConnections open connections at most; past it the server stops accepting until one closes
+   *     (a loopback bind answers to {@code localhost}, {@code 127.0.0.1} and {@code ::1}; a
+   *     wildcard bind to any name unless this list is given); {@code "*"} allows any
+   * @param maxConnections open connections at most; past it the server stops accepting until one
+   *     closes
    * @param bodyTimeoutMs longest wait for the next bytes of a request body before a 408
    * @param maxRequestTokens most output tokens one request may ask for, {@code n x max_tokens}
-   * @param maxRequestKv most KV slots one request may hold: {@code n x (prompt + max_tokens)}, 0 for
-   *     half the runtime's KV capacity
+   * @param maxRequestKv most KV slots one request may hold: {@code n x (prompt + max_tokens)}, 0
+   *     for half the runtime's KV capacity
    */
-  public record Options(String host, int port, String apiKey, String modelName, long maxBodyBytes, int maxInFlight,
-      long idleTimeoutMs, long stopTimeoutMs, List<String> allowedHosts, int maxConnections, long bodyTimeoutMs,
-      int maxRequestTokens, int maxRequestKv) {
+  public record Options(
+      String host,
+      int port,
+      String apiKey,
+      String modelName,
+      long maxBodyBytes,
+      int maxInFlight,
+      long idleTimeoutMs,
+      long stopTimeoutMs,
+      List<String> allowedHosts,
+      int maxConnections,
+      long bodyTimeoutMs,
+      int maxRequestTokens,
+      int maxRequestKv) {
     public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
     public static final long DEFAULT_BODY_TIMEOUT_MS = 10_000;
     public static final int DEFAULT_MAX_REQUEST_TOKENS = 16_384;
 
     public static Options defaults() {
-      return new Options("127.0.0.1", 8000, null, null, 8L << 20, 512, 300_000, 30_000, List.of(), DEFAULT_MAX_CONNECTIONS,
-          DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_REQUEST_TOKENS, 0);
+      return new Options(
+          "127.0.0.1",
+          8000,
+          null,
+          null,
+          8L << 20,
+          512,
+          300_000,
+          30_000,
+          List.of(),
+          DEFAULT_MAX_CONNECTIONS,
+          DEFAULT_BODY_TIMEOUT_MS,
+          DEFAULT_MAX_REQUEST_TOKENS,
+          0);
     }
 
     public Options withPort(int p) {
-      return new Options(host, p, apiKey, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs, allowedHosts,
-          maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
+      return new Options(
+          host,
+          p,
+          apiKey,
+          modelName,
+          maxBodyBytes,
+          maxInFlight,
+          idleTimeoutMs,
+          stopTimeoutMs,
+          allowedHosts,
+          maxConnections,
+          bodyTimeoutMs,
+          maxRequestTokens,
+          maxRequestKv);
     }
 
     public Options withApiKey(String key) {
-      return new Options(host, port, key, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs, allowedHosts,
-          maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
+      return new Options(
+          host,
+          port,
+          key,
+          modelName,
+          maxBodyBytes,
+          maxInFlight,
+          idleTimeoutMs,
+          stopTimeoutMs,
+          allowedHosts,
+          maxConnections,
+          bodyTimeoutMs,
+          maxRequestTokens,
+          maxRequestKv);
     }
 
     public Options withAllowedHosts(List<String> hosts) {
-      return new Options(host, port, apiKey, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs, hosts,
-          maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
+      return new Options(
+          host,
+          port,
+          apiKey,
+          modelName,
+          maxBodyBytes,
+          maxInFlight,
+          idleTimeoutMs,
+          stopTimeoutMs,
+          hosts,
+          maxConnections,
+          bodyTimeoutMs,
+          maxRequestTokens,
+          maxRequestKv);
     }
 
     /** Connections, in-flight requests and the body-read timeout. */
     public Options withLimits(int connections, int inFlight, long bodyMs) {
-      return new Options(host, port, apiKey, modelName, maxBodyBytes, inFlight, idleTimeoutMs, stopTimeoutMs, allowedHosts,
-          connections, bodyMs, maxRequestTokens, maxRequestKv);
+      return new Options(
+          host,
+          port,
+          apiKey,
+          modelName,
+          maxBodyBytes,
+          inFlight,
+          idleTimeoutMs,
+          stopTimeoutMs,
+          allowedHosts,
+          connections,
+          bodyMs,
+          maxRequestTokens,
+          maxRequestKv);
     }
 
     /** The per-request budget: {@code n x max_tokens} and KV slots. */
     public Options withBudget(int requestTokens, int requestKv) {
-      return new Options(host, port, apiKey, modelName, maxBodyBytes, maxInFlight, idleTimeoutMs, stopTimeoutMs, allowedHosts,
-          maxConnections, bodyTimeoutMs, requestTokens, requestKv);
+      return new Options(
+          host,
+          port,
+          apiKey,
+          modelName,
+          maxBodyBytes,
+          maxInFlight,
+          idleTimeoutMs,
+          stopTimeoutMs,
+          allowedHosts,
+          maxConnections,
+          bodyTimeoutMs,
+          requestTokens,
+          requestKv);
     }
   }
 
@@ -143,8 +227,17 @@ public final class LeapServer implements AutoCloseable {
     server.addConnector(connector);
     // Past maxConnections the server stops accepting until one closes (the backlog holds the rest).
     server.addBean(new NetworkConnectionLimit(o.maxConnections(), server));
-    this.handler = new ApiHandler(completions, runtime, o.apiKey(), o.maxBodyBytes(), o.maxInFlight(),
-        allowedHosts(o.host(), o.allowedHosts()), o.bodyTimeoutMs(), o.maxRequestTokens(), o.maxRequestKv());
+    this.handler =
+        new ApiHandler(
+            completions,
+            runtime,
+            o.apiKey(),
+            o.maxBodyBytes(),
+            o.maxInFlight(),
+            allowedHosts(o.host(), o.allowedHosts()),
+            o.bodyTimeoutMs(),
+            o.maxRequestTokens(),
+            o.maxRequestKv());
     server.setHandler(handler);
     server.setErrorHandler(ApiHandler.errorHandler());
     server.setStopTimeout(o.stopTimeoutMs());

@@ -13,82 +13,159 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code leap serve}: the OpenAI-compatible server on a model directory or the demo model. */
-@Command(name = "serve", mixinStandardHelpOptions = true,
-    description = "Serve the OpenAI API (/v1/completions, /v1/chat/completions, /v1/models, /health) with Leap's constraints.")
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description =
+        "Serve the OpenAI API (/v1/completions, /v1/chat/completions, /v1/models, /health) with Leap's constraints.")
 public final class ServeCommand implements Callable<Integer> {
   /** Made by {@code leap}'s command line, by class name. */
   public ServeCommand() {}
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo", description = "Model directory or 'demo'. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--model",
+      defaultValue = "demo",
+      paramLabel = "DIR|demo",
+      description = "Model directory or 'demo'. Default: ${DEFAULT-VALUE}.")
   String model;
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--host",
+      defaultValue = "127.0.0.1",
+      description = "Address to bind. Default: ${DEFAULT-VALUE}.")
   String host;
 
-  @Option(names = "--port", defaultValue = "8000", description = "Port (0: a free one). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--port",
+      defaultValue = "8000",
+      description = "Port (0: a free one). Default: ${DEFAULT-VALUE}.")
   int port;
 
-  @Option(names = "--api-key", description = "Require 'Authorization: Bearer KEY' (default: no key). Also LEAP_API_KEY.")
+  @Option(
+      names = "--api-key",
+      description = "Require 'Authorization: Bearer KEY' (default: no key). Also LEAP_API_KEY.")
   String apiKey;
 
-  @Option(names = "--served-model-name", description = "The model's name in the API. Default: the directory's name.")
+  @Option(
+      names = "--served-model-name",
+      description = "The model's name in the API. Default: the directory's name.")
   String servedName;
 
-  @Option(names = "--device", defaultValue = "cpu", description = "cpu, gpu or gpuN. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--device",
+      defaultValue = "cpu",
+      description = "cpu, gpu or gpuN. Default: ${DEFAULT-VALUE}.")
   String device;
 
-  @Option(names = "--dtype", defaultValue = "auto", description = "Weights, activations and KV cache: auto (the"
-      + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--dtype",
+      defaultValue = "auto",
+      description =
+          "Weights, activations and KV cache: auto (the"
+              + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
   String dtype;
 
-  @Option(names = "--sparse-logits-limit", defaultValue = "4096", paramLabel = "N", description = "Constrained steps whose"
-      + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
-      + " vocabulary. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--sparse-logits-limit",
+      defaultValue = "4096",
+      paramLabel = "N",
+      description =
+          "Constrained steps whose"
+              + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
+              + " vocabulary. Default: ${DEFAULT-VALUE}.")
   int sparseLogitsLimit;
 
-  @Option(names = "--cpu-f32-weights", defaultValue = "auto", paramLabel = "auto|on|off", description = "With f16 weights"
-      + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
-      + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--cpu-f32-weights",
+      defaultValue = "auto",
+      paramLabel = "auto|on|off",
+      description =
+          "With f16 weights"
+              + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
+              + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
   String cpuF32Weights;
 
-
-  @Option(names = "--kv-capacity", defaultValue = "32768", description = "KV cache slots (tokens). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--kv-capacity",
+      defaultValue = "32768",
+      description = "KV cache slots (tokens). Default: ${DEFAULT-VALUE}.")
   int kvCapacity;
 
-  @Option(names = "--max-batch", defaultValue = "64", description = "Sequences per forward pass. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--max-batch",
+      defaultValue = "64",
+      description = "Sequences per forward pass. Default: ${DEFAULT-VALUE}.")
   int maxBatch;
 
-  @Option(names = "--max-in-flight", defaultValue = "512", description = "Requests at once before 503. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--max-in-flight",
+      defaultValue = "512",
+      description = "Requests at once before 503. Default: ${DEFAULT-VALUE}.")
   int maxInFlight;
 
-  @Option(names = "--max-body-bytes", defaultValue = "8388608", description = "Largest request body (413 above). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--max-body-bytes",
+      defaultValue = "8388608",
+      description = "Largest request body (413 above). Default: ${DEFAULT-VALUE}.")
   long maxBody;
 
-  @Option(names = "--allowed-hosts", split = ",", paramLabel = "NAME[,NAME...]",
-      description = "Host header names accepted besides the bind address's (a loopback bind: localhost, 127.0.0.1, ::1); '*' for any. Other names get 403 (DNS rebinding).")
+  @Option(
+      names = "--allowed-hosts",
+      split = ",",
+      paramLabel = "NAME[,NAME...]",
+      description =
+          "Host header names accepted besides the bind address's (a loopback bind: localhost, 127.0.0.1, ::1); '*' for any. Other names get 403 (DNS rebinding).")
   List<String> allowedHosts = new ArrayList<>();
 
-  @Option(names = "--max-connections", defaultValue = "16384", description = "Open connections at most; past it new ones wait in the accept backlog. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--max-connections",
+      defaultValue = "16384",
+      description =
+          "Open connections at most; past it new ones wait in the accept backlog. Default: ${DEFAULT-VALUE}.")
   int maxConnections;
 
-  @Option(names = "--body-timeout-ms", defaultValue = "10000", description = "Longest time to receive a request body (408 past it; a stalled upload holds a connection, never a thread). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--body-timeout-ms",
+      defaultValue = "10000",
+      description =
+          "Longest time to receive a request body (408 past it; a stalled upload holds a connection, never a thread). Default: ${DEFAULT-VALUE}.")
   long bodyTimeoutMs;
 
-  @Option(names = "--max-request-tokens", defaultValue = "16384", description = "Most output tokens one request may ask for, n x max_tokens (400 above; a default max_tokens is lowered to fit). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--max-request-tokens",
+      defaultValue = "16384",
+      description =
+          "Most output tokens one request may ask for, n x max_tokens (400 above; a default max_tokens is lowered to fit). Default: ${DEFAULT-VALUE}.")
   int maxRequestTokens;
 
-  @Option(names = "--max-request-kv", defaultValue = "0", description = "Most KV slots one request may hold, n x (prompt + max_tokens) (400 above). Default: half of --kv-capacity.")
+  @Option(
+      names = "--max-request-kv",
+      defaultValue = "0",
+      description =
+          "Most KV slots one request may hold, n x (prompt + max_tokens) (400 above). Default: half of --kv-capacity.")
   int maxRequestKv;
 
-  @Option(names = "--small-request-reserve", defaultValue = "-1", description = "KV slots kept for small requests (those needing at most a quarter of it), so they start while big ones run; 0: none. Default: an eighth of --kv-capacity.")
+  @Option(
+      names = "--small-request-reserve",
+      defaultValue = "-1",
+      description =
+          "KV slots kept for small requests (those needing at most a quarter of it), so they start while big ones run; 0: none. Default: an eighth of --kv-capacity.")
   int smallReserve;
 
-  @Option(names = "--compile-threads", defaultValue = "2", description = "Threads compiling constraints, shared by all requests. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--compile-threads",
+      defaultValue = "2",
+      description =
+          "Threads compiling constraints, shared by all requests. Default: ${DEFAULT-VALUE}.")
   int compileThreads;
 
-  @Option(names = "--compile-timeout-ms", defaultValue = "10000", description = "Time limit of one constraint's compilation (400 naming it past that; 0: none). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--compile-timeout-ms",
+      defaultValue = "10000",
+      description =
+          "Time limit of one constraint's compilation (400 naming it past that; 0: none). Default: ${DEFAULT-VALUE}.")
   long compileTimeoutMs;
 
   @Override
@@ -99,23 +176,51 @@ public final class ServeCommand implements Callable<Integer> {
     }
     String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
     Path dir = DemoModel.resolve(model, err);
-    LeapRuntime runtime = LeapRuntime.builder().setModelDir(dir).optDevice(device).optDtype(dtype).optSparseLogitsLimit(sparseLogitsLimit)
-        .optCpuF32Weights(cpuF32Weights).optKvCapacity(kvCapacity)
-        .optMaxBatch(maxBatch).optSmallRequestReserve(smallReserve).optCompileThreads(compileThreads)
-        .optCompileTimeoutMs(compileTimeoutMs).build();
+    LeapRuntime runtime =
+        LeapRuntime.builder()
+            .setModelDir(dir)
+            .optDevice(device)
+            .optDtype(dtype)
+            .optSparseLogitsLimit(sparseLogitsLimit)
+            .optCpuF32Weights(cpuF32Weights)
+            .optKvCapacity(kvCapacity)
+            .optMaxBatch(maxBatch)
+            .optSmallRequestReserve(smallReserve)
+            .optCompileThreads(compileThreads)
+            .optCompileTimeoutMs(compileTimeoutMs)
+            .build();
     String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
     LeapServer.Options d = LeapServer.Options.defaults();
-    LeapServer.Options o = new LeapServer.Options(host, port, key, name, maxBody, maxInFlight, 300_000, 30_000, allowedHosts,
-        maxConnections, bodyTimeoutMs, maxRequestTokens, maxRequestKv);
+    LeapServer.Options o =
+        new LeapServer.Options(
+            host,
+            port,
+            key,
+            name,
+            maxBody,
+            maxInFlight,
+            300_000,
+            30_000,
+            allowedHosts,
+            maxConnections,
+            bodyTimeoutMs,
+            maxRequestTokens,
+            maxRequestKv);
     LeapServer server = new LeapServer(runtime, o).start();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        server.close();
-      } catch (Exception e) {
-        // stopping anyway
-      }
-    }, "leap-serve-stop"));
-    err.printf("leap serve: %s on http://%s:%d/v1 (%s)%n", dir, host, server.port(), key == null ? "no API key" : "API key required");
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    server.close();
+                  } catch (Exception e) {
+                    // stopping anyway
+                  }
+                },
+                "leap-serve-stop"));
+    err.printf(
+        "leap serve: %s on http://%s:%d/v1 (%s)%n",
+        dir, host, server.port(), key == null ? "no API key" : "API key required");
     err.flush();
     server.join();
     return 0;

@@ -9,14 +9,14 @@ import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonSchemaLocalValidation;
 import com.openai.core.JsonValue;
+import com.openai.core.http.StreamResponse;
 import com.openai.errors.BadRequestException;
 import com.openai.errors.NotFoundException;
 import com.openai.errors.UnauthorizedException;
 import com.openai.models.ResponseFormatJsonObject;
 import com.openai.models.chat.completions.ChatCompletion;
-import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import com.openai.models.chat.completions.StructuredChatCompletion;
 import com.openai.models.completions.Completion;
@@ -55,7 +55,12 @@ class OpenAiClientTest {
   static String base;
 
   /** A character sheet's house, as the demo model learned them. */
-  enum House { Gryffindor, Slytherin, Ravenclaw, Hufflepuff }
+  enum House {
+    Gryffindor,
+    Slytherin,
+    Ravenclaw,
+    Hufflepuff
+  }
 
   /** The structured output of the test: parsed by the client from the server's JSON. */
   record Wizard(String name, House house) {}
@@ -63,7 +68,8 @@ class OpenAiClientTest {
   @BeforeAll
   static void start() throws Exception {
     runtime = LeapRuntime.builder().setModelDir(DemoModel.ensure()).optKvCapacity(8192).build();
-    server = new LeapServer(runtime, LeapServer.Options.defaults().withPort(0).withApiKey(KEY)).start();
+    server =
+        new LeapServer(runtime, LeapServer.Options.defaults().withPort(0).withApiKey(KEY)).start();
     base = "http://127.0.0.1:" + server.port() + "/v1";
     client = OpenAIOkHttpClient.builder().baseUrl(base).apiKey(KEY).maxRetries(0).build();
   }
@@ -75,10 +81,20 @@ class OpenAiClientTest {
 
   @Test
   void structuredOutputParsedIntoARecord() {
-    String prompt = "Hermione Granger is a character in Harry Potter. Please fill in the following information about this character.\n";
-    StructuredChatCompletion<Wizard> c = client.chat().completions().create(ChatCompletionCreateParams.builder()
-        .model(server.modelName()).addUserMessage(prompt).maxCompletionTokens(64).temperature(0.0)
-        .responseFormat(Wizard.class, JsonSchemaLocalValidation.YES).build());
+    String prompt =
+        "Hermione Granger is a character in Harry Potter. Please fill in the following information about this character.\n";
+    StructuredChatCompletion<Wizard> c =
+        client
+            .chat()
+            .completions()
+            .create(
+                ChatCompletionCreateParams.builder()
+                    .model(server.modelName())
+                    .addUserMessage(prompt)
+                    .maxCompletionTokens(64)
+                    .temperature(0.0)
+                    .responseFormat(Wizard.class, JsonSchemaLocalValidation.YES)
+                    .build());
     Wizard w = c.choices().get(0).message().content().orElseThrow();
     assertTrue(w.name() != null && w.house() != null, "parsed " + w);
     assertEquals("stop", c.choices().get(0).finishReason().asString());
@@ -86,54 +102,103 @@ class OpenAiClientTest {
 
   @Test
   void regexThroughStructuredOutputsWithUsageAndLeapStats() {
-    Completion c = client.completions().create(CompletionCreateParams.builder()
-        .model(server.modelName()).prompt("Phone: ").maxTokens(20).temperature(0.0)
-        .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("regex", "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")))
-        .build());
+    Completion c =
+        client
+            .completions()
+            .create(
+                CompletionCreateParams.builder()
+                    .model(server.modelName())
+                    .prompt("Phone: ")
+                    .maxTokens(20)
+                    .temperature(0.0)
+                    .putAdditionalBodyProperty(
+                        "structured_outputs",
+                        JsonValue.from(Map.of("regex", "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")))
+                    .build());
     String text = c.choices().get(0).text();
     assertTrue(Pattern.matches("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}", text), text);
     assertTrue(c.usage().orElseThrow().completionTokens() > 0);
     JsonValue leap = c._additionalProperties().get("leap");
-    assertTrue(leap != null && leap.toString().contains("forward_passes"), "Leap's statistics: " + leap);
+    assertTrue(
+        leap != null && leap.toString().contains("forward_passes"), "Leap's statistics: " + leap);
     Map<?, ?> on = leap.convert(Map.class);
-    assertTrue(((Number) on.get("tokens_jumped")).intValue() > 0, "the forced ') ' and '-' jump: " + on);
+    assertTrue(
+        ((Number) on.get("tokens_jumped")).intValue() > 0, "the forced ') ' and '-' jump: " + on);
 
     // Leap's extension field turns jump-forward off for this request alone: every token sampled.
-    Completion plain = client.completions().create(CompletionCreateParams.builder()
-        .model(server.modelName()).prompt("Phone: ").maxTokens(20).temperature(0.0)
-        .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("regex", "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")))
-        .putAdditionalBodyProperty("jump_forward", JsonValue.from(false))
-        .build());
+    Completion plain =
+        client
+            .completions()
+            .create(
+                CompletionCreateParams.builder()
+                    .model(server.modelName())
+                    .prompt("Phone: ")
+                    .maxTokens(20)
+                    .temperature(0.0)
+                    .putAdditionalBodyProperty(
+                        "structured_outputs",
+                        JsonValue.from(Map.of("regex", "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")))
+                    .putAdditionalBodyProperty("jump_forward", JsonValue.from(false))
+                    .build());
     Map<?, ?> off = plain._additionalProperties().get("leap").convert(Map.class);
     assertEquals(0, ((Number) off.get("tokens_jumped")).intValue(), off.toString());
-    assertTrue(Pattern.matches("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}", plain.choices().get(0).text()), plain.toString());
-    assertTrue(((Number) off.get("forward_passes")).intValue() > ((Number) on.get("forward_passes")).intValue(),
+    assertTrue(
+        Pattern.matches("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}", plain.choices().get(0).text()),
+        plain.toString());
+    assertTrue(
+        ((Number) off.get("forward_passes")).intValue()
+            > ((Number) on.get("forward_passes")).intValue(),
         "token by token takes more forward passes: " + off + " vs " + on);
   }
 
   @Test
   void streamedChatReassemblesToTheUnstreamedTextWithUsage() {
-    String prompt = "Harry Potter is a character in Harry Potter. Please fill in the following information about this character.\n";
-    ChatCompletionCreateParams.Builder b = ChatCompletionCreateParams.builder().model(server.modelName())
-        .addUserMessage(prompt).maxCompletionTokens(80).temperature(0.0)
-        .putAdditionalBodyProperty("regex", JsonValue.from("\\{\n    \"name\": \"[\\w\\d\\s]{1,16}\",\n    \"house\": \"(Gryffindor|Slytherin|Ravenclaw|Hufflepuff)\"\n\\}"));
-    String whole = client.chat().completions().create(b.build()).choices().get(0).message().content().orElseThrow();
+    String prompt =
+        "Harry Potter is a character in Harry Potter. Please fill in the following information about this character.\n";
+    ChatCompletionCreateParams.Builder b =
+        ChatCompletionCreateParams.builder()
+            .model(server.modelName())
+            .addUserMessage(prompt)
+            .maxCompletionTokens(80)
+            .temperature(0.0)
+            .putAdditionalBodyProperty(
+                "regex",
+                JsonValue.from(
+                    "\\{\n    \"name\": \"[\\w\\d\\s]{1,16}\",\n    \"house\": \"(Gryffindor|Slytherin|Ravenclaw|Hufflepuff)\"\n\\}"));
+    String whole =
+        client
+            .chat()
+            .completions()
+            .create(b.build())
+            .choices()
+            .get(0)
+            .message()
+            .content()
+            .orElseThrow();
     StringBuilder streamed = new StringBuilder();
     List<String> roles = new ArrayList<>();
     List<Long> usage = new ArrayList<>();
     int[] chunks = {0};
-    try (StreamResponse<ChatCompletionChunk> r = client.chat().completions().createStreaming(
-        b.streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build()).build())) {
-      r.stream().forEach(c -> {
-        chunks[0]++;
-        for (ChatCompletionChunk.Choice ch : c.choices()) {
-          ch.delta().role().ifPresent(role -> roles.add(role.asString()));
-          ch.delta().content().ifPresent(streamed::append);
-        }
-        c.usage().ifPresent(u -> usage.add(u.completionTokens()));
-      });
+    try (StreamResponse<ChatCompletionChunk> r =
+        client
+            .chat()
+            .completions()
+            .createStreaming(
+                b.streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build())
+                    .build())) {
+      r.stream()
+          .forEach(
+              c -> {
+                chunks[0]++;
+                for (ChatCompletionChunk.Choice ch : c.choices()) {
+                  ch.delta().role().ifPresent(role -> roles.add(role.asString()));
+                  ch.delta().content().ifPresent(streamed::append);
+                }
+                c.usage().ifPresent(u -> usage.add(u.completionTokens()));
+              });
     }
-    assertEquals(whole, streamed.toString(), "the streamed deltas reassemble to the unstreamed text");
+    assertEquals(
+        whole, streamed.toString(), "the streamed deltas reassemble to the unstreamed text");
     assertTrue(whole.contains("\"house\""), whole);
     assertEquals(List.of("assistant"), roles, "one role, in the first delta");
     assertEquals(1, usage.size(), "one usage chunk");
@@ -143,16 +208,27 @@ class OpenAiClientTest {
 
   @Test
   void streamedCompletionOverTheLegacyEndpoint() {
-    CompletionCreateParams p = CompletionCreateParams.builder().model(server.modelName()).prompt("Phone: ").maxTokens(20)
-        .temperature(0.0).putAdditionalBodyProperty("regex", JsonValue.from("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")).build();
+    CompletionCreateParams p =
+        CompletionCreateParams.builder()
+            .model(server.modelName())
+            .prompt("Phone: ")
+            .maxTokens(20)
+            .temperature(0.0)
+            .putAdditionalBodyProperty("regex", JsonValue.from("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}"))
+            .build();
     String whole = client.completions().create(p).choices().get(0).text();
     StringBuilder streamed = new StringBuilder();
     List<String> reasons = new ArrayList<>();
     try (StreamResponse<Completion> r = client.completions().createStreaming(p)) {
-      r.stream().forEach(c -> c.choices().forEach(ch -> {
-        streamed.append(ch.text());
-        ch._finishReason().asKnown().ifPresent(f -> reasons.add(f.asString()));
-      }));
+      r.stream()
+          .forEach(
+              c ->
+                  c.choices()
+                      .forEach(
+                          ch -> {
+                            streamed.append(ch.text());
+                            ch._finishReason().asKnown().ifPresent(f -> reasons.add(f.asString()));
+                          }));
     }
     assertEquals(whole, streamed.toString());
     assertEquals(List.of("stop"), reasons);
@@ -160,18 +236,33 @@ class OpenAiClientTest {
 
   @Test
   void grammarsAndFreeFormJsonObjectsThroughTheGrammarEngine() throws Exception {
-    String arithmetic = "root ::= expr\nexpr ::= term ([+-] term)*\nterm ::= [0-9]{1,3} | \"(\" expr \")\"";
-    Completion c = client.completions().create(CompletionCreateParams.builder()
-        .model(server.modelName()).prompt("2+2=").maxTokens(24).temperature(0.0)
-        .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("grammar", arithmetic))).build());
+    String arithmetic =
+        "root ::= expr\nexpr ::= term ([+-] term)*\nterm ::= [0-9]{1,3} | \"(\" expr \")\"";
+    Completion c =
+        client
+            .completions()
+            .create(
+                CompletionCreateParams.builder()
+                    .model(server.modelName())
+                    .prompt("2+2=")
+                    .maxTokens(24)
+                    .temperature(0.0)
+                    .putAdditionalBodyProperty(
+                        "structured_outputs", JsonValue.from(Map.of("grammar", arithmetic)))
+                    .build());
     String text = c.choices().get(0).text();
     assertTrue(Pattern.matches("[0-9()+-]+", text) && balanced(text), text);
 
     // json_object: any JSON object, nested without bound; streamed as it is generated.
-    ChatCompletionCreateParams p = ChatCompletionCreateParams.builder().model(server.modelName())
-        .addUserMessage("Hermione Granger is a character in Harry Potter. Please fill in the following information about this character.\n")
-        .maxCompletionTokens(120).temperature(0.0)
-        .responseFormat(ResponseFormatJsonObject.builder().build()).build();
+    ChatCompletionCreateParams p =
+        ChatCompletionCreateParams.builder()
+            .model(server.modelName())
+            .addUserMessage(
+                "Hermione Granger is a character in Harry Potter. Please fill in the following information about this character.\n")
+            .maxCompletionTokens(120)
+            .temperature(0.0)
+            .responseFormat(ResponseFormatJsonObject.builder().build())
+            .build();
     ChatCompletion whole = client.chat().completions().create(p);
     String json = whole.choices().get(0).message().content().orElseThrow();
     if (whole.choices().get(0).finishReason() == ChatCompletion.Choice.FinishReason.STOP) {
@@ -180,24 +271,60 @@ class OpenAiClientTest {
       assertTrue(json.startsWith("{"), json);
     }
 
-    BadRequestException bad = assertThrows(BadRequestException.class, () -> client.completions().create(
-        CompletionCreateParams.builder().model(server.modelName()).prompt("x")
-            .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("grammar", "root ::= value"))).build()));
-    assertTrue(bad.getMessage().contains("line 1") && bad.getMessage().contains("value"), bad.getMessage());
+    BadRequestException bad =
+        assertThrows(
+            BadRequestException.class,
+            () ->
+                client
+                    .completions()
+                    .create(
+                        CompletionCreateParams.builder()
+                            .model(server.modelName())
+                            .prompt("x")
+                            .putAdditionalBodyProperty(
+                                "structured_outputs",
+                                JsonValue.from(Map.of("grammar", "root ::= value")))
+                            .build()));
+    assertTrue(
+        bad.getMessage().contains("line 1") && bad.getMessage().contains("value"),
+        bad.getMessage());
   }
 
   @Test
   void aStructuralTagLetsTheModelWriteFreeTextAndConstrainsTheTag() throws Exception {
-    Map<String, Object> tag = Map.of(
-        "type", "structural_tag",
-        "structures", List.of(Map.of("begin", "<fact>", "end", "</fact>", "schema", Map.of("type", "object",
-            "properties", Map.of("town", Map.of("type", "string", "maxLength", 12)), "required", List.of("town"),
-            "additionalProperties", false))),
-        "triggers", List.of("<fact>"));
+    Map<String, Object> tag =
+        Map.of(
+            "type", "structural_tag",
+            "structures",
+                List.of(
+                    Map.of(
+                        "begin",
+                        "<fact>",
+                        "end",
+                        "</fact>",
+                        "schema",
+                        Map.of(
+                            "type",
+                            "object",
+                            "properties",
+                            Map.of("town", Map.of("type", "string", "maxLength", 12)),
+                            "required",
+                            List.of("town"),
+                            "additionalProperties",
+                            false))),
+            "triggers", List.of("<fact>"));
     String prompt = "The nearby town of Ivelport <fact>";
-    Completion c = client.completions().create(CompletionCreateParams.builder()
-        .model(server.modelName()).prompt(prompt).maxTokens(60).temperature(0.0)
-        .putAdditionalBodyProperty("response_format", JsonValue.from(tag)).build());
+    Completion c =
+        client
+            .completions()
+            .create(
+                CompletionCreateParams.builder()
+                    .model(server.modelName())
+                    .prompt(prompt)
+                    .maxTokens(60)
+                    .temperature(0.0)
+                    .putAdditionalBodyProperty("response_format", JsonValue.from(tag))
+                    .build());
     String text = c.choices().get(0).text();
     // Every <fact> opens a tag whose content is the schema's JSON, closed by </fact>.
     java.util.regex.Matcher m = Pattern.compile("<fact>").matcher(text);
@@ -215,7 +342,9 @@ class OpenAiClientTest {
     assertTrue(tags >= 0);
     Map<?, ?> leap = c._additionalProperties().get("leap").convert(Map.class);
     if (text.contains("<fact>")) {
-      assertTrue(((Number) leap.get("tokens_jumped")).intValue() > 0, "the tag's {\"town\":\" is forced: " + leap);
+      assertTrue(
+          ((Number) leap.get("tokens_jumped")).intValue() > 0,
+          "the tag's {\"town\":\" is forced: " + leap);
     }
   }
 
@@ -232,45 +361,114 @@ class OpenAiClientTest {
 
   @Test
   void errorsAreTheClientsTypedExceptions() {
-    BadRequestException bad = assertThrows(BadRequestException.class, () -> client.completions().create(
-        CompletionCreateParams.builder().model(server.modelName()).prompt("x")
-            .putAdditionalBodyProperty("guided_json", JsonValue.from(Map.of("type", "object"))).build()));
+    BadRequestException bad =
+        assertThrows(
+            BadRequestException.class,
+            () ->
+                client
+                    .completions()
+                    .create(
+                        CompletionCreateParams.builder()
+                            .model(server.modelName())
+                            .prompt("x")
+                            .putAdditionalBodyProperty(
+                                "guided_json", JsonValue.from(Map.of("type", "object")))
+                            .build()));
     assertTrue(bad.getMessage().contains("structured_outputs.json"), bad.getMessage());
-    BadRequestException schema = assertThrows(BadRequestException.class, () -> client.completions().create(
-        CompletionCreateParams.builder().model(server.modelName()).prompt("x")
-            .putAdditionalBodyProperty("structured_outputs", JsonValue.from(Map.of("json", Map.of("type", "string",
-                "pattern", "(?<=a)b")))).build()));
-    assertTrue(schema.getMessage().contains("pattern") || schema.getMessage().contains("(?<="), schema.getMessage());
-    assertThrows(NotFoundException.class, () -> client.completions().create(
-        CompletionCreateParams.builder().model("no-such-model").prompt("x").build()));
-    OpenAIClient wrongKey = OpenAIOkHttpClient.builder().baseUrl(base).apiKey("wrong").maxRetries(0).build();
-    assertThrows(UnauthorizedException.class, () -> wrongKey.completions().create(
-        CompletionCreateParams.builder().model(server.modelName()).prompt("x").build()));
+    BadRequestException schema =
+        assertThrows(
+            BadRequestException.class,
+            () ->
+                client
+                    .completions()
+                    .create(
+                        CompletionCreateParams.builder()
+                            .model(server.modelName())
+                            .prompt("x")
+                            .putAdditionalBodyProperty(
+                                "structured_outputs",
+                                JsonValue.from(
+                                    Map.of("json", Map.of("type", "string", "pattern", "(?<=a)b"))))
+                            .build()));
+    assertTrue(
+        schema.getMessage().contains("pattern") || schema.getMessage().contains("(?<="),
+        schema.getMessage());
+    assertThrows(
+        NotFoundException.class,
+        () ->
+            client
+                .completions()
+                .create(
+                    CompletionCreateParams.builder().model("no-such-model").prompt("x").build()));
+    OpenAIClient wrongKey =
+        OpenAIOkHttpClient.builder().baseUrl(base).apiKey("wrong").maxRetries(0).build();
+    assertThrows(
+        UnauthorizedException.class,
+        () ->
+            wrongKey
+                .completions()
+                .create(
+                    CompletionCreateParams.builder()
+                        .model(server.modelName())
+                        .prompt("x")
+                        .build()));
   }
 
   @Test
   void metricsInPrometheusTextWithVllmNames() throws Exception {
-    client.completions().create(CompletionCreateParams.builder().model(server.modelName()).prompt("Phone: ").maxTokens(20)
-        .temperature(0.0).putAdditionalBodyProperty("regex", JsonValue.from("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")).build());
-    String m = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.replace("/v1", "") + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    for (String name : List.of("vllm:time_to_first_token_seconds_bucket", "vllm:time_per_output_token_seconds_count",
-        "vllm:e2e_request_latency_seconds_sum", "vllm:prompt_tokens_total", "vllm:generation_tokens_total",
-        "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:request_queue_time_seconds_count",
-        "leap:http_requests_in_flight", "vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries_total",
-        "vllm:prefix_cache_hits_total", "leap:tokens_jumped_total", "leap:bytes_jumped_total", "leap:forward_passes_total")) {
+    client
+        .completions()
+        .create(
+            CompletionCreateParams.builder()
+                .model(server.modelName())
+                .prompt("Phone: ")
+                .maxTokens(20)
+                .temperature(0.0)
+                .putAdditionalBodyProperty(
+                    "regex", JsonValue.from("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}"))
+                .build());
+    String m =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base.replace("/v1", "") + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    for (String name :
+        List.of(
+            "vllm:time_to_first_token_seconds_bucket",
+            "vllm:time_per_output_token_seconds_count",
+            "vllm:e2e_request_latency_seconds_sum",
+            "vllm:prompt_tokens_total",
+            "vllm:generation_tokens_total",
+            "vllm:num_requests_running",
+            "vllm:num_requests_waiting",
+            "vllm:request_queue_time_seconds_count",
+            "leap:http_requests_in_flight",
+            "vllm:kv_cache_usage_perc",
+            "vllm:prefix_cache_queries_total",
+            "vllm:prefix_cache_hits_total",
+            "leap:tokens_jumped_total",
+            "leap:bytes_jumped_total",
+            "leap:forward_passes_total")) {
       assertTrue(m.contains(name), name + " in\n" + m);
     }
-    java.util.regex.Matcher jumped = Pattern.compile("leap:tokens_jumped_total\\{[^}]*\\} (\\d+)").matcher(m);
-    assertTrue(jumped.find() && Long.parseLong(jumped.group(1)) > 0, "the phone number's forced ') ' and '-' were jumped");
-    java.util.regex.Matcher e2e = Pattern.compile("vllm:e2e_request_latency_seconds_count\\{[^}]*\\} (\\d+)").matcher(m);
+    java.util.regex.Matcher jumped =
+        Pattern.compile("leap:tokens_jumped_total\\{[^}]*\\} (\\d+)").matcher(m);
+    assertTrue(
+        jumped.find() && Long.parseLong(jumped.group(1)) > 0,
+        "the phone number's forced ') ' and '-' were jumped");
+    java.util.regex.Matcher e2e =
+        Pattern.compile("vllm:e2e_request_latency_seconds_count\\{[^}]*\\} (\\d+)").matcher(m);
     assertTrue(e2e.find() && Long.parseLong(e2e.group(1)) >= 1);
   }
 
   private static HttpResponse<String> post(String path, String body) throws Exception {
-    HttpRequest r = HttpRequest.newBuilder(URI.create(base.replace("/v1", "") + path))
-        .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    HttpRequest r =
+        HttpRequest.newBuilder(URI.create(base.replace("/v1", "") + path))
+            .header("Authorization", "Bearer " + KEY)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build();
     return HttpClient.newHttpClient().send(r, HttpResponse.BodyHandlers.ofString());
   }
 
@@ -283,37 +481,63 @@ class OpenAiClientTest {
     assertTrue(e.at("/error/message").asText().contains("not valid JSON"));
     // A body over the limit is refused from its Content-Length, before any of it is read.
     try (Socket s = new Socket("127.0.0.1", server.port())) {
-      s.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + KEY
-          + "\r\nContent-Type: application/json\r\nContent-Length: " + (9 << 20) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              ("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                      + KEY
+                      + "\r\nContent-Type: application/json\r\nContent-Length: "
+                      + (9 << 20)
+                      + "\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
       s.getOutputStream().flush();
       String status = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
       assertEquals("HTTP/1.1 413", status);
     }
     assertEquals(404, post("/v2/nothing", "{}").statusCode());
-    HttpResponse<String> tooLong = post("/v1/completions", "{\"prompt\": \"" + "word ".repeat(5000) + "\", \"max_tokens\": 4}");
+    HttpResponse<String> tooLong =
+        post(
+            "/v1/completions", "{\"prompt\": \"" + "word ".repeat(5000) + "\", \"max_tokens\": 4}");
     assertEquals(400, tooLong.statusCode(), tooLong.body());
-    assertEquals("max_tokens", Json.MAPPER.readTree(post("/v1/completions", "{\"prompt\": \"x\", \"max_tokens\": -1}").body())
-        .at("/error/param").asText());
-    HttpResponse<String> models = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/models"))
-        .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(
+        "max_tokens",
+        Json.MAPPER
+            .readTree(post("/v1/completions", "{\"prompt\": \"x\", \"max_tokens\": -1}").body())
+            .at("/error/param")
+            .asText());
+    HttpResponse<String> models =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/models"))
+                    .header("Authorization", "Bearer " + KEY)
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(4096, Json.MAPPER.readTree(models.body()).at("/data/0/max_model_len").asInt());
   }
 
   @Test
   void aClientThatGoesAwayMidStreamCancelsItsRequest() throws Exception {
     long before = runtime.forwardPasses();
-    String body = "{\"prompt\": \"Letters: \", \"max_tokens\": 2000, \"temperature\": 0, \"stream\": true, "
-        + "\"regex\": \"([a-z]+ )+END\"}";
+    String body =
+        "{\"prompt\": \"Letters: \", \"max_tokens\": 2000, \"temperature\": 0, \"stream\": true, "
+            + "\"regex\": \"([a-z]+ )+END\"}";
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     try (Socket s = new Socket("127.0.0.1", server.port())) {
       OutputStream out = s.getOutputStream();
-      out.write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + KEY
-          + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                  + KEY
+                  + "\r\nContent-Type: application/json\r\nContent-Length: "
+                  + bytes.length
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.write(bytes);
       out.flush();
       byte[] head = s.getInputStream().readNBytes(200);
-      assertTrue(new String(head, StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200"), "the stream began");
-      assertTrue(runtime.forwardPasses() > before, "the request is running before the client goes away");
+      assertTrue(
+          new String(head, StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200"),
+          "the stream began");
+      assertTrue(
+          runtime.forwardPasses() > before, "the request is running before the client goes away");
     }
     // The next writes fail, which cancels the request: it ends at the runtime's next step, forward
     // passes stop growing and no slot stays with a running request.
@@ -325,7 +549,12 @@ class OpenAiClientTest {
     long after = runtime.forwardPasses();
     Thread.sleep(300);
     assertEquals(after, runtime.forwardPasses(), "no forward pass for it any more");
-    assertTrue(after - before < 1500, "cancelled long before its 2,000 tokens: " + (after - before) + " passes");
-    assertEquals(runtime.kvCapacity(), runtime.freeKvSlots() + runtime.cachedKvSlots(), "no slot held by a running request");
+    assertTrue(
+        after - before < 1500,
+        "cancelled long before its 2,000 tokens: " + (after - before) + " passes");
+    assertEquals(
+        runtime.kvCapacity(),
+        runtime.freeKvSlots() + runtime.cachedKvSlots(),
+        "no slot held by a running request");
   }
 }

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * The naive twins of {@link StructuralTags} and {@link ReasoningGate}, written from their definitions
- * over Java strings: a scanner that reads free text up to the first point where a trigger is
- * complete, then tries every tag that begins there and every place its content could end
+ * The naive twins of {@link StructuralTags} and {@link ReasoningGate}, written from their
+ * definitions over Java strings: a scanner that reads free text up to the first point where a
+ * trigger is complete, then tries every tag that begins there and every place its content could end
  * (backtracking, memoized by position). Slow and obvious; shares no code with the automata. Public
  * (in the test-jar) for the runtime's tests.
  */
@@ -59,7 +59,10 @@ public final class NaiveTags {
     }.from(0);
   }
 
-  /** Whether {@code s} is reasoning up to the first {@code marker}, at most {@code maxNewlines} newlines, then content. */
+  /**
+   * Whether {@code s} is reasoning up to the first {@code marker}, at most {@code maxNewlines}
+   * newlines, then content.
+   */
   public static boolean gate(String s, String marker, int maxNewlines, Predicate<String> content) {
     int at = s.indexOf(marker);
     if (at < 0) {

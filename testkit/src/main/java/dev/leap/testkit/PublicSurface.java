@@ -39,7 +39,9 @@ public final class PublicSurface {
     try (Stream<Path> files = Files.walk(root)) {
       for (Path f : (Iterable<Path>) files::iterator) {
         String rel = root.relativize(f).toString().replace('\\', '/');
-        if (!rel.endsWith(".class") || rel.endsWith("module-info.class") || rel.endsWith("package-info.class")
+        if (!rel.endsWith(".class")
+            || rel.endsWith("module-info.class")
+            || rel.endsWith("package-info.class")
             || rel.contains("/jmh_generated/")) { // JMH's generated harness, not written by anyone
           continue;
         }
@@ -72,7 +74,9 @@ public final class PublicSurface {
   private static final int ACC_PUBLIC = 0x0001;
   private static final int ACC_SYNTHETIC = 0x1000;
 
-  /** {@code Outer$Inner} counts when {@code Outer} does; {@code Outer$1} (anonymous or local) never. */
+  /**
+   * {@code Outer$Inner} counts when {@code Outer} does; {@code Outer$1} (anonymous or local) never.
+   */
   private static boolean enclosingArePublic(String name, Set<String> publicFiles) {
     int dollar = name.lastIndexOf('$');
     if (dollar < 0) {
@@ -85,7 +89,10 @@ public final class PublicSurface {
     return publicFiles.contains(outer) && enclosingArePublic(outer, publicFiles);
   }
 
-  /** The {@code access_flags} of a class file: after the magic, the versions and the constant pool (JVMS 4.1). */
+  /**
+   * The {@code access_flags} of a class file: after the magic, the versions and the constant pool
+   * (JVMS 4.1).
+   */
   static int accessFlags(byte[] classFile) {
     ByteBuffer b = ByteBuffer.wrap(classFile);
     if (b.getInt() != 0xCAFEBABE) {
@@ -127,7 +134,10 @@ public final class PublicSurface {
     TreeSet<String> out = new TreeSet<>();
     try (InputStream in = Files.newInputStream(info)) {
       for (ModuleDescriptor.Exports e : ModuleDescriptor.read(in).exports()) {
-        out.add(e.isQualified() ? e.source() + " to " + String.join(", ", new TreeSet<>(e.targets())) : e.source());
+        out.add(
+            e.isQualified()
+                ? e.source() + " to " + String.join(", ", new TreeSet<>(e.targets()))
+                : e.source());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -135,7 +145,10 @@ public final class PublicSurface {
     return new ArrayList<>(out);
   }
 
-  /** Fails, naming what appeared and what went, unless the module's public types are {@code expected}. */
+  /**
+   * Fails, naming what appeared and what went, unless the module's public types are {@code
+   * expected}.
+   */
   public static void check(Class<?> anyClassOfTheModule, List<String> expected) {
     List<String> actual = of(anyClassOfTheModule);
     TreeSet<String> added = new TreeSet<>(actual);
@@ -147,8 +160,13 @@ public final class PublicSurface {
       for (String n : actual) {
         list.append("\n        \"").append(n).append("\",");
       }
-      fail("public types changed: new " + added + ", gone " + gone
-          + ". If that is meant, update the expected list (and the module's README):" + list);
+      fail(
+          "public types changed: new "
+              + added
+              + ", gone "
+              + gone
+              + ". If that is meant, update the expected list (and the module's README):"
+              + list);
     }
   }
 }

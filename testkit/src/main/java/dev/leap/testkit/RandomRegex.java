@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
 
 /**
  * Seeded random regexes over the whole of Leap's dialect, their {@code java.util.regex}
- * translations, and strings drawn from a compiled DFA (so that matches occur) or at random.
- * Public so that later modules' tests (runtime, retokenize) can drive random constraints.
+ * translations, and strings drawn from a compiled DFA (so that matches occur) or at random. Public
+ * so that later modules' tests (runtime, retokenize) can drive random constraints.
  *
  * <p>Dialect differences handled by {@link #toJava}: Java's {@code .} excludes line terminators
  * other than {@code \n} unless {@link Pattern#UNIX_LINES} is set (it is); Java's {@code \v} is a
@@ -24,13 +24,74 @@ public final class RandomRegex {
   private int groups;
 
   private static final String[] LITERALS = {
-    "a", "b", "c", "x", "Z", "0", "7", " ", "\\n", "\\t", "-", ",", ":", "\"", "\\.", "\\*", "\\+", "\\?",
-    "\\(", "\\)", "\\[", "\\]", "\\{", "\\}", "\\|", "\\\\", "\\^", "\\$", "é", "ü", "ß", "中", "文", "😀",
-    "\\x41", "\\u00e9", "\\x{1F600}", "/", "#", "\\v", "_", "\\/"
+    "a",
+    "b",
+    "c",
+    "x",
+    "Z",
+    "0",
+    "7",
+    " ",
+    "\\n",
+    "\\t",
+    "-",
+    ",",
+    ":",
+    "\"",
+    "\\.",
+    "\\*",
+    "\\+",
+    "\\?",
+    "\\(",
+    "\\)",
+    "\\[",
+    "\\]",
+    "\\{",
+    "\\}",
+    "\\|",
+    "\\\\",
+    "\\^",
+    "\\$",
+    "é",
+    "ü",
+    "ß",
+    "中",
+    "文",
+    "😀",
+    "\\x41",
+    "\\u00e9",
+    "\\x{1F600}",
+    "/",
+    "#",
+    "\\v",
+    "_",
+    "\\/"
   };
   private static final String[] CLASS_ITEMS = {
-    "a", "b-d", "x-z", "0-9", "\\d", "\\w", "\\s", "\\D", "_", "\\-", ".", " ", "é", "à-ÿ", "一-龥", "😀-😎",
-    "\\n", "\\]", "\\[", "\\\\", "\"", "A-Z", "\\x00-\\x1f", "\\u0100-\\u017F"
+    "a",
+    "b-d",
+    "x-z",
+    "0-9",
+    "\\d",
+    "\\w",
+    "\\s",
+    "\\D",
+    "_",
+    "\\-",
+    ".",
+    " ",
+    "é",
+    "à-ÿ",
+    "一-龥",
+    "😀-😎",
+    "\\n",
+    "\\]",
+    "\\[",
+    "\\\\",
+    "\"",
+    "A-Z",
+    "\\x00-\\x1f",
+    "\\u0100-\\u017F"
   };
   private static final String[] ESCAPES = {"\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "."};
 
@@ -160,8 +221,8 @@ public final class RandomRegex {
   }
 
   /**
-   * A deterministic byte automaton as the random walk sees it (the project's {@code Dfa} and
-   * {@code ByteAutomaton} through {@link #automaton}; testkit depends on no module of the project).
+   * A deterministic byte automaton as the random walk sees it (the project's {@code Dfa} and {@code
+   * ByteAutomaton} through {@link #automaton}; testkit depends on no module of the project).
    */
   public interface Automaton {
     int initialState();
@@ -172,8 +233,12 @@ public final class RandomRegex {
     int step(int state, int b);
   }
 
-  /** An {@link Automaton} from its three functions ({@code dfa.initialState(), dfa::isAccepting, dfa::step}). */
-  public static Automaton automaton(int initialState, IntPredicate accepting, IntBinaryOperator step) {
+  /**
+   * An {@link Automaton} from its three functions ({@code dfa.initialState(), dfa::isAccepting,
+   * dfa::step}).
+   */
+  public static Automaton automaton(
+      int initialState, IntPredicate accepting, IntBinaryOperator step) {
     return new Automaton() {
       @Override
       public int initialState() {
@@ -219,8 +284,10 @@ public final class RandomRegex {
 
   /** A short random string over characters that appear in regexes, plus a few others. */
   public String sampleRandom(int maxLen) {
-    String[] chars = {"a", "b", "c", "d", "x", "Z", "0", "7", " ", "\n", "\t", "-", ",", ".", "\"", "é",
-      "ü", "中", "😀", "A", "_", "{", "}", "\u000B", "\u00ff", "\u0100", "ÿ", "\u0001"};
+    String[] chars = {
+      "a", "b", "c", "d", "x", "Z", "0", "7", " ", "\n", "\t", "-", ",", ".", "\"", "é", "ü", "中",
+      "😀", "A", "_", "{", "}", "\u000B", "\u00ff", "\u0100", "ÿ", "\u0001"
+    };
     int len = rnd.nextInt(maxLen + 1);
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < len; i++) {

@@ -29,9 +29,16 @@ public final class SkipReporter implements TestExecutionListener {
   }
 
   private static void print(TestIdentifier test, String reason) {
-    String name = test.getSource().filter(MethodSource.class::isInstance).map(MethodSource.class::cast)
-        .map(m -> m.getClassName().substring(m.getClassName().lastIndexOf('.') + 1) + "#" + m.getMethodName())
-        .orElse(test.getDisplayName());
+    String name =
+        test.getSource()
+            .filter(MethodSource.class::isInstance)
+            .map(MethodSource.class::cast)
+            .map(
+                m ->
+                    m.getClassName().substring(m.getClassName().lastIndexOf('.') + 1)
+                        + "#"
+                        + m.getMethodName())
+            .orElse(test.getDisplayName());
     System.out.println("[skipped] " + name + ": " + reason);
   }
 }

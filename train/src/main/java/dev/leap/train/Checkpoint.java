@@ -29,13 +29,16 @@ final class Checkpoint {
   private Checkpoint() {}
 
   /** What a checkpoint restores. */
-  record State(TrainableLlama model, Map<String, float[]> optimizer, int step, double elapsedSeconds) {}
+  record State(
+      TrainableLlama model, Map<String, float[]> optimizer, int step, double elapsedSeconds) {}
 
   static boolean exists(Path dir) {
-    return Files.exists(dir.resolve("state.json")) && Files.exists(dir.resolve("model.safetensors"));
+    return Files.exists(dir.resolve("state.json"))
+        && Files.exists(dir.resolve("model.safetensors"));
   }
 
-  static void write(Path dir, TrainableLlama model, AdamW opt, int step, double elapsedSeconds) throws IOException {
+  static void write(Path dir, TrainableLlama model, AdamW opt, int step, double elapsedSeconds)
+      throws IOException {
     Map<String, float[]> all = new LinkedHashMap<>();
     Map<String, long[]> shapes = new LinkedHashMap<>();
     for (Map.Entry<String, float[]> e : model.values().entrySet()) {
@@ -48,14 +51,18 @@ final class Checkpoint {
     Path tmp = dir.resolveSibling(dir.getFileName() + ".tmp");
     deleteTree(tmp);
     Files.createDirectories(tmp);
-    HfModelWriter.writeSafetensors(tmp.resolve("model.safetensors"), shapes, HfModelWriter.StorageType.F32,
+    HfModelWriter.writeSafetensors(
+        tmp.resolve("model.safetensors"),
+        shapes,
+        HfModelWriter.StorageType.F32,
         (name, count, sink) -> {
           for (float v : all.get(name)) {
             sink.accept(v);
           }
         });
     ObjectMapper m = Json.MAPPER;
-    m.writeValue(tmp.resolve("state.json").toFile(),
+    m.writeValue(
+        tmp.resolve("state.json").toFile(),
         m.createObjectNode().put("step", step).put("elapsedSeconds", elapsedSeconds));
     Path old = dir.resolveSibling(dir.getFileName() + ".old");
     deleteTree(old);
@@ -78,12 +85,14 @@ final class Checkpoint {
       }
     }
     TrainableLlama model = TrainableLlama.fromValues(config, device, params);
-    return new State(model, moments, state.get("step").asInt(), state.get("elapsedSeconds").asDouble());
+    return new State(
+        model, moments, state.get("step").asInt(), state.get("elapsedSeconds").asDouble());
   }
 
   private static float[] floats(SafeTensors st, String name) {
     if (!st.has(name)) {
-      throw new IllegalArgumentException("checkpoint has no tensor " + name + " (was it written for another model shape?)");
+      throw new IllegalArgumentException(
+          "checkpoint has no tensor " + name + " (was it written for another model shape?)");
     }
     FloatBuffer b = st.floats(name);
     float[] out = new float[b.remaining()];

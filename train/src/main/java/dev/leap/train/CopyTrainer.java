@@ -28,36 +28,67 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The copy recipe ({@code ./leap train --recipe copy}; recipe A of {@code ../shared/notes/training.md}):
- * the project's own byte-level BPE (trained into {@code WORK/tokenizer} on first use, deterministic
- * from the seed), the three-phase {@link Curriculum}, a next-token loss on <b>every</b> token of each
- * sequence (the full softmax is cheap with 4,096 tokens) plus {@code valueWeight} times the mean loss
- * of the answers' value tokens, a warmup-stable-decay learning rate (a function of the step only, so a
- * run resumes across sessions: linear warm-up, flat, linear decay over the last {@code decaySteps}),
- * and the early signal ({@link Signal}) every {@code evalEvery} steps, logged with the step.
+ * The copy recipe ({@code ./leap train --recipe copy}; recipe A of {@code
+ * ../shared/notes/training.md}): the project's own byte-level BPE (trained into {@code
+ * WORK/tokenizer} on first use, deterministic from the seed), the three-phase {@link Curriculum}, a
+ * next-token loss on <b>every</b> token of each sequence (the full softmax is cheap with 4,096
+ * tokens) plus {@code valueWeight} times the mean loss of the answers' value tokens, a
+ * warmup-stable-decay learning rate (a function of the step only, so a run resumes across sessions:
+ * linear warm-up, flat, linear decay over the last {@code decaySteps}), and the early signal
+ * ({@link Signal}) every {@code evalEvery} steps, logged with the step.
  *
- * <p>Stop rule: at the first measurement at or after step {@code flatAfter}, if the best swap test so
- * far (cards or articles) is below {@code minSwap} nats, the run stops with a message (its checkpoint
- * kept): the model is not reading the page, and the recipe should change rather than the run go on.
+ * <p>Stop rule: at the first measurement at or after step {@code flatAfter}, if the best swap test
+ * so far (cards or articles) is below {@code minSwap} nats, the run stops with a message (its
+ * checkpoint kept): the model is not reading the page, and the recipe should change rather than the
+ * run go on.
  *
- * <p>Checkpoints, the log and the tokenizer live in {@code workDir} (keep it outside the repository);
- * the same command again resumes from the last checkpoint.
+ * <p>Checkpoints, the log and the tokenizer live in {@code workDir} (keep it outside the
+ * repository); the same command again resumes from the last checkpoint.
  */
 final class CopyTrainer {
 
   /** Hyperparameters and paths of a copy-recipe run. */
-  record Options(int hidden, int layers, int contextTokens, int vocabSize, long seed, int[] phaseEnds, int warmupSteps,
-      int decaySteps, float learningRate, float finalLearningRate, float weightDecay, float clipNorm, int stepTokens,
-      int charactersPerStep, float valueWeight, int microBatchTokens, int checkpointEvery, int evalEvery,
-      int evalCards, int evalArticles, int flatAfter, double minSwap, int tokenizerArticles, Path workDir, Path outDir,
-      HfModelWriter.StorageType storage, int warmSteps, double drillShare, double tokenShare) {
+  record Options(
+      int hidden,
+      int layers,
+      int contextTokens,
+      int vocabSize,
+      long seed,
+      int[] phaseEnds,
+      int warmupSteps,
+      int decaySteps,
+      float learningRate,
+      float finalLearningRate,
+      float weightDecay,
+      float clipNorm,
+      int stepTokens,
+      int charactersPerStep,
+      float valueWeight,
+      int microBatchTokens,
+      int checkpointEvery,
+      int evalEvery,
+      int evalCards,
+      int evalArticles,
+      int flatAfter,
+      double minSwap,
+      int tokenizerArticles,
+      Path workDir,
+      Path outDir,
+      HfModelWriter.StorageType storage,
+      int warmSteps,
+      double drillShare,
+      double tokenShare) {
     int steps() {
       return phaseEnds[2];
     }
   }
 
   /** How a run ended. */
-  enum Outcome { FINISHED, STOPPED_AT, FLAT }
+  enum Outcome {
+    FINISHED,
+    STOPPED_AT,
+    FLAT
+  }
 
   private final Options o;
   private final PrintWriter log;
@@ -67,7 +98,10 @@ final class CopyTrainer {
     this.log = log;
   }
 
-  /** The learning rate of a 0-based step: linear warm-up, flat, linear decay over the last {@code decaySteps}. */
+  /**
+   * The learning rate of a 0-based step: linear warm-up, flat, linear decay over the last {@code
+   * decaySteps}.
+   */
   static float learningRate(int step, int steps, int warmup, int decay, float peak, float last) {
     if (step < warmup) {
       return peak * (step + 1) / warmup;
@@ -79,18 +113,26 @@ final class CopyTrainer {
     return peak + (last - peak) * (step - decayStart + 1) / Math.max(1, decay);
   }
 
-  /** The tokenizer of the run: {@code WORK/tokenizer/tokenizer.json}, trained there first if absent. */
+  /**
+   * The tokenizer of the run: {@code WORK/tokenizer/tokenizer.json}, trained there first if absent.
+   */
   HfTokenizer tokenizer() throws IOException {
     Path dir = o.workDir().resolve("tokenizer");
     if (!Files.exists(dir.resolve("tokenizer.json"))) {
       long t0 = System.nanoTime();
-      List<String> texts = TokenizerCorpus.texts(o.seed(), o.tokenizerArticles(), o.tokenizerArticles() * 4);
+      List<String> texts =
+          TokenizerCorpus.texts(o.seed(), o.tokenizerArticles(), o.tokenizerArticles() * 4);
       BpeTrainer.Merges merges = BpeTrainer.train(texts, o.vocabSize());
       Path tmp = o.workDir().resolve("tokenizer.tmp");
       BpeTrainer.write(merges, tmp);
       Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
-      log.printf(Locale.ROOT, "trained the tokenizer: %,d tokens from %,d texts in %.0f s -> %s%n", merges.vocabSize(),
-          texts.size(), (System.nanoTime() - t0) / 1e9, dir.resolve("tokenizer.json"));
+      log.printf(
+          Locale.ROOT,
+          "trained the tokenizer: %,d tokens from %,d texts in %.0f s -> %s%n",
+          merges.vocabSize(),
+          texts.size(),
+          (System.nanoTime() - t0) / 1e9,
+          dir.resolve("tokenizer.json"));
       log.flush();
     }
     return HfTokenizer.load(dir.resolve("tokenizer.json"));
@@ -99,7 +141,8 @@ final class CopyTrainer {
   ModelConfig shape(int vocab) {
     int headDim = 32;
     int heads = o.hidden() / headDim;
-    return ModelConfig.llama(vocab, o.hidden(), 3 * o.hidden(), o.layers(), heads, Math.max(1, heads / 2), headDim)
+    return ModelConfig.llama(
+            vocab, o.hidden(), 3 * o.hidden(), o.layers(), heads, Math.max(1, heads / 2), headDim)
         .withMaxPositions(o.contextTokens());
   }
 
@@ -112,13 +155,28 @@ final class CopyTrainer {
     Files.createDirectories(o.workDir());
     HfTokenizer tokenizer = tokenizer();
     ModelConfig config = shape(tokenizer.size());
-    Curriculum curriculum = new Curriculum(tokenizer, o.seed(), o.stepTokens(), o.charactersPerStep(), o.phaseEnds(),
-        o.contextTokens(), o.warmSteps(), o.drillShare(), o.tokenShare());
+    Curriculum curriculum =
+        new Curriculum(
+            tokenizer,
+            o.seed(),
+            o.stepTokens(),
+            o.charactersPerStep(),
+            o.phaseEnds(),
+            o.contextTokens(),
+            o.warmSteps(),
+            o.drillShare(),
+            o.tokenShare());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
-    Checkpoint.State resumed = Checkpoint.exists(ckpt) ? Checkpoint.read(ckpt, config, Engine.getInstance().defaultDevice()) : null;
-    TrainableLlama model = resumed != null ? resumed.model()
-        : TrainableLlama.initialize(config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
+    Checkpoint.State resumed =
+        Checkpoint.exists(ckpt)
+            ? Checkpoint.read(ckpt, config, Engine.getInstance().defaultDevice())
+            : null;
+    TrainableLlama model =
+        resumed != null
+            ? resumed.model()
+            : TrainableLlama.initialize(
+                config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
     int start = resumed != null ? resumed.step() : 0;
     double elapsedBefore = resumed != null ? resumed.elapsedSeconds() : 0;
     ObjectMapper json = Json.MAPPER;
@@ -132,17 +190,30 @@ final class CopyTrainer {
           kept.add(line);
           var n = json.readTree(line);
           if (n.has("swapCards")) {
-            bestSwap = Math.max(bestSwap, Math.max(n.get("swapCards").asDouble(), n.get("swapArticles").asDouble()));
+            bestSwap =
+                Math.max(
+                    bestSwap,
+                    Math.max(n.get("swapCards").asDouble(), n.get("swapArticles").asDouble()));
           }
         }
       }
       Files.write(logFile, kept, StandardCharsets.UTF_8);
     }
-    log.printf(Locale.ROOT, "copy recipe %s at step %d of %d (warm start of copy drills to %d, phases end at %d, %d, %d; "
-        + "drill share in phase 1 %.2f): %,d parameters, vocabulary %,d, on %s%n",
-        resumed != null ? "resuming" : "starting", start, o.steps(), o.warmSteps(), o.phaseEnds()[0], o.phaseEnds()[1],
-        o.phaseEnds()[2], o.drillShare(),
-        model.parameterCount(), tokenizer.size(), model.device());
+    log.printf(
+        Locale.ROOT,
+        "copy recipe %s at step %d of %d (warm start of copy drills to %d, phases end at %d, %d, %d; "
+            + "drill share in phase 1 %.2f): %,d parameters, vocabulary %,d, on %s%n",
+        resumed != null ? "resuming" : "starting",
+        start,
+        o.steps(),
+        o.warmSteps(),
+        o.phaseEnds()[0],
+        o.phaseEnds()[1],
+        o.phaseEnds()[2],
+        o.drillShare(),
+        model.parameterCount(),
+        tokenizer.size(),
+        model.device());
     log.flush();
     Signal signal = new Signal(tokenizer, o.evalCards(), o.evalArticles(), o.microBatchTokens());
     int end = Math.min(o.steps(), stopAt);
@@ -170,7 +241,14 @@ final class CopyTrainer {
           tokenSum += sums[0];
           valueSum += sums[1];
         }
-        float rate = learningRate(step, o.steps(), o.warmupSteps(), o.decaySteps(), o.learningRate(), o.finalLearningRate());
+        float rate =
+            learningRate(
+                step,
+                o.steps(),
+                o.warmupSteps(),
+                o.decaySteps(),
+                o.learningRate(),
+                o.finalLearningRate());
         double norm = opt.step(rate, o.clipNorm());
         double stepSec = (System.nanoTime() - s0) / 1e9;
         ObjectNode line = json.createObjectNode();
@@ -212,28 +290,58 @@ final class CopyTrainer {
         }
         double elapsed = elapsedBefore + (System.nanoTime() - t0) / 1e9;
         line.put("elapsedSec", elapsed);
-        Files.writeString(logFile, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.writeString(
+            logFile,
+            line + "\n",
+            StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND);
         if ((step + 1) % 10 == 0 || step == start || evaluate) {
-          log.printf(Locale.ROOT, "step %d/%d phase %d loss %.3f value %.3f lr %.2e |g| %.2f %,.0f tok/s elapsed %.0f s%n",
-              step + 1, o.steps(), curriculum.phase(step), tokenSum / rows, values == 0 ? 0 : valueSum / values, rate,
-              norm, tokens / stepSec, elapsed);
+          log.printf(
+              Locale.ROOT,
+              "step %d/%d phase %d loss %.3f value %.3f lr %.2e |g| %.2f %,.0f tok/s elapsed %.0f s%n",
+              step + 1,
+              o.steps(),
+              curriculum.phase(step),
+              tokenSum / rows,
+              values == 0 ? 0 : valueSum / values,
+              rate,
+              norm,
+              tokens / stepSec,
+              elapsed);
           if (s != null) {
-            log.printf(Locale.ROOT, "  signal: swap test cards %.3f (without drill pages %.3f) articles %.3f drills %.3f nats; "
-                + "exact match cards %.2f (without drill pages %.2f) articles %.2f (mean of fields); mention gap %.3f nats; "
-                + "repeat gain %.3f nats%n",
-                s.swapCards(), s.swapPlainCards(), s.swapArticles(), s.swapDrills(), s.meanExact(s.exactCards()),
-                s.meanExact(s.exactPlainCards()), s.meanExact(s.exactArticles()), s.mentionGap(), s.repeatGain());
+            log.printf(
+                Locale.ROOT,
+                "  signal: swap test cards %.3f (without drill pages %.3f) articles %.3f drills %.3f nats; "
+                    + "exact match cards %.2f (without drill pages %.2f) articles %.2f (mean of fields); mention gap %.3f nats; "
+                    + "repeat gain %.3f nats%n",
+                s.swapCards(),
+                s.swapPlainCards(),
+                s.swapArticles(),
+                s.swapDrills(),
+                s.meanExact(s.exactCards()),
+                s.meanExact(s.exactPlainCards()),
+                s.meanExact(s.exactArticles()),
+                s.mentionGap(),
+                s.repeatGain());
           }
           log.flush();
         }
-        boolean flat = evaluate && o.flatAfter() > 0 && step + 1 >= o.flatAfter() && bestSwap < o.minSwap();
+        boolean flat =
+            evaluate && o.flatAfter() > 0 && step + 1 >= o.flatAfter() && bestSwap < o.minSwap();
         if ((step + 1) % o.checkpointEvery() == 0 || step + 1 == end || flat) {
           Checkpoint.write(ckpt, model, opt, step + 1, elapsed);
         }
         if (flat) {
-          log.printf(Locale.ROOT, "stopping: the swap test stayed flat (best %.3f nats, below %.3f after %d steps): the model "
-              + "does not read the page. Change the recipe rather than extend the run (../shared/notes/training.md); "
-              + "--flat-after 0 turns this rule off. Checkpoint kept at step %d.%n", bestSwap, o.minSwap(), step + 1, step + 1);
+          log.printf(
+              Locale.ROOT,
+              "stopping: the swap test stayed flat (best %.3f nats, below %.3f after %d steps): the model "
+                  + "does not read the page. Change the recipe rather than extend the run (../shared/notes/training.md); "
+                  + "--flat-after 0 turns this rule off. Checkpoint kept at step %d.%n",
+              bestSwap,
+              o.minSwap(),
+              step + 1,
+              step + 1);
           log.flush();
           outcome = Outcome.FLAT;
           break;
@@ -265,14 +373,20 @@ final class CopyTrainer {
   private void writeModel(TrainableLlama model, HfTokenizer tokenizer) throws IOException {
     model.save(o.outDir(), o.storage(), tokenizer.eosIds());
     Path tokDir = o.workDir().resolve("tokenizer");
-    Files.copy(tokDir.resolve("tokenizer.json"), o.outDir().resolve("tokenizer.json"), StandardCopyOption.REPLACE_EXISTING);
-    Files.copy(tokDir.resolve("tokenizer_config.json"), o.outDir().resolve("tokenizer_config.json"),
+    Files.copy(
+        tokDir.resolve("tokenizer.json"),
+        o.outDir().resolve("tokenizer.json"),
+        StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        tokDir.resolve("tokenizer_config.json"),
+        o.outDir().resolve("tokenizer_config.json"),
         StandardCopyOption.REPLACE_EXISTING);
   }
 
   /**
    * Writes the model of the last checkpoint (of a stopped or running run) to the output directory,
-   * as a finished run writes its model, so that {@code leap bench} can measure it; returns its step.
+   * as a finished run writes its model, so that {@code leap bench} can measure it; returns its
+   * step.
    */
   int export() throws IOException {
     HfTokenizer tokenizer = tokenizer();
@@ -280,7 +394,8 @@ final class CopyTrainer {
     if (!Checkpoint.exists(ckpt)) {
       throw new IllegalArgumentException("no checkpoint in " + ckpt);
     }
-    Checkpoint.State state = Checkpoint.read(ckpt, shape(tokenizer.size()), Engine.getInstance().defaultDevice());
+    Checkpoint.State state =
+        Checkpoint.read(ckpt, shape(tokenizer.size()), Engine.getInstance().defaultDevice());
     try (TrainableLlama model = state.model()) {
       writeModel(model, tokenizer);
     }
@@ -290,12 +405,13 @@ final class CopyTrainer {
   }
 
   /**
-   * One forward and backward pass: the step's loss is the mean NLL over every predicted token of the
-   * step ({@code stepRows}) plus {@code valueWeight} times the mean NLL of its value tokens
-   * ({@code stepValues}), so the accumulated gradient is that of the step. Returns the micro-batch's
-   * summed NLL over all its rows and over its value rows.
+   * One forward and backward pass: the step's loss is the mean NLL over every predicted token of
+   * the step ({@code stepRows}) plus {@code valueWeight} times the mean NLL of its value tokens
+   * ({@code stepValues}), so the accumulated gradient is that of the step. Returns the
+   * micro-batch's summed NLL over all its rows and over its value rows.
    */
-  static double[] forwardBackward(TrainableLlama model, List<Example> micro, int stepRows, int stepValues, float valueWeight) {
+  static double[] forwardBackward(
+      TrainableLlama model, List<Example> micro, int stepRows, int stepValues, float valueWeight) {
     int len = 0;
     int n = 0;
     for (Example e : micro) {
@@ -327,7 +443,8 @@ final class CopyTrainer {
         k++;
       }
     }
-    try (NDManager scope = model.newScope(); GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+    try (NDManager scope = model.newScope();
+        GradientCollector gc = Engine.getInstance().newGradientCollector()) {
       NDArray nll = model.nll(scope, ids, rows, labels);
       float[] vals = nll.toFloatArray();
       double all = 0;

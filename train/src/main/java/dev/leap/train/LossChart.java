@@ -43,8 +43,14 @@ public final class LossChart {
     if (steps.isEmpty()) {
       return;
     }
-    XYChart chart = new XYChartBuilder().width(800).height(450)
-        .title("Training loss (nats per token)").xAxisTitle("step").yAxisTitle("loss").build();
+    XYChart chart =
+        new XYChartBuilder()
+            .width(800)
+            .height(450)
+            .title("Training loss (nats per token)")
+            .xAxisTitle("step")
+            .yAxisTitle("loss")
+            .build();
     chart.getStyler().setYAxisLogarithmic(true);
     chart.addSeries("answer tokens", steps, loss).setMarker(SeriesMarkers.NONE);
     chart.addSeries("moving mean (0.95)", steps, mean).setMarker(SeriesMarkers.NONE);
@@ -54,14 +60,15 @@ public final class LossChart {
     if (png.getParent() != null) {
       Files.createDirectories(png.getParent());
     }
-    BitmapEncoder.saveBitmap(chart, png.toString().replaceFirst("\\.png$", ""), BitmapEncoder.BitmapFormat.PNG);
+    BitmapEncoder.saveBitmap(
+        chart, png.toString().replaceFirst("\\.png$", ""), BitmapEncoder.BitmapFormat.PNG);
   }
 
   /**
    * Draws the early signal of a copy-recipe {@code train-log.jsonl} (the lines with a measurement):
-   * the swap test on held-out cards and articles (nats) and the mean teacher-forced exact match over
-   * the fields (share), against the step; the mention gap and the swap test on held-out drills where
-   * the log has them. Writes nothing when the log has no measurement.
+   * the swap test on held-out cards and articles (nats) and the mean teacher-forced exact match
+   * over the fields (share), against the step; the mention gap and the swap test on held-out drills
+   * where the log has them. Writes nothing when the log has no measurement.
    */
   public static void writeSignal(Path log, Path png) throws IOException {
     List<Double> steps = new ArrayList<>();
@@ -91,9 +98,14 @@ public final class LossChart {
     if (steps.isEmpty()) {
       return;
     }
-    XYChart chart = new XYChartBuilder().width(800).height(450)
-        .title("Early signal on held-out cards and articles (300-600 tokens)").xAxisTitle("step")
-        .yAxisTitle("swap test (nats) / exact match (share)").build();
+    XYChart chart =
+        new XYChartBuilder()
+            .width(800)
+            .height(450)
+            .title("Early signal on held-out cards and articles (300-600 tokens)")
+            .xAxisTitle("step")
+            .yAxisTitle("swap test (nats) / exact match (share)")
+            .build();
     chart.addSeries("swap test, cards", steps, swapCards);
     chart.addSeries("swap test, articles", steps, swapArticles);
     chart.addSeries("exact match, cards", steps, exactCards);
@@ -107,7 +119,8 @@ public final class LossChart {
     if (png.getParent() != null) {
       Files.createDirectories(png.getParent());
     }
-    BitmapEncoder.saveBitmap(chart, png.toString().replaceFirst("\\.png$", ""), BitmapEncoder.BitmapFormat.PNG);
+    BitmapEncoder.saveBitmap(
+        chart, png.toString().replaceFirst("\\.png$", ""), BitmapEncoder.BitmapFormat.PNG);
   }
 
   private static double mean(JsonNode fields) {

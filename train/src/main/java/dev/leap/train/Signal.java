@@ -23,21 +23,25 @@ import java.util.SplittableRandom;
  * The early signal of the copy recipe ({@code ../shared/notes/training.md}, "Know within 15 minutes
  * whether it is working"), measured on held-out fact cards and held-out articles of 300 to 600
  * tokens:
+ *
  * <ul>
  *   <li>the <b>swap test</b>: the mean log-loss of the answer's value tokens given another city's
  *       page minus given the city's own page (teacher-forced). A model that ignores the page scores
  *       about 0; one that copies scores high (the other page cannot give the values);
  *   <li><b>teacher-forced exact match per field</b>: the share of examples where every token of the
  *       field is the argmax given the right prefix;
- *   <li>the <b>mention gap</b> on the held-out articles: the mean loss of the tokens after the first
- *       one of a capitalized word at its first mention in the page minus at a later mention (copying
- *       shows as a sharp rise: a repeated name becomes predictable once its first token is seen).
+ *   <li>the <b>mention gap</b> on the held-out articles: the mean loss of the tokens after the
+ *       first one of a capitalized word at its first mention in the page minus at a later mention
+ *       (copying shows as a sharp rise: a repeated name becomes predictable once its first token is
+ *       seen).
  * </ul>
+ *
  * Forward passes only (no gradient collector); a few seconds on the project's CPU.
  */
 final class Signal {
   /** Field names in the order of {@code City#fields}. */
-  static final List<String> FIELDS = List.of("name", "country", "latitude", "population", "landmark1", "landmark2", "landmark3");
+  static final List<String> FIELDS =
+      List.of("name", "country", "latitude", "population", "landmark1", "landmark2", "landmark3");
 
   private final List<Example> cards;
   private final List<Example> cardsSwapped;
@@ -52,12 +56,21 @@ final class Signal {
   /**
    * What one measurement found. {@code swapPlainCards} and {@code exactPlainCards} leave out the
    * held-out cards whose page is a copy drill (the record itself), so they show reading of listings
-   * and prose; {@code swapDrills} is the swap test on held-out list and recall drills
-   * ({@link dev.leap.train.data.CopyDrill#heldOut}), where copying shows first.
+   * and prose; {@code swapDrills} is the swap test on held-out list and recall drills ({@link
+   * dev.leap.train.data.CopyDrill#heldOut}), where copying shows first.
    */
-  record Result(double swapCards, double swapArticles, double valueLossCards, double valueLossArticles,
-      double[] exactCards, double[] exactArticles, double mentionGap, double swapPlainCards, double[] exactPlainCards,
-      double swapDrills, double repeatGain) {
+  record Result(
+      double swapCards,
+      double swapArticles,
+      double valueLossCards,
+      double valueLossArticles,
+      double[] exactCards,
+      double[] exactArticles,
+      double mentionGap,
+      double swapPlainCards,
+      double[] exactPlainCards,
+      double swapDrills,
+      double repeatGain) {
     double meanExact(double[] e) {
       double s = 0;
       for (double d : e) {
@@ -76,8 +89,11 @@ final class Signal {
     this.drillsSwapped = CopyDrill.heldOut(tokenizer, cards / 2, true);
     this.repeats = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
-      repeats.add(CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(),
-          new SplittableRandom(City.EVAL_SEED_BASE + 13_000 + i)));
+      repeats.add(
+          CopyDrill.tokens(
+              tokenizer.size(),
+              tokenizer.eosIds(),
+              new SplittableRandom(City.EVAL_SEED_BASE + 13_000 + i)));
     }
     this.plainCard = new boolean[cards];
     for (int i = 0; i < cards; i++) {
@@ -115,16 +131,28 @@ final class Signal {
     }
     double ownA = valueLoss(model, articles, exactArticles, null);
     double otherA = valueLoss(model, articlesSwapped, null, null);
-    double swapDrills = drills.isEmpty() ? Double.NaN
-        : valueLoss(model, drillsSwapped, null, null) - valueLoss(model, drills, null, null);
-    return new Result(other - own, otherA - ownA, own, ownA, exactCards, exactArticles, mentionGap(model),
-        (plainOther - plainOwn) / Math.max(1, plainTokens), exactPlain, swapDrills, repeatGain(model));
+    double swapDrills =
+        drills.isEmpty()
+            ? Double.NaN
+            : valueLoss(model, drillsSwapped, null, null) - valueLoss(model, drills, null, null);
+    return new Result(
+        other - own,
+        otherA - ownA,
+        own,
+        ownA,
+        exactCards,
+        exactArticles,
+        mentionGap(model),
+        (plainOther - plainOwn) / Math.max(1, plainTokens),
+        exactPlain,
+        swapDrills,
+        repeatGain(model));
   }
 
   /**
    * The repeat test: on held-out sequences of random tokens repeated once ({@link
-   * dev.leap.train.data.CopyDrill#tokens}), the mean loss of the first occurrence's tokens (after its
-   * first) minus that of the repeat's. About 0 without induction heads; several nats with them.
+   * dev.leap.train.data.CopyDrill#tokens}), the mean loss of the first occurrence's tokens (after
+   * its first) minus that of the repeat's. About 0 without induction heads; several nats with them.
    */
   double repeatGain(TrainableLlama model) {
     double first = 0;
@@ -196,7 +224,10 @@ final class Signal {
     return mentionKinds;
   }
 
-  /** First-mention minus later-mention mean loss of the continuing tokens of capitalized words (NaN if either is absent). */
+  /**
+   * First-mention minus later-mention mean loss of the continuing tokens of capitalized words (NaN
+   * if either is absent).
+   */
   double mentionGap(TrainableLlama model) {
     int[][] kinds = mentionKinds();
     double[] sum = new double[3];
@@ -223,8 +254,10 @@ final class Signal {
         }
       }
       try (NDManager scope = model.newScope()) {
-        float[] nll = model.nll(scope, new int[][] {Arrays.copyOf(e.tokens(), e.answerStart())}, rows, labels)
-            .toFloatArray();
+        float[] nll =
+            model
+                .nll(scope, new int[][] {Arrays.copyOf(e.tokens(), e.answerStart())}, rows, labels)
+                .toFloatArray();
         for (int i = 0; i < n; i++) {
           sum[kindOf[i]] += nll[i];
           count[kindOf[i]]++;
@@ -243,7 +276,8 @@ final class Signal {
     return valueLoss(model, examples, exact, null);
   }
 
-  double valueLoss(TrainableLlama model, List<Example> examples, double[] exact, double[][] perExample) {
+  double valueLoss(
+      TrainableLlama model, List<Example> examples, double[] exact, double[][] perExample) {
     // Micro-batches are sorted by length: find each example's own index.
     Map<Example, Integer> index = new IdentityHashMap<>();
     for (int i = 0; i < examples.size(); i++) {
@@ -274,7 +308,11 @@ final class Signal {
       try (NDManager scope = model.newScope()) {
         NDArray logits = model.logits(scope, model.hidden(scope, ids), rows);
         NDArray logp = logits.logSoftmax(-1);
-        float[] nll = logp.gather(scope.create(labels).reshape(rowsN, 1), 1).reshape(rowsN).neg().toFloatArray();
+        float[] nll =
+            logp.gather(scope.create(labels).reshape(rowsN, 1), 1)
+                .reshape(rowsN)
+                .neg()
+                .toFloatArray();
         long[] argmax = logits.argMax(1).toLongArray();
         k = 0;
         for (Example e : micro) {

@@ -7,18 +7,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code leap train}: trains Leap's demo model from scratch (or resumes a stopped run from its
  * checkpoint) on the data the project generates, and writes it as a Hugging Face model directory.
  * The defaults reproduce the shipped model.
  */
-@Command(name = "train", mixinStandardHelpOptions = true,
-    description = "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint."
-        + " --recipe copy: the copy curriculum with the project's own tokenizer (opt-in, see train/README.md).")
+@Command(
+    name = "train",
+    mixinStandardHelpOptions = true,
+    description =
+        "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint."
+            + " --recipe copy: the copy curriculum with the project's own tokenizer (opt-in, see train/README.md).")
 public final class TrainCommand implements Callable<Integer> {
   /** Made by {@code leap}'s command line, by class name. */
   public TrainCommand() {}
@@ -28,14 +31,23 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--out", description = "Model directory to write. Default: WORK/model.")
   Path out;
 
-  @Option(names = "--work", description = "Checkpoint and log directory. Default: train-out (copy: ../leap-train-copy, "
-      + "beside the repository: the copy recipe's checkpoints and tokenizer stay outside it).")
+  @Option(
+      names = "--work",
+      description =
+          "Checkpoint and log directory. Default: train-out (copy: ../leap-train-copy, "
+              + "beside the repository: the copy recipe's checkpoints and tokenizer stay outside it).")
   Path work;
 
-  @Option(names = "--steps", defaultValue = "" + DEFAULT_STEPS, description = "Optimizer steps. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--steps",
+      defaultValue = "" + DEFAULT_STEPS,
+      description = "Optimizer steps. Default: ${DEFAULT-VALUE}.")
   int steps;
 
-  @Option(names = "--seed", defaultValue = "13", description = "Seed of the weights and the data. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--seed",
+      defaultValue = "13",
+      description = "Seed of the weights and the data. Default: ${DEFAULT-VALUE}.")
   long seed;
 
   @Option(names = "--lr", description = "Peak learning rate. Default: 1.5e-3 (copy: 3e-3).")
@@ -44,95 +56,170 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--warmup", description = "Warm-up steps. Default: 30 (copy: 30).")
   Integer warmup;
 
-  @Option(names = "--step-tokens", description = "Tokens of city documents (copy: cards and articles) per step. Default: 6000 (copy: 500).")
+  @Option(
+      names = "--step-tokens",
+      description =
+          "Tokens of city documents (copy: cards and articles) per step. Default: 6000 (copy: 500).")
   Integer stepTokens;
 
   @Option(names = "--characters", description = "Character sheets per step. Default: 6 (copy: 1).")
   Integer characters;
 
-  @Option(names = "--min-doc", defaultValue = "150", description = "Shortest document (tokens). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--min-doc",
+      defaultValue = "150",
+      description = "Shortest document (tokens). Default: ${DEFAULT-VALUE}.")
   int minDoc;
 
-  @Option(names = "--max-doc", defaultValue = "3500", description = "Longest document (tokens). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--max-doc",
+      defaultValue = "3500",
+      description = "Longest document (tokens). Default: ${DEFAULT-VALUE}.")
   int maxDoc;
 
-  @Option(names = "--micro-batch", defaultValue = "4096", description = "Padded tokens per forward pass. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--micro-batch",
+      defaultValue = "4096",
+      description = "Padded tokens per forward pass. Default: ${DEFAULT-VALUE}.")
   int microBatch;
 
-  @Option(names = "--checkpoint-every", description = "Steps between checkpoints. Default: 20 (copy: 50).")
+  @Option(
+      names = "--checkpoint-every",
+      description = "Steps between checkpoints. Default: 20 (copy: 50).")
   Integer checkpointEvery;
 
-  @Option(names = "--hidden", defaultValue = "256", description = "Hidden size. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--hidden",
+      defaultValue = "256",
+      description = "Hidden size. Default: ${DEFAULT-VALUE}.")
   int hidden;
 
-  @Option(names = "--layers", defaultValue = "4", description = "Layers. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--layers",
+      defaultValue = "4",
+      description = "Layers. Default: ${DEFAULT-VALUE}.")
   int layers;
 
-  @Option(names = "--recipe", defaultValue = "demo", description = "demo (the shipped model) or copy (own BPE tokenizer, "
-      + "fact cards then articles, warmup-stable-decay, early signal and stop rule). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--recipe",
+      defaultValue = "demo",
+      description =
+          "demo (the shipped model) or copy (own BPE tokenizer, "
+              + "fact cards then articles, warmup-stable-decay, early signal and stop rule). Default: ${DEFAULT-VALUE}.")
   String recipe;
 
-  @Option(names = "--phases", defaultValue = "2500,4000,4600", split = ",", paramLabel = "END1,END2,END3",
-      description = "copy: the steps at which phase 1 (cards), 2 (300-1,500-token articles) and 3 (2,000-4,400 tokens) end; "
-          + "the last is the run's length. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--phases",
+      defaultValue = "2500,4000,4600",
+      split = ",",
+      paramLabel = "END1,END2,END3",
+      description =
+          "copy: the steps at which phase 1 (cards), 2 (300-1,500-token articles) and 3 (2,000-4,400 tokens) end; "
+              + "the last is the run's length. Default: ${DEFAULT-VALUE}.")
   int[] phases;
 
-  @Option(names = "--decay", defaultValue = "400", description = "copy: steps of linear learning-rate decay at the end. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--decay",
+      defaultValue = "400",
+      description =
+          "copy: steps of linear learning-rate decay at the end. Default: ${DEFAULT-VALUE}.")
   int decay;
 
-  @Option(names = "--vocab", defaultValue = "4096", description = "copy: tokens of the trained BPE tokenizer. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--vocab",
+      defaultValue = "4096",
+      description = "copy: tokens of the trained BPE tokenizer. Default: ${DEFAULT-VALUE}.")
   int vocab;
 
-  @Option(names = "--value-weight", defaultValue = "1.0",
-      description = "copy: weight of the mean loss on the answers' value tokens, added to the mean loss on every token. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--value-weight",
+      defaultValue = "1.0",
+      description =
+          "copy: weight of the mean loss on the answers' value tokens, added to the mean loss on every token. Default: ${DEFAULT-VALUE}.")
   float valueWeight;
 
-  @Option(names = "--warm", defaultValue = "1200",
-      description = "copy: steps of pure copy and associative-recall drills before the fact cards (recipe C's warm start; "
-          + "phase 0, inside phase 1's steps). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--warm",
+      defaultValue = "1200",
+      description =
+          "copy: steps of pure copy and associative-recall drills before the fact cards (recipe C's warm start; "
+              + "phase 0, inside phase 1's steps). Default: ${DEFAULT-VALUE}.")
   int warm;
 
-  @Option(names = "--drills", defaultValue = "0.3",
-      description = "copy: share of phase 1's examples that are copy drills instead of fact cards (0..1). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--drills",
+      defaultValue = "0.3",
+      description =
+          "copy: share of phase 1's examples that are copy drills instead of fact cards (0..1). Default: ${DEFAULT-VALUE}.")
   double drills;
 
-  @Option(names = "--token-drills", defaultValue = "1.0",
-      description = "copy: share of the warm start's examples, and of phase 1's drills, that are repeated random tokens "
-          + "(induction-head drills) instead of text drills (0..1). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--token-drills",
+      defaultValue = "1.0",
+      description =
+          "copy: share of the warm start's examples, and of phase 1's drills, that are repeated random tokens "
+              + "(induction-head drills) instead of text drills (0..1). Default: ${DEFAULT-VALUE}.")
   double tokenDrills;
 
-  @Option(names = "--eval-every", defaultValue = "50", description = "copy: steps between measurements of the early signal. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--eval-every",
+      defaultValue = "50",
+      description =
+          "copy: steps between measurements of the early signal. Default: ${DEFAULT-VALUE}.")
   int evalEvery;
 
-  @Option(names = "--flat-after", defaultValue = "2000",
-      description = "copy: stop the run if by this step the swap test never reached --min-swap (0: never stop). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--flat-after",
+      defaultValue = "2000",
+      description =
+          "copy: stop the run if by this step the swap test never reached --min-swap (0: never stop). Default: ${DEFAULT-VALUE}.")
   int flatAfter;
 
-  @Option(names = "--min-swap", defaultValue = "0.1", description = "copy: swap test (nats) that counts as learning to read. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--min-swap",
+      defaultValue = "0.1",
+      description =
+          "copy: swap test (nats) that counts as learning to read. Default: ${DEFAULT-VALUE}.")
   double minSwap;
 
-  @Option(names = "--context", defaultValue = "4608", description = "copy: the model's context (tokens). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--context",
+      defaultValue = "4608",
+      description = "copy: the model's context (tokens). Default: ${DEFAULT-VALUE}.")
   int context;
 
-  @Option(names = "--charts-only", description = "Draw WORK/loss.png and WORK/signal.png from WORK/train-log.jsonl "
-      + "(e.g. of a stopped run) and exit.")
+  @Option(
+      names = "--charts-only",
+      description =
+          "Draw WORK/loss.png and WORK/signal.png from WORK/train-log.jsonl "
+              + "(e.g. of a stopped run) and exit.")
   boolean chartsOnly;
 
-  @Option(names = "--export", description = "copy: write the last checkpoint's model to --out (default WORK/model) and exit.")
+  @Option(
+      names = "--export",
+      description =
+          "copy: write the last checkpoint's model to --out (default WORK/model) and exit.")
   boolean export;
 
-  @Option(names = "--dtype", defaultValue = "F16", description = "Storage of the written weights: F32, F16, BF16. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--dtype",
+      defaultValue = "F16",
+      description = "Storage of the written weights: F32, F16, BF16. Default: ${DEFAULT-VALUE}.")
   HfModelWriter.StorageType dtype;
 
   /** Steps of the shipped model. */
   public static final int DEFAULT_STEPS = 450;
 
   /** The shape of the shipped demo model, with {@code hidden} and {@code layers} as given. */
-  @SuppressWarnings("exports") // ModelConfig: runtime.internal.model, exported to this module only until the model module
+  @SuppressWarnings(
+      "exports") // ModelConfig: runtime.internal.model, exported to this module only until the
+  // model module
   public static ModelConfig shape(int hidden, int layers) {
     int headDim = 32;
     int heads = hidden / headDim;
-    ModelConfig c = ModelConfig.llama(50257, hidden, 3 * hidden, layers, heads, Math.max(1, heads / 2), headDim);
+    ModelConfig c =
+        ModelConfig.llama(
+            50257, hidden, 3 * hidden, layers, heads, Math.max(1, heads / 2), headDim);
     return c.withMaxPositions(4096);
   }
 
@@ -140,14 +227,16 @@ public final class TrainCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
     if (!recipe.equals("demo") && !recipe.equals("copy")) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--recipe must be demo or copy, not " + recipe);
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--recipe must be demo or copy, not " + recipe);
     }
     boolean copy = recipe.equals("copy");
     Path w = work != null ? work : Path.of(copy ? "../leap-train-copy" : "train-out");
     Path outDir = out != null ? out : w.resolve("model");
     if (chartsOnly) {
       if (!Files.exists(w.resolve("train-log.jsonl"))) {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "no train-log.jsonl in " + w + " (set --work)");
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "no train-log.jsonl in " + w + " (set --work)");
       }
       LossChart.write(w.resolve("train-log.jsonl"), w.resolve("loss.png"));
       LossChart.writeSignal(w.resolve("train-log.jsonl"), w.resolve("signal.png"));
@@ -156,10 +245,37 @@ public final class TrainCommand implements Callable<Integer> {
     }
     if (copy) {
       float peak = lr != null ? lr : 3e-3f;
-      CopyTrainer.Options o = new CopyTrainer.Options(hidden, layers, context, vocab, seed, phases,
-          warmup != null ? warmup : 30, decay, peak, peak / 10, 0.1f, 1.0f, stepTokens != null ? stepTokens : 500,
-          characters != null ? characters : 1, valueWeight, microBatch, checkpointEvery != null ? checkpointEvery : 50,
-          evalEvery, 16, 8, flatAfter, minSwap, 300, w, outDir, dtype, warm, drills, tokenDrills);
+      CopyTrainer.Options o =
+          new CopyTrainer.Options(
+              hidden,
+              layers,
+              context,
+              vocab,
+              seed,
+              phases,
+              warmup != null ? warmup : 30,
+              decay,
+              peak,
+              peak / 10,
+              0.1f,
+              1.0f,
+              stepTokens != null ? stepTokens : 500,
+              characters != null ? characters : 1,
+              valueWeight,
+              microBatch,
+              checkpointEvery != null ? checkpointEvery : 50,
+              evalEvery,
+              16,
+              8,
+              flatAfter,
+              minSwap,
+              300,
+              w,
+              outDir,
+              dtype,
+              warm,
+              drills,
+              tokenDrills);
       if (export) {
         new CopyTrainer(o, log).export();
         return 0;
@@ -168,9 +284,25 @@ public final class TrainCommand implements Callable<Integer> {
       return outcome == CopyTrainer.Outcome.FLAT ? 3 : 0;
     }
     float peak = lr != null ? lr : 1.5e-3f;
-    Trainer.Options o = new Trainer.Options(shape(hidden, layers), seed, steps, warmup != null ? warmup : 30, peak, peak / 15,
-        0.1f, 1.0f, stepTokens != null ? stepTokens : 6000, characters != null ? characters : 6, minDoc, maxDoc, microBatch,
-        checkpointEvery != null ? checkpointEvery : 20, w, outDir, dtype);
+    Trainer.Options o =
+        new Trainer.Options(
+            shape(hidden, layers),
+            seed,
+            steps,
+            warmup != null ? warmup : 30,
+            peak,
+            peak / 15,
+            0.1f,
+            1.0f,
+            stepTokens != null ? stepTokens : 6000,
+            characters != null ? characters : 6,
+            minDoc,
+            maxDoc,
+            microBatch,
+            checkpointEvery != null ? checkpointEvery : 20,
+            w,
+            outDir,
+            dtype);
     new Trainer(o, log).run();
     return 0;
   }

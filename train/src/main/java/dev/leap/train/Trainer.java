@@ -30,18 +30,20 @@ import java.util.Locale;
 
 /**
  * The training loop: per step, the examples of {@link TrainingMix} (loss on the answers, plus an
- * auxiliary loss on the articles' repeated bigrams, see {@link Example#recallTargets}), packed into padded
- * micro-batches of similar lengths, one forward and backward pass each (gradients accumulate),
- * then one AdamW update with the learning rate of a linear warm-up followed by cosine decay, and
- * gradient clipping. Every step appends a line to {@code train-log.jsonl}; every
- * {@code checkpointEvery} steps the parameters, the optimizer moments and the step are written to
- * {@code checkpoint/} (atomically), from which a later run resumes exactly: the data of a step
- * depends only on (seed, step). At the end the model is written as a Hugging Face directory.
+ * auxiliary loss on the articles' repeated bigrams, see {@link Example#recallTargets}), packed into
+ * padded micro-batches of similar lengths, one forward and backward pass each (gradients
+ * accumulate), then one AdamW update with the learning rate of a linear warm-up followed by cosine
+ * decay, and gradient clipping. Every step appends a line to {@code train-log.jsonl}; every {@code
+ * checkpointEvery} steps the parameters, the optimizer moments and the step are written to {@code
+ * checkpoint/} (atomically), from which a later run resumes exactly: the data of a step depends
+ * only on (seed, step). At the end the model is written as a Hugging Face directory.
  */
 public final class Trainer {
 
   /** Hyperparameters and paths of a run. */
-  @SuppressWarnings("exports") // ModelConfig, HfModelWriter: runtime.internal.model, exported to this module only until the model module
+  @SuppressWarnings(
+      "exports") // ModelConfig, HfModelWriter: runtime.internal.model, exported to this module only
+  // until the model module
   public record Options(
       ModelConfig model,
       long seed,
@@ -69,7 +71,10 @@ public final class Trainer {
     this.log = log;
   }
 
-  /** Runs (or resumes) the training to its last step and writes the model; returns the final smoothed loss. */
+  /**
+   * Runs (or resumes) the training to its last step and writes the model; returns the final
+   * smoothed loss.
+   */
   public double run() throws IOException {
     return run(o.steps());
   }
@@ -81,13 +86,25 @@ public final class Trainer {
   public double run(int stopAt) throws IOException {
     Files.createDirectories(o.workDir());
     HfTokenizer tokenizer = HfTokenizer.gpt2();
-    TrainingMix mix = new TrainingMix(tokenizer, o.seed(), o.stepTokens(), o.charactersPerStep(), o.minDocTokens(),
-        o.maxDocTokens());
+    TrainingMix mix =
+        new TrainingMix(
+            tokenizer,
+            o.seed(),
+            o.stepTokens(),
+            o.charactersPerStep(),
+            o.minDocTokens(),
+            o.maxDocTokens());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
-    Checkpoint.State resumed = Checkpoint.exists(ckpt) ? Checkpoint.read(ckpt, o.model(), Engine.getInstance().defaultDevice()) : null;
-    TrainableLlama model = resumed != null ? resumed.model()
-        : TrainableLlama.initialize(o.model(), Engine.getInstance().defaultDevice(), o.seed(), 0.02);
+    Checkpoint.State resumed =
+        Checkpoint.exists(ckpt)
+            ? Checkpoint.read(ckpt, o.model(), Engine.getInstance().defaultDevice())
+            : null;
+    TrainableLlama model =
+        resumed != null
+            ? resumed.model()
+            : TrainableLlama.initialize(
+                o.model(), Engine.getInstance().defaultDevice(), o.seed(), 0.02);
     int start = resumed != null ? resumed.step() : 0;
     double elapsedBefore = resumed != null ? resumed.elapsedSeconds() : 0;
     if (resumed == null) {
@@ -103,18 +120,26 @@ public final class Trainer {
       }
       Files.write(logFile, kept, StandardCharsets.UTF_8);
     }
-    log.printf(Locale.ROOT, "%s at step %d of %d: %,d parameters on %s%n", resumed != null ? "resuming" : "starting",
-        start, o.steps(), model.parameterCount(), model.device());
+    log.printf(
+        Locale.ROOT,
+        "%s at step %d of %d: %,d parameters on %s%n",
+        resumed != null ? "resuming" : "starting",
+        start,
+        o.steps(),
+        model.parameterCount(),
+        model.device());
     log.flush();
-    Tracker lr = WarmUpTracker.builder()
-        .optWarmUpSteps(o.warmupSteps())
-        .optWarmUpBeginValue(0f)
-        .setMainTracker(CosineTracker.builder()
-            .setBaseValue(o.learningRate())
-            .optFinalValue(o.finalLearningRate())
-            .setMaxUpdates(Math.max(1, o.steps() - o.warmupSteps()))
-            .build())
-        .build();
+    Tracker lr =
+        WarmUpTracker.builder()
+            .optWarmUpSteps(o.warmupSteps())
+            .optWarmUpBeginValue(0f)
+            .setMainTracker(
+                CosineTracker.builder()
+                    .setBaseValue(o.learningRate())
+                    .optFinalValue(o.finalLearningRate())
+                    .setMaxUpdates(Math.max(1, o.steps() - o.warmupSteps()))
+                    .build())
+            .build();
     int end = Math.min(o.steps(), stopAt);
     double smoothed = Double.NaN;
     try (AdamW opt = new AdamW(model.parameters(), 0.9f, 0.95f, 1e-8f, o.weightDecay())) {
@@ -160,10 +185,25 @@ public final class Trainer {
         line.put("recallTokens", recall);
         line.put("tokensPerSec", tokens / stepSec);
         line.put("elapsedSec", elapsed);
-        Files.writeString(logFile, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.writeString(
+            logFile,
+            line + "\n",
+            StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND);
         if ((step + 1) % 10 == 0 || step == start) {
-          log.printf(Locale.ROOT, "step %d/%d loss %.4f (smoothed %.4f) recall %.3f lr %.2e |g| %.2f %,.0f tok/s elapsed %.0f s%n",
-              step + 1, o.steps(), loss, smoothed, recall == 0 ? 0 : recallSum / recall, rate, norm, tokens / stepSec, elapsed);
+          log.printf(
+              Locale.ROOT,
+              "step %d/%d loss %.4f (smoothed %.4f) recall %.3f lr %.2e |g| %.2f %,.0f tok/s elapsed %.0f s%n",
+              step + 1,
+              o.steps(),
+              loss,
+              smoothed,
+              recall == 0 ? 0 : recallSum / recall,
+              rate,
+              norm,
+              tokens / stepSec,
+              elapsed);
           log.flush();
         }
         if ((step + 1) % o.checkpointEvery() == 0 || step + 1 == end) {
@@ -194,7 +234,8 @@ public final class Trainer {
    * tokens plus {@link #RECALL_WEIGHT} times the mean NLL of its recall targets, so the accumulated
    * gradient is that of the step. Returns the micro-batch's summed answer NLL and recall NLL.
    */
-  static double[] forwardBackward(TrainableLlama model, List<Example> micro, int stepTargets, int stepRecall) {
+  static double[] forwardBackward(
+      TrainableLlama model, List<Example> micro, int stepTargets, int stepRecall) {
     int len = 0;
     int targets = 0;
     int recall = 0;
@@ -228,7 +269,8 @@ public final class Trainer {
         k++;
       }
     }
-    try (NDManager scope = model.newScope(); GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+    try (NDManager scope = model.newScope();
+        GradientCollector gc = Engine.getInstance().newGradientCollector()) {
       NDArray nll = model.nll(scope, ids, rows, labels);
       float[] values = nll.toFloatArray();
       double answer = 0;
@@ -246,8 +288,8 @@ public final class Trainer {
   }
 
   /**
-   * Groups examples of similar length (sorted by length) so that each group's padded size
-   * {@code count * longest} stays within {@code budget} tokens (a longer example is alone).
+   * Groups examples of similar length (sorted by length) so that each group's padded size {@code
+   * count * longest} stays within {@code budget} tokens (a longer example is alone).
    */
   static List<List<Example>> microBatches(List<Example> examples, int budget) {
     List<Example> sorted = new ArrayList<>(examples);

@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The copy recipe on a tiny model: the schedule is warmup-stable-decay; the batched loss equals
- * one example at a time; the early signal is about 0 for an untrained model and equals its naive
- * twin; a run trains its tokenizer, falls in loss, logs the signal, resumes where it stopped, and
- * the stop rule ends a run whose swap test stays flat.
+ * The copy recipe on a tiny model: the schedule is warmup-stable-decay; the batched loss equals one
+ * example at a time; the early signal is about 0 for an untrained model and equals its naive twin;
+ * a run trains its tokenizer, falls in loss, logs the signal, resumes where it stopped, and the
+ * stop rule ends a run whose swap test stays flat.
  */
 class CopyTrainerTest {
 
@@ -37,9 +37,38 @@ class CopyTrainerTest {
     return options(work, phases, flatAfter, minSwap, 0);
   }
 
-  static CopyTrainer.Options options(Path work, int[] phases, int flatAfter, double minSwap, int warm) {
-    return new CopyTrainer.Options(64, 2, 2048, 512, 3, phases, 2, 2, 1e-2f, 1e-3f, 0.1f, 1f, 700, 1, 1f, 2048, 4, 4,
-        4, 2, flatAfter, minSwap, 6, work, work.resolve("model"), HfModelWriter.StorageType.F16, warm, 0, 0);
+  static CopyTrainer.Options options(
+      Path work, int[] phases, int flatAfter, double minSwap, int warm) {
+    return new CopyTrainer.Options(
+        64,
+        2,
+        2048,
+        512,
+        3,
+        phases,
+        2,
+        2,
+        1e-2f,
+        1e-3f,
+        0.1f,
+        1f,
+        700,
+        1,
+        1f,
+        2048,
+        4,
+        4,
+        4,
+        2,
+        flatAfter,
+        minSwap,
+        6,
+        work,
+        work.resolve("model"),
+        HfModelWriter.StorageType.F16,
+        warm,
+        0,
+        0);
   }
 
   @Test
@@ -60,7 +89,8 @@ class CopyTrainerTest {
     for (int i = 0; i < 3; i++) {
       ex.add(Curriculum.card(tok, dev.leap.train.data.City.open(i), r));
     }
-    try (TrainableLlama m = TrainableLlama.initialize(c, Engine.getInstance().defaultDevice(), 1, 0.02)) {
+    try (TrainableLlama m =
+        TrainableLlama.initialize(c, Engine.getInstance().defaultDevice(), 1, 0.02)) {
       double[] batched = CopyTrainer.forwardBackward(m, ex, 1, 1, 0f);
       double all = 0;
       double values = 0;
@@ -86,7 +116,8 @@ class CopyTrainerTest {
 
       Signal sig = new Signal(tok, 4, 2, 2048);
       Signal.Result res = sig.measure(m);
-      assertTrue(Math.abs(res.swapCards()) < 0.05 && Math.abs(res.swapArticles()) < 0.05,
+      assertTrue(
+          Math.abs(res.swapCards()) < 0.05 && Math.abs(res.swapArticles()) < 0.05,
           "an untrained model does not read the page: " + res);
       // Twin: the swap test from one example at a time.
       double own = 0;
@@ -100,7 +131,8 @@ class CopyTrainerTest {
         n += a.get(i).valueTargets().length;
       }
       assertEquals((other - own) / n, res.swapCards(), 1e-4);
-      // Twin of the swap test without the drill pages: the plain cards one at a time (of 16 cards, which
+      // Twin of the swap test without the drill pages: the plain cards one at a time (of 16 cards,
+      // which
       // include a drill page and come in micro-batches sorted by length).
       Signal sig16 = new Signal(tok, 16, 2, 2048);
       Signal.Result res16 = sig16.measure(m);
@@ -112,26 +144,41 @@ class CopyTrainerTest {
       int drillPages = 0;
       for (int i = 0; i < 16; i++) {
         if (Curriculum.heldOutCardKind(i) != dev.leap.train.data.FactCard.Kind.DRILL) {
-          plainOwn += sig.valueLoss(m, List.of(a16.get(i)), null) * a16.get(i).valueTargets().length;
-          plainOther += sig.valueLoss(m, List.of(b16.get(i)), null) * b16.get(i).valueTargets().length;
+          plainOwn +=
+              sig.valueLoss(m, List.of(a16.get(i)), null) * a16.get(i).valueTargets().length;
+          plainOther +=
+              sig.valueLoss(m, List.of(b16.get(i)), null) * b16.get(i).valueTargets().length;
           plainN += a16.get(i).valueTargets().length;
         } else {
           drillPages++;
-          assertTrue(tok.decode(a16.get(i).tokens()).contains("Record of ") || tok.decode(a16.get(i).tokens()).contains("\"name\": \"")
-              && tok.decode(java.util.Arrays.copyOf(a16.get(i).tokens(), a16.get(i).answerStart())).contains("\"name\""));
+          assertTrue(
+              tok.decode(a16.get(i).tokens()).contains("Record of ")
+                  || tok.decode(a16.get(i).tokens()).contains("\"name\": \"")
+                      && tok.decode(
+                              java.util.Arrays.copyOf(
+                                  a16.get(i).tokens(), a16.get(i).answerStart()))
+                          .contains("\"name\""));
         }
       }
       assertTrue(plainN > 0 && drillPages > 0);
       assertEquals((plainOther - plainOwn) / plainN, res16.swapPlainCards(), 1e-4);
-      assertTrue(Math.abs(res.swapDrills()) < 0.05, "an untrained model copies no list: " + res.swapDrills());
-      assertTrue(Math.abs(res.repeatGain()) < 0.05, "an untrained model has no induction: " + res.repeatGain());
-      // Twin of the repeat test: each held-out repeat's halves one example at a time, by the log-softmax of the logits.
+      assertTrue(
+          Math.abs(res.swapDrills()) < 0.05,
+          "an untrained model copies no list: " + res.swapDrills());
+      assertTrue(
+          Math.abs(res.repeatGain()) < 0.05,
+          "an untrained model has no induction: " + res.repeatGain());
+      // Twin of the repeat test: each held-out repeat's halves one example at a time, by the
+      // log-softmax of the logits.
       double firstRep = 0;
       double again = 0;
       int count = 0;
       for (int i = 0; i < 8; i++) {
-        Example e = dev.leap.train.data.CopyDrill.tokens(tok.size(), tok.eosIds(),
-            new SplittableRandom(dev.leap.train.data.City.EVAL_SEED_BASE + 13_000 + i));
+        Example e =
+            dev.leap.train.data.CopyDrill.tokens(
+                tok.size(),
+                tok.eosIds(),
+                new SplittableRandom(dev.leap.train.data.City.EVAL_SEED_BASE + 13_000 + i));
         int half = e.answerStart();
         long[] allRows = new long[2 * half - 1];
         for (int p = 0; p < allRows.length; p++) {
@@ -151,7 +198,9 @@ class CopyTrainerTest {
         }
       }
       assertEquals((firstRep - again) / count, res.repeatGain(), 1e-4);
-      assertTrue(Math.abs(res.mentionGap()) < 0.3, "an untrained model copies no names: " + res.mentionGap());
+      assertTrue(
+          Math.abs(res.mentionGap()) < 0.3,
+          "an untrained model copies no names: " + res.mentionGap());
       int first = 0;
       int repeat = 0;
       for (int[] k : sig.mentionKinds()) {
@@ -160,7 +209,9 @@ class CopyTrainerTest {
           repeat += x == 2 ? 1 : 0;
         }
       }
-      assertTrue(first > 10 && repeat > 10, "articles name things first and again: " + first + " / " + repeat);
+      assertTrue(
+          first > 10 && repeat > 10,
+          "articles name things first and again: " + first + " / " + repeat);
     }
   }
 
@@ -171,14 +222,22 @@ class CopyTrainerTest {
     int[] phases = {14, 18, 20};
     CopyTrainer t = new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out));
     assertEquals(CopyTrainer.Outcome.STOPPED_AT, t.run(12));
-    assertTrue(Files.exists(work.resolve("tokenizer/tokenizer.json")), "the tokenizer is trained into the work dir");
+    assertTrue(
+        Files.exists(work.resolve("tokenizer/tokenizer.json")),
+        "the tokenizer is trained into the work dir");
     // The stopped run's checkpoint exported as a model directory loads in the runtime.
     assertEquals(12, new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out)).export());
-    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(work.resolve("model")).optKvCapacity(2048).build()) {
-      assertTrue(rt.generate(dev.leap.train.data.CityDocument.prompt("Velmora is a city.\n", "Its name:\n"),
-          dev.leap.runtime.Constraint.regex("[A-Za-z ]{1,8}")).isComplete());
+    try (LeapRuntime rt =
+        LeapRuntime.builder().setModelDir(work.resolve("model")).optKvCapacity(2048).build()) {
+      assertTrue(
+          rt.generate(
+                  dev.leap.train.data.CityDocument.prompt("Velmora is a city.\n", "Its name:\n"),
+                  dev.leap.runtime.Constraint.regex("[A-Za-z ]{1,8}"))
+              .isComplete());
     }
-    assertEquals(CopyTrainer.Outcome.FINISHED, new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out)).run());
+    assertEquals(
+        CopyTrainer.Outcome.FINISHED,
+        new CopyTrainer(options(work, phases, 0, 0.1), new PrintWriter(out)).run());
     assertTrue(out.toString().contains("resuming at step 12"), out.toString());
     List<JsonNode> lines = new ArrayList<>();
     ObjectMapper m = new ObjectMapper();
@@ -193,31 +252,44 @@ class CopyTrainerTest {
     double last = lines.get(19).get("loss").asDouble();
     assertTrue(last < first - 1, "loss falls: " + first + " -> " + last);
     assertTrue(lines.get(3).has("swapCards") && lines.get(3).get("exactCards").has("population"));
-    assertTrue(lines.get(3).has("swapDrills") && lines.get(3).get("exactPlainCards").has("population")
-        && lines.get(3).has("repeatGain"));
+    assertTrue(
+        lines.get(3).has("swapDrills")
+            && lines.get(3).get("exactPlainCards").has("population")
+            && lines.get(3).has("repeatGain"));
     assertEquals(3, lines.get(19).get("phase").asInt());
     assertTrue(Files.size(work.resolve("model/model.safetensors")) > 10_000);
-    assertTrue(Files.exists(work.resolve("model/tokenizer.json")) && Files.exists(work.resolve("signal.png")));
+    assertTrue(
+        Files.exists(work.resolve("model/tokenizer.json"))
+            && Files.exists(work.resolve("signal.png")));
     HfTokenizer tok = HfTokenizer.load(work.resolve("model/tokenizer.json"));
     assertEquals(512, tok.size());
 
     // A warm start: the first steps are phase 0 (copy drills), then the cards.
     Path warm = tmp.resolve("warm");
-    assertEquals(CopyTrainer.Outcome.STOPPED_AT,
-        new CopyTrainer(options(warm, phases, 0, 0.1, 2), new PrintWriter(new StringWriter())).run(4));
+    assertEquals(
+        CopyTrainer.Outcome.STOPPED_AT,
+        new CopyTrainer(options(warm, phases, 0, 0.1, 2), new PrintWriter(new StringWriter()))
+            .run(4));
     List<String> warmLog = Files.readAllLines(warm.resolve("train-log.jsonl"));
-    assertEquals(List.of(0, 0, 1, 1), warmLog.stream().map(l -> {
-      try {
-        return m.readTree(l).get("phase").asInt();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }).toList());
+    assertEquals(
+        List.of(0, 0, 1, 1),
+        warmLog.stream()
+            .map(
+                l -> {
+                  try {
+                    return m.readTree(l).get("phase").asInt();
+                  } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                })
+            .toList());
 
     // The stop rule: a swap test that must reach 100 nats by step 4 stops the run there.
     Path flat = tmp.resolve("flat");
     StringWriter flatOut = new StringWriter();
-    assertEquals(CopyTrainer.Outcome.FLAT, new CopyTrainer(options(flat, phases, 4, 100), new PrintWriter(flatOut)).run());
+    assertEquals(
+        CopyTrainer.Outcome.FLAT,
+        new CopyTrainer(options(flat, phases, 4, 100), new PrintWriter(flatOut)).run());
     assertTrue(flatOut.toString().contains("the swap test stayed flat"), flatOut.toString());
     assertEquals(4, Files.readAllLines(flat.resolve("train-log.jsonl")).size());
     assertTrue(Checkpoint.exists(flat.resolve("checkpoint")));

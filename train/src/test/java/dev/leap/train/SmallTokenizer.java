@@ -8,8 +8,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** A small tokenizer of the project's BPE (900 tokens, trained on a small corpus) for tests, trained once per JVM. */
-@SuppressWarnings("exports") // BpeTrainer (tokenizer, not exported): a helper for this module's tests
+/**
+ * A small tokenizer of the project's BPE (900 tokens, trained on a small corpus) for tests, trained
+ * once per JVM.
+ */
+@SuppressWarnings(
+    "exports") // BpeTrainer (tokenizer, not exported): a helper for this module's tests
 public final class SmallTokenizer {
   private SmallTokenizer() {}
 

@@ -5,10 +5,10 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 
 /**
- * One training run of {@link TrainerTest}'s options in its own JVM: {@code WORK STEPS STOP_AT}.
- * The resume test runs each phase in a fresh process because runs that followed another run in the
- * same JVM sometimes ended with slightly different weights (seen 5e-4 .. 2e-2 apart; the first run
- * of a process never varied): a native-memory effect outside the training code's control that the
+ * One training run of {@link TrainerTest}'s options in its own JVM: {@code WORK STEPS STOP_AT}. The
+ * resume test runs each phase in a fresh process because runs that followed another run in the same
+ * JVM sometimes ended with slightly different weights (seen 5e-4 .. 2e-2 apart; the first run of a
+ * process never varied): a native-memory effect outside the training code's control that the
  * comparison must not depend on.
  */
 public final class TrainerPhase {
@@ -22,20 +22,39 @@ public final class TrainerPhase {
     System.exit(0);
   }
 
-  /** Runs a phase in a new JVM with this JVM's class path and PyTorch settings; fails on a non-zero exit. */
+  /**
+   * Runs a phase in a new JVM with this JVM's class path and PyTorch settings; fails on a non-zero
+   * exit.
+   */
   static void fork(Path work, int steps, int stopAt) throws Exception {
     String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
-        "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
-        TrainerPhase.class.getName(), work.toString(), String.valueOf(steps), String.valueOf(stopAt));
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            javaBin,
+            "-cp",
+            System.getProperty("java.class.path"),
+            "-Dai.djl.offline=true",
+            "-Dai.djl.pytorch.num_threads=1",
+            "-Dai.djl.pytorch.num_interop_threads=1",
+            TrainerPhase.class.getName(),
+            work.toString(),
+            String.valueOf(steps),
+            String.valueOf(stopAt));
     pb.redirectErrorStream(true);
     pb.redirectOutput(work.resolveSibling(work.getFileName() + "-" + stopAt + ".log").toFile());
     java.nio.file.Files.createDirectories(work.getParent());
     Process p = pb.start();
     int rc = p.waitFor();
     if (rc != 0) {
-      throw new AssertionError("training phase " + work + " to step " + stopAt + " exited with " + rc + "; see "
-          + work.resolveSibling(work.getFileName() + "-" + stopAt + ".log"));
+      throw new AssertionError(
+          "training phase "
+              + work
+              + " to step "
+              + stopAt
+              + " exited with "
+              + rc
+              + "; see "
+              + work.resolveSibling(work.getFileName() + "-" + stopAt + ".log"));
     }
   }
 }

@@ -22,17 +22,33 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A tiny model trained for a few dozen steps on Leap's real training mix (GPT-2 vocabulary,
  * character sheets, short city documents): the loss falls, the log and chart are written, a run
- * stopped and resumed from its checkpoint ends with the weights (to float noise) and the log lines of
- * an uninterrupted run, each run in its own JVM ({@link TrainerPhase}),
- * and the written model directory loads in the runtime.
+ * stopped and resumed from its checkpoint ends with the weights (to float noise) and the log lines
+ * of an uninterrupted run, each run in its own JVM ({@link TrainerPhase}), and the written model
+ * directory loads in the runtime.
  */
 class TrainerTest {
 
   static Trainer.Options options(Path work, int steps) {
     ModelConfig c = ModelConfig.llama(50257, 64, 128, 2, 2, 1, 32);
     ModelConfig shape = c.withMaxPositions(1024);
-    return new Trainer.Options(shape, 7, steps, 3, 1e-2f, 1e-3f, 0.1f, 1f, 300, 2, 120, 300, 2048, 5,
-        work, work.resolve("model"), HfModelWriter.StorageType.F16);
+    return new Trainer.Options(
+        shape,
+        7,
+        steps,
+        3,
+        1e-2f,
+        1e-3f,
+        0.1f,
+        1f,
+        300,
+        2,
+        120,
+        300,
+        2048,
+        5,
+        work,
+        work.resolve("model"),
+        HfModelWriter.StorageType.F16);
   }
 
   @Test
@@ -43,39 +59,53 @@ class TrainerTest {
     TrainerPhase.fork(straight, steps, steps);
     List<Double> losses = new ArrayList<>();
     ObjectMapper m = new ObjectMapper();
-    for (String line : Files.readAllLines(straight.resolve("train-log.jsonl"), StandardCharsets.UTF_8)) {
+    for (String line :
+        Files.readAllLines(straight.resolve("train-log.jsonl"), StandardCharsets.UTF_8)) {
       losses.add(m.readTree(line).get("loss").asDouble());
     }
     assertEquals(steps, losses.size());
     double first = losses.get(0);
-    double last = losses.subList(steps - 5, steps).stream().mapToDouble(d -> d).average().orElseThrow();
-    assertTrue(last < first - 3, "loss should fall by 3 nats on answer tokens: first " + first + ", last five " + last);
+    double last =
+        losses.subList(steps - 5, steps).stream().mapToDouble(d -> d).average().orElseThrow();
+    assertTrue(
+        last < first - 3,
+        "loss should fall by 3 nats on answer tokens: first " + first + ", last five " + last);
     assertTrue(Files.size(straight.resolve("model").resolve("loss.png")) > 1000);
 
     // Stopped at step 10 (a checkpoint), then resumed to the end.
     Path split = tmp.resolve("split");
     Trainer.Options o = options(split, steps);
     TrainerPhase.fork(split, steps, 10);
-    assertTrue(!Files.exists(o.outDir().resolve("model.safetensors")), "a stopped run writes no model");
+    assertTrue(
+        !Files.exists(o.outDir().resolve("model.safetensors")), "a stopped run writes no model");
     // A process killed after logging step 11 but before its next checkpoint: the resumed run logs
     // step 11 again, once.
-    Files.writeString(split.resolve("train-log.jsonl"), "{\"step\":11,\"loss\":1.0}\n", StandardCharsets.UTF_8,
+    Files.writeString(
+        split.resolve("train-log.jsonl"),
+        "{\"step\":11,\"loss\":1.0}\n",
+        StandardCharsets.UTF_8,
         java.nio.file.StandardOpenOption.APPEND);
     TrainerPhase.fork(split, steps, steps);
-    Map<String, float[]> a = Checkpoint.read(straight.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
-    Map<String, float[]> b = Checkpoint.read(split.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
+    Map<String, float[]> a =
+        Checkpoint.read(straight.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
+    Map<String, float[]> b =
+        Checkpoint.read(split.resolve("checkpoint"), o.model(), Device.cpu()).model().values();
     // Equal up to float noise: even on one thread, BLAS kernels may round differently from run to
     // run (seen: 2.6e-6 apart after 20 steps under a loaded machine), while resuming at the wrong
     // step or with lost optimizer state moves weights by about the learning rate (1e-2 here).
     for (String name : a.keySet()) {
       assertArrayEquals(a.get(name), b.get(name), 1e-4f, name);
     }
-    assertEquals(Files.readAllLines(straight.resolve("train-log.jsonl")).size(),
+    assertEquals(
+        Files.readAllLines(straight.resolve("train-log.jsonl")).size(),
         Files.readAllLines(split.resolve("train-log.jsonl")).size());
 
-    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(straight.resolve("model")).optKvCapacity(2048).build()) {
-      assertTrue(rt.generate("Harry Potter is a character", dev.leap.runtime.Constraint.regex("[a-z ]{1,8}"))
-          .isComplete());
+    try (LeapRuntime rt =
+        LeapRuntime.builder().setModelDir(straight.resolve("model")).optKvCapacity(2048).build()) {
+      assertTrue(
+          rt.generate(
+                  "Harry Potter is a character", dev.leap.runtime.Constraint.regex("[a-z ]{1,8}"))
+              .isComplete());
     }
   }
 

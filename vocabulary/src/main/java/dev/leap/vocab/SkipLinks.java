@@ -4,16 +4,19 @@ import java.util.Arrays;
 
 /**
  * What lets a walk of a byte-sorted token sequence visit a shared prefix once: for each position
- * {@code j}, {@code lcp[j]}, the length of the prefix its token shares with the one before (0 at 0);
- * {@code skip1[j]} and {@code skip2[j]}, the next position whose first byte, or first two bytes,
- * differ from {@code j}'s (the sequence's length if none), so a token that dies on its first or
- * second byte skips all that share them in one jump. Computed in one place for the whole sorted
+ * {@code j}, {@code lcp[j]}, the length of the prefix its token shares with the one before (0 at
+ * 0); {@code skip1[j]} and {@code skip2[j]}, the next position whose first byte, or first two
+ * bytes, differ from {@code j}'s (the sequence's length if none), so a token that dies on its first
+ * or second byte skips all that share them in one jump. Computed in one place for the whole sorted
  * vocabulary ({@link SortedVocabulary}) and for its subsequences (the compressed FSM's views that
  * leave a loop's tokens out).
  */
 public record SkipLinks(int[] lcp, int[] skip1, int[] skip2) {
 
-  /** The links of the token sequence {@code ids} (sorted by bytes), {@code bytes} indexed by token id. */
+  /**
+   * The links of the token sequence {@code ids} (sorted by bytes), {@code bytes} indexed by token
+   * id.
+   */
   public static SkipLinks of(int[] ids, byte[][] bytes) {
     int n = ids.length;
     int[] lcp = new int[n];

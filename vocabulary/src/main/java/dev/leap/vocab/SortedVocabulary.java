@@ -9,17 +9,18 @@ import java.util.WeakHashMap;
  * A vocabulary's tokens sorted by their bytes (unsigned lexicographic): an implicit byte trie.
  * Tokens that start with a given byte string form one contiguous range ({@link #lowerBound}); the
  * length of the prefix each token shares with the one before it ({@link #lcp}) and skip links past
- * every token sharing the first one or two bytes ({@link #skip1}, {@link #skip2}; computed by {@link
- * SkipLinks}, as for the views that leave a loop's tokens out) let a DFA walk the
- * whole vocabulary visiting a shared prefix once. Serves the token index (masks) and the jump
- * retokenizer (holding back tokens that a longer token could extend).
+ * every token sharing the first one or two bytes ({@link #skip1}, {@link #skip2}; computed by
+ * {@link SkipLinks}, as for the views that leave a loop's tokens out) let a DFA walk the whole
+ * vocabulary visiting a shared prefix once. Serves the token index (masks) and the jump retokenizer
+ * (holding back tokens that a longer token could extend).
  *
  * <p>Built once per vocabulary instance and shared ({@link #of}, a weak cache), so compiling a new
  * constraint does not sort 150k tokens again. Tokens without bytes (special tokens) are left out of
  * the order. Every array returned is the shared one and must not be modified.
  */
 public final class SortedVocabulary {
-  private static final Map<Vocabulary, SortedVocabulary> CACHE = Collections.synchronizedMap(new WeakHashMap<>());
+  private static final Map<Vocabulary, SortedVocabulary> CACHE =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   private final byte[][] tokenBytes;
   private final int[] ids;
@@ -61,11 +62,11 @@ public final class SortedVocabulary {
 
   /**
    * Sorts {@code ids[lo, hi)}, whose bytes agree on their first {@code d}, by bytes (unsigned, a
-   * prefix first) and equal bytes by id: multikey quicksort (Bentley and Sedgewick, "Fast algorithms
-   * for sorting and searching strings", 1997), three-way partitions on the byte at depth {@code d}
-   * (-1 past the end), so a shared prefix is read once per partition instead of once per comparison.
-   * Primitive arrays only: no boxing of 150k ids (the comparator sort it replaces took 0.2-0.6 s on
-   * Llama 3 and Qwen3).
+   * prefix first) and equal bytes by id: multikey quicksort (Bentley and Sedgewick, "Fast
+   * algorithms for sorting and searching strings", 1997), three-way partitions on the byte at depth
+   * {@code d} (-1 past the end), so a shared prefix is read once per partition instead of once per
+   * comparison. Primitive arrays only: no boxing of 150k ids (the comparator sort it replaces took
+   * 0.2-0.6 s on Llama 3 and Qwen3).
    */
   static void sort(int[] ids, int lo, int hi, int d, byte[][] bytes) {
     while (hi - lo > 1) {
@@ -106,7 +107,9 @@ public final class SortedVocabulary {
       int j = i - 1;
       while (j >= lo) {
         byte[] by = bytes[ids[j]];
-        int c = Arrays.compareUnsigned(by, Math.min(d, by.length), by.length, bx, Math.min(d, bx.length), bx.length);
+        int c =
+            Arrays.compareUnsigned(
+                by, Math.min(d, by.length), by.length, bx, Math.min(d, bx.length), bx.length);
         if (c < 0 || c == 0 && ids[j] < x) {
           break;
         }
@@ -157,17 +160,25 @@ public final class SortedVocabulary {
     return links;
   }
 
-  /** For sorted position {@code j > 0}: the length of the prefix shared with position {@code j - 1}; 0 at 0. */
+  /**
+   * For sorted position {@code j > 0}: the length of the prefix shared with position {@code j - 1};
+   * 0 at 0.
+   */
   public int[] lcp() {
     return lcp;
   }
 
-  /** For sorted position {@code j}: the next position whose first byte differs from {@code j}'s ({@link #size} if none). */
+  /**
+   * For sorted position {@code j}: the next position whose first byte differs from {@code j}'s
+   * ({@link #size} if none).
+   */
   public int[] skip1() {
     return skip1;
   }
 
-  /** For sorted position {@code j}: the next position whose first two bytes differ from {@code j}'s. */
+  /**
+   * For sorted position {@code j}: the next position whose first two bytes differ from {@code j}'s.
+   */
   public int[] skip2() {
     return skip2;
   }
@@ -177,7 +188,10 @@ public final class SortedVocabulary {
     return maxLength;
   }
 
-  /** The first sorted position whose bytes are not less than {@code key}: where tokens starting with {@code key} begin. */
+  /**
+   * The first sorted position whose bytes are not less than {@code key}: where tokens starting with
+   * {@code key} begin.
+   */
   public int lowerBound(byte[] key) {
     int lo = 0;
     int hi = ids.length;
@@ -194,6 +208,7 @@ public final class SortedVocabulary {
 
   /** Whether {@code bytes} starts with {@code prefix}. */
   public static boolean startsWith(byte[] bytes, byte[] prefix) {
-    return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
+    return bytes.length >= prefix.length
+        && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
   }
 }

@@ -23,18 +23,24 @@ public final class SortedWalk {
     /** Fills depth {@code depth + 1} from depth {@code depth} (alive) and the byte {@code b}. */
     void push(int depth, byte b);
 
-    /** Token {@code id} read whole: all its {@code length} bytes pushed (the configuration there may be dead). */
+    /**
+     * Token {@code id} read whole: all its {@code length} bytes pushed (the configuration there may
+     * be dead).
+     */
     void complete(int id, int length);
 
     /**
      * Token {@code id} died: the configuration after {@code depth >= 1} of its bytes is dead, and
      * {@code bytes[depth]} comes next. Returns how many leading bytes (at least 1, at most {@code
-     * depth + 1}) the following tokens must share with it to get the same answer: positive, they are
-     * skipped; negative (minus that count), each is passed to {@link #sameAsDied}.
+     * depth + 1}) the following tokens must share with it to get the same answer: positive, they
+     * are skipped; negative (minus that count), each is passed to {@link #sameAsDied}.
      */
     int died(int id, byte[] bytes, int depth);
 
-    /** A following token that gets the answer of the last {@link #died} that returned a negative count. */
+    /**
+     * A following token that gets the answer of the last {@link #died} that returned a negative
+     * count.
+     */
     void sameAsDied(int id);
   }
 

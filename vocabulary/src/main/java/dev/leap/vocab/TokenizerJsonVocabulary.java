@@ -16,17 +16,19 @@ import java.util.Map;
  * The exact bytes of every token of a Hugging Face {@code tokenizer.json}, read with Jackson.
  *
  * <p>Two schemes, detected from the {@code decoder} and {@code pre_tokenizer} sections:
+ *
  * <ul>
  *   <li>{@link Scheme#BYTE_LEVEL} (GPT-2, Llama 3, Qwen): every character of a token string stands
  *       for one byte through GPT-2's byte-to-unicode table ({@code Ġ} is 0x20, {@code Ċ} is 0x0A).
- *   <li>{@link Scheme#SENTENCEPIECE} (Llama 2, Mistral, Gemma): {@code ▁} is a space, {@code <0xNN>}
- *       byte-fallback tokens are the byte NN, other characters are their UTF-8 bytes.
+ *   <li>{@link Scheme#SENTENCEPIECE} (Llama 2, Mistral, Gemma): {@code ▁} is a space, {@code
+ *       <0xNN>} byte-fallback tokens are the byte NN, other characters are their UTF-8 bytes.
  * </ul>
- * A token's bytes are what the decoder makes of that token alone, before whole-sequence steps
- * such as stripping a leading space. Added tokens marked {@code special} stand for no text
- * ({@code null} bytes); added tokens not marked special stand for their content, mapped the same
- * way. Ids with no entry have {@code null} bytes. {@link #eosIds()} is empty: {@code tokenizer.json}
- * alone does not say which token ends a sequence ({@link #withEos(int...)} sets them).
+ *
+ * A token's bytes are what the decoder makes of that token alone, before whole-sequence steps such
+ * as stripping a leading space. Added tokens marked {@code special} stand for no text ({@code null}
+ * bytes); added tokens not marked special stand for their content, mapped the same way. Ids with no
+ * entry have {@code null} bytes. {@link #eosIds()} is empty: {@code tokenizer.json} alone does not
+ * say which token ends a sequence ({@link #withEos(int...)} sets them).
  *
  * <p>Immutable and thread-safe.
  */
@@ -49,7 +51,13 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
   private final boolean[] special;
   private final int[] eos;
 
-  private TokenizerJsonVocabulary(String file, Scheme scheme, String[] tokenStrings, byte[][] bytes, boolean[] special, int[] eos) {
+  private TokenizerJsonVocabulary(
+      String file,
+      Scheme scheme,
+      String[] tokenStrings,
+      byte[][] bytes,
+      boolean[] special,
+      int[] eos) {
     this.file = file;
     this.scheme = scheme;
     this.tokenStrings = tokenStrings;
@@ -61,8 +69,8 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
   /**
    * Reads {@code tokenizer.json}.
    *
-   * @throws IllegalArgumentException naming the file: missing, not JSON, not a tokenizer (no
-   *     {@code model.vocab}), or a scheme that is neither ByteLevel nor SentencePiece-style
+   * @throws IllegalArgumentException naming the file: missing, not JSON, not a tokenizer (no {@code
+   *     model.vocab}), or a scheme that is neither ByteLevel nor SentencePiece-style
    */
   public static TokenizerJsonVocabulary load(Path tokenizerJson) {
     byte[] json;
@@ -71,7 +79,8 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException("tokenizer file not found: " + tokenizerJson);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
+      throw new IllegalArgumentException(
+          "cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
     }
     return parse(json, tokenizerJson.toString());
   }
@@ -82,10 +91,12 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
     try {
       root = JSON.readTree(json);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
+      throw new IllegalArgumentException(
+          "cannot read tokenizer file " + tokenizerJson + ": " + e.getMessage());
     }
     if (root == null || !root.isObject()) {
-      throw new IllegalArgumentException("not a tokenizer.json (not a JSON object): " + tokenizerJson);
+      throw new IllegalArgumentException(
+          "not a tokenizer.json (not a JSON object): " + tokenizerJson);
     }
     JsonNode model = root.path("model");
     JsonNode vocab = model.path("vocab");
@@ -141,13 +152,20 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
     if (decoder.contains("ByteLevel") || (decoder.isEmpty() && pre.contains("ByteLevel"))) {
       return Scheme.BYTE_LEVEL;
     }
-    if (decoder.contains("ByteFallback") || decoder.contains("Metaspace") || decoder.contains("Replace")
+    if (decoder.contains("ByteFallback")
+        || decoder.contains("Metaspace")
+        || decoder.contains("Replace")
         || pre.contains("Metaspace")) {
       return Scheme.SENTENCEPIECE;
     }
-    throw new IllegalArgumentException("unsupported tokenizer in " + file + ": decoder ["
-        + (decoder.isEmpty() ? "none" : decoder) + "], pre_tokenizer [" + (pre.isEmpty() ? "none" : pre)
-        + "]; Leap supports ByteLevel (GPT-2 style) and SentencePiece-style (▁ and <0xNN>) vocabularies");
+    throw new IllegalArgumentException(
+        "unsupported tokenizer in "
+            + file
+            + ": decoder ["
+            + (decoder.isEmpty() ? "none" : decoder)
+            + "], pre_tokenizer ["
+            + (pre.isEmpty() ? "none" : pre)
+            + "]; Leap supports ByteLevel (GPT-2 style) and SentencePiece-style (▁ and <0xNN>) vocabularies");
   }
 
   /** The types named in a decoder or pre-tokenizer section, including nested sequences. */
@@ -253,7 +271,9 @@ public final class TokenizerJsonVocabulary implements Vocabulary {
     return id >= 0 && id < special.length && special[id];
   }
 
-  /** The id of a token string (vocabulary or added token), or -1. Linear: for setup, not hot paths. */
+  /**
+   * The id of a token string (vocabulary or added token), or -1. Linear: for setup, not hot paths.
+   */
   public int idOf(String tokenString) {
     for (int i = 0; i < tokenStrings.length; i++) {
       if (tokenString.equals(tokenStrings[i])) {

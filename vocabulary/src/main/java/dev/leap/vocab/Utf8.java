@@ -24,7 +24,10 @@ public final class Utf8 {
     return n;
   }
 
-  /** Bytes in the sequence that {@code lead} starts (1 for ASCII, a continuation or an invalid byte). */
+  /**
+   * Bytes in the sequence that {@code lead} starts (1 for ASCII, a continuation or an invalid
+   * byte).
+   */
   public static int sequenceLength(int lead) {
     int b = lead & 0xFF;
     return b < 0xC0 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;

@@ -11,15 +11,17 @@ class PublicSurfaceTest {
 
   @Test
   void publicTypesAreTheListedOnes() {
-    PublicSurface.check(Vocabulary.class, List.of(
-        "dev.leap.vocab.SkipLinks",
-        "dev.leap.vocab.SortedVocabulary",
-        "dev.leap.vocab.SortedWalk",
-        "dev.leap.vocab.SortedWalk$Recognizer",
-        "dev.leap.vocab.TokenizerJsonVocabulary",
-        "dev.leap.vocab.TokenizerJsonVocabulary$Scheme",
-        "dev.leap.vocab.Utf8",
-        "dev.leap.vocab.Vocabulary"));
+    PublicSurface.check(
+        Vocabulary.class,
+        List.of(
+            "dev.leap.vocab.SkipLinks",
+            "dev.leap.vocab.SortedVocabulary",
+            "dev.leap.vocab.SortedWalk",
+            "dev.leap.vocab.SortedWalk$Recognizer",
+            "dev.leap.vocab.TokenizerJsonVocabulary",
+            "dev.leap.vocab.TokenizerJsonVocabulary$Scheme",
+            "dev.leap.vocab.Utf8",
+            "dev.leap.vocab.Vocabulary"));
   }
 
   /** The packages module-info.java exports. */

@@ -11,10 +11,16 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** The shared sorted vocabulary against the definitions of its order, prefix lengths, skip links and ranges, checked naively. */
+/**
+ * The shared sorted vocabulary against the definitions of its order, prefix lengths, skip links and
+ * ranges, checked naively.
+ */
 class SortedVocabularyTest {
 
-  /** A random vocabulary over a few byte values (so prefixes are shared often), with holes and duplicates. */
+  /**
+   * A random vocabulary over a few byte values (so prefixes are shared often), with holes and
+   * duplicates.
+   */
   private static Vocabulary random(SplittableRandom r) {
     int n = 1 + r.nextInt(300);
     byte[][] tokens = new byte[n][];
@@ -63,7 +69,8 @@ class SortedVocabularyTest {
       int[] ids = s.ids();
       int[] sortedCopy = ids.clone();
       Arrays.sort(sortedCopy);
-      assertArrayEquals(live.stream().mapToInt(Integer::intValue).toArray(), sortedCopy, "every live token once");
+      assertArrayEquals(
+          live.stream().mapToInt(Integer::intValue).toArray(), sortedCopy, "every live token once");
       int longest = 0;
       for (int j = 0; j < ids.length; j++) {
         byte[] b = s.bytesAt(j);
@@ -104,7 +111,10 @@ class SortedVocabularyTest {
     }
   }
 
-  /** The next position after {@code j} whose first {@code depth} bytes (as many as it has) differ from {@code j}'s. */
+  /**
+   * The next position after {@code j} whose first {@code depth} bytes (as many as it has) differ
+   * from {@code j}'s.
+   */
   private static int naiveSkip(SortedVocabulary s, int j, int depth) {
     byte[] a = s.bytesAt(j);
     for (int k = j + 1; k < s.size(); k++) {
@@ -113,7 +123,8 @@ class SortedVocabularyTest {
       while (common < Math.min(a.length, b.length) && a[common] == b[common]) {
         common++;
       }
-      // Every token between shares at least the common prefix with j's; the run ends where fewer than depth bytes are shared.
+      // Every token between shares at least the common prefix with j's; the run ends where fewer
+      // than depth bytes are shared.
       if (common < depth) {
         return k;
       }
@@ -121,11 +132,16 @@ class SortedVocabularyTest {
     return s.size();
   }
 
-  /** The multikey quicksort against the comparator sort (stable, so equal bytes by id) on three real vocabularies. */
+  /**
+   * The multikey quicksort against the comparator sort (stable, so equal bytes by id) on three real
+   * vocabularies.
+   */
   @Test
   void realVocabulariesInTheNaiveOrder() {
     for (String name : new String[] {"gpt2", "llama3", "qwen3"}) {
-      Vocabulary v = TokenizerJsonVocabulary.load(dev.leap.testkit.Shared.require("tokenizers/" + name + "/tokenizer.json"));
+      Vocabulary v =
+          TokenizerJsonVocabulary.load(
+              dev.leap.testkit.Shared.require("tokenizers/" + name + "/tokenizer.json"));
       List<Integer> live = new ArrayList<>();
       for (int i = 0; i < v.size(); i++) {
         if (v.tokenBytes(i) != null && v.tokenBytes(i).length > 0) {
@@ -133,7 +149,8 @@ class SortedVocabularyTest {
         }
       }
       live.sort((a, b) -> Arrays.compareUnsigned(v.tokenBytes(a), v.tokenBytes(b)));
-      assertArrayEquals(live.stream().mapToInt(Integer::intValue).toArray(), SortedVocabulary.of(v).ids(), name);
+      assertArrayEquals(
+          live.stream().mapToInt(Integer::intValue).toArray(), SortedVocabulary.of(v).ids(), name);
     }
   }
 }

@@ -15,8 +15,11 @@ class Utf8Test {
 
   private static boolean decodes(byte[] b) {
     try {
-      StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b));
+      StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(b));
       return true;
     } catch (CharacterCodingException e) {
       return false;
@@ -42,7 +45,8 @@ class Utf8Test {
         while (!decodes(Arrays.copyOf(prefix, complete))) {
           complete--;
         }
-        assertEquals(complete, Utf8.completeLength(prefix), "complete length of " + Arrays.toString(prefix));
+        assertEquals(
+            complete, Utf8.completeLength(prefix), "complete length of " + Arrays.toString(prefix));
         if (cut > 0) {
           int start = cut - 1;
           while (start > 0 && (prefix[start] & 0xC0) == 0x80) {
@@ -53,7 +57,8 @@ class Utf8Test {
           while (end < text.length && (text[end] & 0xC0) == 0x80) {
             end++;
           }
-          assertEquals(end - start, Utf8.sequenceLength(prefix[start]), "sequence length of the lead byte");
+          assertEquals(
+              end - start, Utf8.sequenceLength(prefix[start]), "sequence length of the lead byte");
         }
       }
     }

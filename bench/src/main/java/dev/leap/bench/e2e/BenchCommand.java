@@ -16,35 +16,34 @@ import dev.leap.train.data.CityDocument;
 import dev.leap.train.data.GazetteerDocument;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code leap bench characters|longdoc}: the end-to-end benchmarks, jump-forward against
  * token-by-token constrained decoding in one process (see {@code ../shared/DESIGN.md},
  * "Measuring").
  *
- * <p>{@code characters}: SGLang's character benchmark (its 50 names, prompt template and
- * {@code character_regex}; temperature 0; {@code maxTokens} 256). Batch-1 latency alternates the two
- * modes request by request; throughput runs all requests at once per mode, alternating modes for
- * {@code --repeats} rounds; medians are reported.
+ * <p>{@code characters}: SGLang's character benchmark (its 50 names, prompt template and {@code
+ * character_regex}; temperature 0; {@code maxTokens} 256). Batch-1 latency alternates the two modes
+ * request by request; throughput runs all requests at once per mode, alternating modes for {@code
+ * --repeats} rounds; medians are reported.
  *
  * <p>{@code longdoc}: extraction questions over held-out fictional city articles ({@code --docs},
  * 2,500-3,500 tokens, seeds the training never draws) constrained by SGLang's {@code city_regex},
@@ -56,91 +55,157 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {dev.leap.bench.serve.ServeBenchCommand.class, dev.leap.bench.serve.IdleConnectionsCommand.class,
-        dev.leap.bench.serve.AbuseBenchCommand.class, dev.leap.bench.model.ProfileCommand.class,
-        dev.leap.bench.peers.PeersCommand.class},
-    description = "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass) or 'peers' (beside llama.cpp).")
+    subcommands = {
+      dev.leap.bench.serve.ServeBenchCommand.class,
+      dev.leap.bench.serve.IdleConnectionsCommand.class,
+      dev.leap.bench.serve.AbuseBenchCommand.class,
+      dev.leap.bench.model.ProfileCommand.class,
+      dev.leap.bench.peers.PeersCommand.class
+    },
+    description =
+        "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass) or 'peers' (beside llama.cpp).")
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Parameters(index = "0", arity = "0..1", paramLabel = "characters|longdoc",
+  @Parameters(
+      index = "0",
+      arity = "0..1",
+      paramLabel = "characters|longdoc",
       description = "Which benchmark (the server's load benchmark is the subcommand serve).")
   String which;
 
-  @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo",
-      description = "Model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--model",
+      defaultValue = "demo",
+      paramLabel = "DIR|demo",
+      description =
+          "Model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
   String model;
 
-  @Option(names = "--requests", description = "Requests (characters: default 50 names; longdoc: questions per document, default 8).")
+  @Option(
+      names = "--requests",
+      description =
+          "Requests (characters: default 50 names; longdoc: questions per document, default 8).")
   Integer requests;
 
-  @Option(names = "--parallel", defaultValue = "64", description = "Concurrent requests for the throughput runs. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--parallel",
+      defaultValue = "64",
+      description = "Concurrent requests for the throughput runs. Default: ${DEFAULT-VALUE}.")
   int parallel;
 
-  @Option(names = "--repeats", defaultValue = "3", description = "Throughput rounds per mode (medians reported). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--repeats",
+      defaultValue = "3",
+      description = "Throughput rounds per mode (medians reported). Default: ${DEFAULT-VALUE}.")
   int repeats;
 
   @Option(names = "--max-tokens", defaultValue = "256", description = "Default: ${DEFAULT-VALUE}.")
   int maxTokens;
 
-  @Option(names = "--temperature", defaultValue = "0",
-      description = "Sampling temperature (0 = greedy, SGLang's setting). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--temperature",
+      defaultValue = "0",
+      description =
+          "Sampling temperature (0 = greedy, SGLang's setting). Default: ${DEFAULT-VALUE}.")
   double temperature;
 
-  @Option(names = "--seed", defaultValue = "0", description = "Sampling seed (per request: seed + index). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--seed",
+      defaultValue = "0",
+      description = "Sampling seed (per request: seed + index). Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  @Option(names = "--docs", defaultValue = "5", description = "longdoc: held-out documents (questions per document: --requests, default 8). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--docs",
+      defaultValue = "5",
+      description =
+          "longdoc: held-out documents (questions per document: --requests, default 8). Default: ${DEFAULT-VALUE}.")
   int docs;
 
-  @Option(names = "--doc-tokens", defaultValue = "2500-3500", paramLabel = "MIN-MAX",
+  @Option(
+      names = "--doc-tokens",
+      defaultValue = "2500-3500",
+      paramLabel = "MIN-MAX",
       description = "longdoc: document length range in tokens. Default: ${DEFAULT-VALUE}.")
   String docTokens;
 
   int docTokensMin;
   int docTokensMax;
 
-  @Option(names = "--dtype", defaultValue = "auto", description = "Weights, activations and KV cache: auto (the"
-      + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--dtype",
+      defaultValue = "auto",
+      description =
+          "Weights, activations and KV cache: auto (the"
+              + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
   String dtype;
 
-  @Option(names = "--compare-dtype", paramLabel = "DTYPE", description = "characters: also run batch 1 in this dtype"
-      + " (both modes, interleaved with the main runs) and report its latency and its greedy agreement with --dtype.")
+  @Option(
+      names = "--compare-dtype",
+      paramLabel = "DTYPE",
+      description =
+          "characters: also run batch 1 in this dtype"
+              + " (both modes, interleaved with the main runs) and report its latency and its greedy agreement with --dtype.")
   String compareDtype;
 
-  @Option(names = "--sparse-logits-limit", defaultValue = "4096", paramLabel = "N", description = "Constrained steps whose"
-      + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
-      + " vocabulary. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--sparse-logits-limit",
+      defaultValue = "4096",
+      paramLabel = "N",
+      description =
+          "Constrained steps whose"
+              + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
+              + " vocabulary. Default: ${DEFAULT-VALUE}.")
   int sparseLogitsLimit;
 
-  @Option(names = "--cpu-f32-weights", defaultValue = "auto", paramLabel = "auto|on|off", description = "With f16 weights"
-      + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
-      + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--cpu-f32-weights",
+      defaultValue = "auto",
+      paramLabel = "auto|on|off",
+      description =
+          "With f16 weights"
+              + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
+              + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
   String cpuF32Weights;
 
-
-  @Option(names = "--generator", defaultValue = "first", paramLabel = "first|second",
-      description = "longdoc: the article generator: first (CityDocument, the one training uses) or second "
-          + "(GazetteerDocument: other frames, order and layout, never used in training). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--generator",
+      defaultValue = "first",
+      paramLabel = "first|second",
+      description =
+          "longdoc: the article generator: first (CityDocument, the one training uses) or second "
+              + "(GazetteerDocument: other frames, order and layout, never used in training). Default: ${DEFAULT-VALUE}.")
   String generator;
 
-  @Option(names = "--values", defaultValue = "closed", paramLabel = "closed|open",
-      description = "longdoc: the held-out cities' values: closed (City.of, the shipped model's lists) or open "
-          + "(City.open, the copy recipe's generators). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--values",
+      defaultValue = "closed",
+      paramLabel = "closed|open",
+      description =
+          "longdoc: the held-out cities' values: closed (City.of, the shipped model's lists) or open "
+              + "(City.open, the copy recipe's generators). Default: ${DEFAULT-VALUE}.")
   String values;
 
-  @Option(names = "--out", paramLabel = "FILE", description = "JSON results. Default: bench-results/<benchmark>.json.")
+  @Option(
+      names = "--out",
+      paramLabel = "FILE",
+      description = "JSON results. Default: bench-results/<benchmark>.json.")
   Path out;
 
-  @Option(names = "--chart", paramLabel = "FILE", description = "PNG chart (characters). Default: bench-results/<benchmark>.png.")
+  @Option(
+      names = "--chart",
+      paramLabel = "FILE",
+      description = "PNG chart (characters). Default: bench-results/<benchmark>.png.")
   Path chart;
 
   @Override
   public Integer call() throws Exception {
     if (which == null || !which.equals("characters") && !which.equals("longdoc")) {
-      throw new IllegalArgumentException((which == null ? "name a benchmark" : "unknown benchmark '" + which + "'")
-          + ": use characters, longdoc or serve");
+      throw new IllegalArgumentException(
+          (which == null ? "name a benchmark" : "unknown benchmark '" + which + "'")
+              + ": use characters, longdoc or serve");
     }
     if (parallel < 1) {
       throw new IllegalArgumentException("--parallel must be at least 1, got " + parallel);
@@ -165,10 +230,12 @@ public final class BenchCommand implements Callable<Integer> {
       docTokensMin = Integer.parseInt(range[0].strip());
       docTokensMax = Integer.parseInt(range[range.length - 1].strip());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("--doc-tokens must be MIN-MAX in tokens, got '" + docTokens + "'");
+      throw new IllegalArgumentException(
+          "--doc-tokens must be MIN-MAX in tokens, got '" + docTokens + "'");
     }
     if (docTokensMin < 100 || docTokensMax < docTokensMin || docTokensMax > 3800) {
-      throw new IllegalArgumentException("--doc-tokens must lie within 100-3800 with MIN <= MAX, got '" + docTokens + "'");
+      throw new IllegalArgumentException(
+          "--doc-tokens must lie within 100-3800 with MIN <= MAX, got '" + docTokens + "'");
     }
     PrintWriter err = spec.commandLine().getErr();
     Path dir = modelDir(model, err);
@@ -189,23 +256,40 @@ public final class BenchCommand implements Callable<Integer> {
     int n = requests == null ? names.size() : Math.min(requests, names.size());
     String regex = BenchData.characterRegex();
     List<GenerationRequest> reqs = new ArrayList<>();
-    SamplingParams params = SamplingParams.builder().temperature(temperature).seed(seed).maxTokens(maxTokens).build();
+    SamplingParams params =
+        SamplingParams.builder().temperature(temperature).seed(seed).maxTokens(maxTokens).build();
     for (int i = 0; i < n; i++) {
-      SamplingParams p = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();
-      reqs.add(GenerationRequest.of(BenchData.characterPrompt(names.get(i)), Constraint.regex(regex), p));
+      SamplingParams p =
+          SamplingParams.builder()
+              .temperature(temperature)
+              .seed(seed + i)
+              .maxTokens(maxTokens)
+              .build();
+      reqs.add(
+          GenerationRequest.of(
+              BenchData.characterPrompt(names.get(i)), Constraint.regex(regex), p));
     }
     ModeResult tbt = new ModeResult("token-by-token");
     ModeResult jf = new ModeResult("jump-forward");
     int capacity = Math.max(32_768, Math.min(parallel, n) * (maxTokens + 64));
     ModeResult cmpTbt = new ModeResult("token-by-token, " + compareDtype);
     ModeResult cmpJf = new ModeResult("jump-forward, " + compareDtype);
-    String[] labels = new String[2]; // the main dtype, the compared one (null without --compare-dtype)
-    try (LeapRuntime rtTbt = runtime(dir, false, true, capacity, dtype); LeapRuntime rtJf = runtime(dir, true, true, capacity, dtype);
-        LeapRuntime cTbt = compareDtype == null ? null : runtime(dir, false, true, 4096, compareDtype);
-        LeapRuntime cJf = compareDtype == null ? null : runtime(dir, true, true, 4096, compareDtype)) {
+    String[] labels =
+        new String[2]; // the main dtype, the compared one (null without --compare-dtype)
+    try (LeapRuntime rtTbt = runtime(dir, false, true, capacity, dtype);
+        LeapRuntime rtJf = runtime(dir, true, true, capacity, dtype);
+        LeapRuntime cTbt =
+            compareDtype == null ? null : runtime(dir, false, true, 4096, compareDtype);
+        LeapRuntime cJf =
+            compareDtype == null ? null : runtime(dir, true, true, 4096, compareDtype)) {
       labels[0] = rtJf.dtype();
-      o.printf("characters: %d requests, model %s, device %s, dtype %s%s; warming up, then batch 1 (one request at a time)%n",
-          n, dir, rtJf.device(), labels[0], cJf == null ? "" : " (and " + cJf.dtype() + " at batch 1)");
+      o.printf(
+          "characters: %d requests, model %s, device %s, dtype %s%s; warming up, then batch 1 (one request at a time)%n",
+          n,
+          dir,
+          rtJf.device(),
+          labels[0],
+          cJf == null ? "" : " (and " + cJf.dtype() + " at batch 1)");
       o.flush();
       List<LeapRuntime> rts = new ArrayList<>(List.of(rtTbt, rtJf));
       List<ModeResult> modes = new ArrayList<>(List.of(tbt, jf));
@@ -224,13 +308,20 @@ public final class BenchCommand implements Callable<Integer> {
           modes.get(m).batch1.add(rts.get(m).submit(reqs.get(i)).join());
         }
       }
-      o.printf("batch 1 done: latency p50 %.0f ms token-by-token, %.0f ms jump-forward%n", tbt.latencyMsP50(), jf.latencyMsP50());
+      o.printf(
+          "batch 1 done: latency p50 %.0f ms token-by-token, %.0f ms jump-forward%n",
+          tbt.latencyMsP50(), jf.latencyMsP50());
       if (cJf != null) {
-        o.printf("batch 1 in %s: latency p50 %.0f ms token-by-token, %.0f ms jump-forward%n", labels[1], cmpTbt.latencyMsP50(),
-            cmpJf.latencyMsP50());
+        o.printf(
+            "batch 1 in %s: latency p50 %.0f ms token-by-token, %.0f ms jump-forward%n",
+            labels[1], cmpTbt.latencyMsP50(), cmpJf.latencyMsP50());
       }
-      o.printf("throughput: %d request%s at once per mode, %d round%s%n", Math.min(parallel, n), Math.min(parallel, n) == 1 ? "" : "s",
-          repeats, repeats == 1 ? "" : "s");
+      o.printf(
+          "throughput: %d request%s at once per mode, %d round%s%n",
+          Math.min(parallel, n),
+          Math.min(parallel, n) == 1 ? "" : "s",
+          repeats,
+          repeats == 1 ? "" : "s");
       o.flush();
       List<GenerationRequest> wave = reqs.subList(0, Math.min(parallel, n));
       for (int r = 0; r < repeats; r++) {
@@ -278,19 +369,46 @@ public final class BenchCommand implements Callable<Integer> {
       List<String> dTbt = greedyDifferences(tbt, cmpTbt);
       List<String> dJf = greedyDifferences(jf, cmpJf);
       o.println();
-      o.printf("| batch 1 | %s token-by-token | %s jump-forward | %s token-by-token | %s jump-forward |%n", mainDtype, mainDtype,
-          cmpLabel, cmpLabel);
+      o.printf(
+          "| batch 1 | %s token-by-token | %s jump-forward | %s token-by-token | %s jump-forward |%n",
+          mainDtype, mainDtype, cmpLabel, cmpLabel);
       o.println("|---|---:|---:|---:|---:|");
-      o.printf(Locale.ROOT, "| latency p50 (ms) | %.1f | %.1f | %.1f | %.1f |%n", tbt.latencyMsP50(), jf.latencyMsP50(),
-          cmpTbt.latencyMsP50(), cmpJf.latencyMsP50());
-      o.printf(Locale.ROOT, "| forward passes per request | %.1f | %.1f | %.1f | %.1f |%n", tbt.forwardPassesPerRequest(),
-          jf.forwardPassesPerRequest(), cmpTbt.forwardPassesPerRequest(), cmpJf.forwardPassesPerRequest());
-      o.printf(Locale.ROOT, "| valid outputs (%%) | %.1f | %.1f | %.1f | %.1f |%n", 100.0 * tbt.valid / n, 100.0 * jf.valid / n,
-          100.0 * cmpTbt.valid / n, 100.0 * cmpJf.valid / n);
-      o.printf(Locale.ROOT, "| fields equal to the truth (%%) | %.1f | %.1f | %.1f | %.1f |%n", 100.0 * tbt.fieldAccuracy(),
-          100.0 * jf.fieldAccuracy(), 100.0 * cmpTbt.fieldAccuracy(), 100.0 * cmpJf.fieldAccuracy());
-      o.printf(Locale.ROOT, "| greedy output equal to %s's, same mode | | | %d of %d | %d of %d |%n", mainDtype, n - dTbt.size(), n,
-          n - dJf.size(), n);
+      o.printf(
+          Locale.ROOT,
+          "| latency p50 (ms) | %.1f | %.1f | %.1f | %.1f |%n",
+          tbt.latencyMsP50(),
+          jf.latencyMsP50(),
+          cmpTbt.latencyMsP50(),
+          cmpJf.latencyMsP50());
+      o.printf(
+          Locale.ROOT,
+          "| forward passes per request | %.1f | %.1f | %.1f | %.1f |%n",
+          tbt.forwardPassesPerRequest(),
+          jf.forwardPassesPerRequest(),
+          cmpTbt.forwardPassesPerRequest(),
+          cmpJf.forwardPassesPerRequest());
+      o.printf(
+          Locale.ROOT,
+          "| valid outputs (%%) | %.1f | %.1f | %.1f | %.1f |%n",
+          100.0 * tbt.valid / n,
+          100.0 * jf.valid / n,
+          100.0 * cmpTbt.valid / n,
+          100.0 * cmpJf.valid / n);
+      o.printf(
+          Locale.ROOT,
+          "| fields equal to the truth (%%) | %.1f | %.1f | %.1f | %.1f |%n",
+          100.0 * tbt.fieldAccuracy(),
+          100.0 * jf.fieldAccuracy(),
+          100.0 * cmpTbt.fieldAccuracy(),
+          100.0 * cmpJf.fieldAccuracy());
+      o.printf(
+          Locale.ROOT,
+          "| greedy output equal to %s's, same mode | | | %d of %d | %d of %d |%n",
+          mainDtype,
+          n - dTbt.size(),
+          n,
+          n - dJf.size(),
+          n);
       dTbt.forEach(d -> o.println("  token-by-token " + mainDtype + " vs " + cmpLabel + ": " + d));
       dJf.forEach(d -> o.println("  jump-forward " + mainDtype + " vs " + cmpLabel + ": " + d));
       ObjectNode c = json.putObject("compareDtype");
@@ -338,7 +456,11 @@ public final class BenchCommand implements Callable<Integer> {
       i++;
     }
     int from = Math.max(0, i - 20);
-    return "at char " + i + ": ..." + escape(a.substring(from, Math.min(a.length(), i + 20))) + " | ..."
+    return "at char "
+        + i
+        + ": ..."
+        + escape(a.substring(from, Math.min(a.length(), i + 20)))
+        + " | ..."
         + escape(b.substring(from, Math.min(b.length(), i + 20)));
   }
 
@@ -351,9 +473,16 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity, String dtype) {
-    return LeapRuntime.builder().setModelDir(dir).optJumpForward(jump).optPrefixCache(cache)
-        .optKvCapacity(capacity).optMaxBatch(256).optDtype(dtype).optSparseLogitsLimit(sparseLogitsLimit)
-        .optCpuF32Weights(cpuF32Weights).build();
+    return LeapRuntime.builder()
+        .setModelDir(dir)
+        .optJumpForward(jump)
+        .optPrefixCache(cache)
+        .optKvCapacity(capacity)
+        .optMaxBatch(256)
+        .optDtype(dtype)
+        .optSparseLogitsLimit(sparseLogitsLimit)
+        .optCpuF32Weights(cpuF32Weights)
+        .build();
   }
 
   private static void parallelRun(LeapRuntime rt, List<GenerationRequest> wave, ModeResult into) {
@@ -375,46 +504,126 @@ public final class BenchCommand implements Callable<Integer> {
   private static String table(ModeResult tbt, ModeResult jf, double agreement, int parallel) {
     StringBuilder sb = new StringBuilder();
     sb.append("| metric | token-by-token | jump-forward | ratio |\n|---|---:|---:|---:|\n");
-    row(sb, "latency p50 at batch 1 (ms)", tbt.latencyMsP50(), jf.latencyMsP50(), tbt.latencyMsP50() / jf.latencyMsP50(), "x faster");
-    row(sb, "throughput at parallel " + parallel + " (output tokens/s)", tbt.throughputTokensPerSec(),
-        jf.throughputTokensPerSec(), jf.throughputTokensPerSec() / tbt.throughputTokensPerSec(), "x higher");
-    row(sb, "throughput at parallel " + parallel + " (requests/s)", tbt.throughputRequestsPerSec(),
-        jf.throughputRequestsPerSec(), jf.throughputRequestsPerSec() / tbt.throughputRequestsPerSec(), "x higher");
-    row(sb, "forward passes per request", tbt.forwardPassesPerRequest(), jf.forwardPassesPerRequest(),
-        tbt.forwardPassesPerRequest() / jf.forwardPassesPerRequest(), "x fewer");
-    row(sb, "tokens sampled per request", tbt.mean(g -> g.stats().tokensSampled()), jf.mean(g -> g.stats().tokensSampled()),
-        Double.NaN, "");
-    row(sb, "tokens jumped per request", tbt.mean(g -> g.stats().tokensJumped()), jf.mean(g -> g.stats().tokensJumped()),
-        Double.NaN, "");
-    row(sb, "output tokens per request", tbt.outputTokensPerRequest(), jf.outputTokensPerRequest(), Double.NaN, "");
-    row(sb, "valid outputs (%)", 100.0 * tbt.valid / tbt.batch1.size(), 100.0 * jf.valid / jf.batch1.size(), Double.NaN, "");
-    row(sb, "fields equal to the truth (%)", 100.0 * tbt.fieldAccuracy(), 100.0 * jf.fieldAccuracy(), Double.NaN, "");
-    row(sb, "canonical tokenization (%)", 100.0 * tbt.canonical / tbt.batch1.size(), 100.0 * jf.canonical / jf.batch1.size(),
-        Double.NaN, "");
-    sb.append(String.format(Locale.ROOT, "| greedy agreement between the modes | | | %.0f%% |%n", agreement * 100));
+    row(
+        sb,
+        "latency p50 at batch 1 (ms)",
+        tbt.latencyMsP50(),
+        jf.latencyMsP50(),
+        tbt.latencyMsP50() / jf.latencyMsP50(),
+        "x faster");
+    row(
+        sb,
+        "throughput at parallel " + parallel + " (output tokens/s)",
+        tbt.throughputTokensPerSec(),
+        jf.throughputTokensPerSec(),
+        jf.throughputTokensPerSec() / tbt.throughputTokensPerSec(),
+        "x higher");
+    row(
+        sb,
+        "throughput at parallel " + parallel + " (requests/s)",
+        tbt.throughputRequestsPerSec(),
+        jf.throughputRequestsPerSec(),
+        jf.throughputRequestsPerSec() / tbt.throughputRequestsPerSec(),
+        "x higher");
+    row(
+        sb,
+        "forward passes per request",
+        tbt.forwardPassesPerRequest(),
+        jf.forwardPassesPerRequest(),
+        tbt.forwardPassesPerRequest() / jf.forwardPassesPerRequest(),
+        "x fewer");
+    row(
+        sb,
+        "tokens sampled per request",
+        tbt.mean(g -> g.stats().tokensSampled()),
+        jf.mean(g -> g.stats().tokensSampled()),
+        Double.NaN,
+        "");
+    row(
+        sb,
+        "tokens jumped per request",
+        tbt.mean(g -> g.stats().tokensJumped()),
+        jf.mean(g -> g.stats().tokensJumped()),
+        Double.NaN,
+        "");
+    row(
+        sb,
+        "output tokens per request",
+        tbt.outputTokensPerRequest(),
+        jf.outputTokensPerRequest(),
+        Double.NaN,
+        "");
+    row(
+        sb,
+        "valid outputs (%)",
+        100.0 * tbt.valid / tbt.batch1.size(),
+        100.0 * jf.valid / jf.batch1.size(),
+        Double.NaN,
+        "");
+    row(
+        sb,
+        "fields equal to the truth (%)",
+        100.0 * tbt.fieldAccuracy(),
+        100.0 * jf.fieldAccuracy(),
+        Double.NaN,
+        "");
+    row(
+        sb,
+        "canonical tokenization (%)",
+        100.0 * tbt.canonical / tbt.batch1.size(),
+        100.0 * jf.canonical / jf.batch1.size(),
+        Double.NaN,
+        "");
+    sb.append(
+        String.format(
+            Locale.ROOT, "| greedy agreement between the modes | | | %.0f%% |%n", agreement * 100));
     return sb.toString();
   }
 
-  private static void row(StringBuilder sb, String name, double a, double b, double ratio, String unit) {
-    sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s |%n", name, a, b,
-        Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f%s", ratio, unit)));
+  private static void row(
+      StringBuilder sb, String name, double a, double b, double ratio, String unit) {
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| %s | %.1f | %.1f | %s |%n",
+            name,
+            a,
+            b,
+            Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f%s", ratio, unit)));
   }
 
-  private static void drawChart(Path file, ModeResult tbt, ModeResult jf, int parallel) throws IOException {
+  private static void drawChart(Path file, ModeResult tbt, ModeResult jf, int parallel)
+      throws IOException {
     if (file.getParent() != null) {
       Files.createDirectories(file.getParent());
     }
-    CategoryChart latency = new CategoryChartBuilder().width(520).height(380)
-        .title("Latency at batch 1 (median, ms)").yAxisTitle("ms").build();
-    latency.addSeries("p50 latency", List.of("token-by-token", "jump-forward"), List.of(tbt.latencyMsP50(), jf.latencyMsP50()));
+    CategoryChart latency =
+        new CategoryChartBuilder()
+            .width(520)
+            .height(380)
+            .title("Latency at batch 1 (median, ms)")
+            .yAxisTitle("ms")
+            .build();
+    latency.addSeries(
+        "p50 latency",
+        List.of("token-by-token", "jump-forward"),
+        List.of(tbt.latencyMsP50(), jf.latencyMsP50()));
     latency.getStyler().setLegendVisible(false);
-    CategoryChart throughput = new CategoryChartBuilder().width(520).height(380)
-        .title("Throughput at parallel " + parallel + " (output tokens/s)").yAxisTitle("tokens/s").build();
-    throughput.addSeries("throughput", List.of("token-by-token", "jump-forward"),
+    CategoryChart throughput =
+        new CategoryChartBuilder()
+            .width(520)
+            .height(380)
+            .title("Throughput at parallel " + parallel + " (output tokens/s)")
+            .yAxisTitle("tokens/s")
+            .build();
+    throughput.addSeries(
+        "throughput",
+        List.of("token-by-token", "jump-forward"),
         List.of(tbt.throughputTokensPerSec(), jf.throughputTokensPerSec()));
     throughput.getStyler().setLegendVisible(false);
     String base = file.toString().replaceFirst("\\.png$", "");
-    BitmapEncoder.saveBitmap(List.of(latency, throughput), 1, 2, base, BitmapEncoder.BitmapFormat.PNG);
+    BitmapEncoder.saveBitmap(
+        List.of(latency, throughput), 1, 2, base, BitmapEncoder.BitmapFormat.PNG);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -436,15 +645,20 @@ public final class BenchCommand implements Callable<Integer> {
     ModeResult jfCold = new ModeResult("jump-forward, no cache (first document)");
     ModeResult tbtCold = new ModeResult("token-by-token, no cache (first document)");
     SplittableRandom lengths = new SplittableRandom(seed);
-    o.println("longdoc: loading the model four times (jump-forward and token-by-token, with and without the radix cache)");
+    o.println(
+        "longdoc: loading the model four times (jump-forward and token-by-token, with and without the radix cache)");
     o.flush();
-    try (LeapRuntime rtJf = runtime(dir, true, true, 32_768); LeapRuntime rtTbt = runtime(dir, false, true, 32_768);
-        LeapRuntime rtJfCold = runtime(dir, true, false, 32_768); LeapRuntime rtTbtCold = runtime(dir, false, false, 32_768)) {
+    try (LeapRuntime rtJf = runtime(dir, true, true, 32_768);
+        LeapRuntime rtTbt = runtime(dir, false, true, 32_768);
+        LeapRuntime rtJfCold = runtime(dir, true, false, 32_768);
+        LeapRuntime rtTbtCold = runtime(dir, false, false, 32_768)) {
       for (LeapRuntime rt : List.of(rtJf, rtTbt, rtJfCold, rtTbtCold)) {
         // Warm the code paths on an unrelated prompt so the first timed request is not a JIT run.
-        rt.generate("Warm-up.", Constraint.regex(regex), SamplingParams.builder().maxTokens(16).build());
+        rt.generate(
+            "Warm-up.", Constraint.regex(regex), SamplingParams.builder().maxTokens(16).build());
       }
-      o.printf("longdoc: %d held-out documents of %d-%d tokens (%s generator, %s values), %d questions each, model %s, device %s%n",
+      o.printf(
+          "longdoc: %d held-out documents of %d-%d tokens (%s generator, %s values), %d questions each, model %s, device %s%n",
           docs, docTokensMin, docTokensMax, generator, values, q, dir, rtJf.device());
       o.flush();
       for (int d = 0; d < docs; d++) {
@@ -452,15 +666,25 @@ public final class BenchCommand implements Callable<Integer> {
         boolean open = values.equals("open");
         City city = open ? City.open(citySeed) : City.of(citySeed);
         int target = docTokensMin + lengths.nextInt(docTokensMax - docTokensMin + 1);
-        String doc = generator.equals("second") ? GazetteerDocument.text(city, citySeed, target, rtJf.tokenizer())
-            : CityDocument.text(city, citySeed, target, rtJf.tokenizer(), open);
+        String doc =
+            generator.equals("second")
+                ? GazetteerDocument.text(city, citySeed, target, rtJf.tokenizer())
+                : CityDocument.text(city, citySeed, target, rtJf.tokenizer(), open);
         int docLength = rtJf.tokenizer().encode(doc).length;
         for (int i = 0; i < q; i++) {
-          SamplingParams sp = SamplingParams.builder().temperature(temperature).seed(seed + i).maxTokens(maxTokens).build();
-          GenerationRequest r = GenerationRequest.of(CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), sp);
+          SamplingParams sp =
+              SamplingParams.builder()
+                  .temperature(temperature)
+                  .seed(seed + i)
+                  .maxTokens(maxTokens)
+                  .build();
+          GenerationRequest r =
+              GenerationRequest.of(
+                  CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), sp);
           String label = "document " + citySeed + " (" + docLength + " tokens), question " + i;
           List<ModeResult> modes = d == 0 ? List.of(jf, tbt, jfCold, tbtCold) : List.of(jf, tbt);
-          List<LeapRuntime> rts = d == 0 ? List.of(rtJf, rtTbt, rtJfCold, rtTbtCold) : List.of(rtJf, rtTbt);
+          List<LeapRuntime> rts =
+              d == 0 ? List.of(rtJf, rtTbt, rtJfCold, rtTbtCold) : List.of(rtJf, rtTbt);
           for (int k = 0; k < modes.size(); k++) {
             // Alternate which mode goes first, so slow drifts of the machine hit both.
             int m = (k + d + i) % modes.size();
@@ -471,8 +695,14 @@ public final class BenchCommand implements Callable<Integer> {
             m.labels.add(label);
           }
         }
-        o.printf("  %d/%d documents (%d tokens%s): fields equal to the truth so far %.1f%% (jump-forward), %.1f%% (token-by-token)%n",
-            d + 1, docs, docLength, d == 0 ? ", four modes" : "", 100 * jf.fieldAccuracy(), 100 * tbt.fieldAccuracy());
+        o.printf(
+            "  %d/%d documents (%d tokens%s): fields equal to the truth so far %.1f%% (jump-forward), %.1f%% (token-by-token)%n",
+            d + 1,
+            docs,
+            docLength,
+            d == 0 ? ", four modes" : "",
+            100 * jf.fieldAccuracy(),
+            100 * tbt.fieldAccuracy());
         o.flush();
       }
       for (ModeResult m : List.of(jf, tbt, jfCold, tbtCold)) {
@@ -491,8 +721,9 @@ public final class BenchCommand implements Callable<Integer> {
     differences.forEach(diffs::add);
     write(outFile, json);
     StringBuilder sb = new StringBuilder();
-    sb.append("| mode | requests | TTFT first question (ms) | TTFT later p50 (ms) | prompt tokens | prefilled per later question"
-        + " | latency p50 (ms) | forward passes/request | complete | fields equal to the truth |\n");
+    sb.append(
+        "| mode | requests | TTFT first question (ms) | TTFT later p50 (ms) | prompt tokens | prefilled per later question"
+            + " | latency p50 (ms) | forward passes/request | complete | fields equal to the truth |\n");
     sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (ModeResult m : modes) {
       List<Generation> first = new ArrayList<>();
@@ -500,19 +731,36 @@ public final class BenchCommand implements Callable<Integer> {
       for (int i = 0; i < m.batch1.size(); i++) {
         (i % q == 0 ? first : later).add(m.batch1.get(i));
       }
-      double ttftFirst = ModeResult.median(first.stream().map(g -> g.stats().timeToFirstTokenMs()).toList());
-      double ttftLater = ModeResult.median(later.stream().map(g -> g.stats().timeToFirstTokenMs()).toList());
-      double prefilledLater = later.stream().mapToDouble(g -> g.stats().promptTokens() - g.stats().cachedPromptTokens())
-          .average().orElse(Double.NaN);
-      sb.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f | %.1f | %.0f | %.1f | %d/%d | %.1f%% |%n", m.name,
-          m.batch1.size(), ttftFirst, ttftLater, m.mean(g -> g.stats().promptTokens()), prefilledLater, m.latencyMsP50(),
-          m.forwardPassesPerRequest(), m.batch1.stream().filter(Generation::isComplete).count(), m.batch1.size(),
-          100 * m.fieldAccuracy()));
+      double ttftFirst =
+          ModeResult.median(first.stream().map(g -> g.stats().timeToFirstTokenMs()).toList());
+      double ttftLater =
+          ModeResult.median(later.stream().map(g -> g.stats().timeToFirstTokenMs()).toList());
+      double prefilledLater =
+          later.stream()
+              .mapToDouble(g -> g.stats().promptTokens() - g.stats().cachedPromptTokens())
+              .average()
+              .orElse(Double.NaN);
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %.0f | %.0f | %.0f | %.1f | %.0f | %.1f | %d/%d | %.1f%% |%n",
+              m.name,
+              m.batch1.size(),
+              ttftFirst,
+              ttftLater,
+              m.mean(g -> g.stats().promptTokens()),
+              prefilledLater,
+              m.latencyMsP50(),
+              m.forwardPassesPerRequest(),
+              m.batch1.stream().filter(Generation::isComplete).count(),
+              m.batch1.size(),
+              100 * m.fieldAccuracy()));
     }
     o.println();
     o.print(sb);
-    o.printf("%ngreedy output of jump-forward identical to token-by-token: %d of %d (%.1f%%)%n", agree, jf.batch1.size(),
-        100 * agreement);
+    o.printf(
+        "%ngreedy output of jump-forward identical to token-by-token: %d of %d (%.1f%%)%n",
+        agree, jf.batch1.size(), 100 * agreement);
     differences.forEach(d -> o.println("  " + d));
     o.printf("%nwrote %s%n", outFile);
     o.flush();

@@ -8,9 +8,9 @@ import java.util.Map;
 
 /**
  * Compares the fields of a generated JSON object with the truth: a nested object contributes its
- * members under their own names (the character sheet's {@code wand} gives {@code wood}, {@code core},
- * {@code length}), an array of strings its elements as {@code landmark 1..n}. Values are equal when
- * their text is equal or, for numbers, their values are.
+ * members under their own names (the character sheet's {@code wand} gives {@code wood}, {@code
+ * core}, {@code length}), an array of strings its elements as {@code landmark 1..n}. Values are
+ * equal when their text is equal or, for numbers, their values are.
  */
 final class FieldScore {
   private FieldScore() {}

@@ -15,10 +15,13 @@ import java.util.regex.Pattern;
 final class ModeResult {
   final String name;
   final List<Generation> batch1 = new ArrayList<>();
+
   /** The truth of each batch-1 request (field name to value), in the same order. */
   final List<Map<String, String>> truths = new ArrayList<>();
+
   /** What identifies each batch-1 request in the report (a name, a document and a question). */
   final List<String> labels = new ArrayList<>();
+
   final List<Double> parallelWallMs = new ArrayList<>();
   final List<Long> parallelOutputTokens = new ArrayList<>();
   final List<Integer> parallelRequests = new ArrayList<>();
@@ -49,7 +52,8 @@ final class ModeResult {
     int right = 0;
     int all = 0;
     for (int i = 0; i < truths.size(); i++) {
-      right += batch1.get(i).isError() ? 0 : FieldScore.correct(batch1.get(i).text(), truths.get(i));
+      right +=
+          batch1.get(i).isError() ? 0 : FieldScore.correct(batch1.get(i).text(), truths.get(i));
       all += truths.get(i).size();
     }
     return all == 0 ? Double.NaN : (double) right / all;

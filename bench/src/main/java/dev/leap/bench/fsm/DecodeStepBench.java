@@ -39,7 +39,8 @@ public class DecodeStepBench {
   @Setup
   public void setup() {
     CompressedFsm fsm = CompressedFsm.compile(BenchData.characterRegex());
-    TokenizerJsonVocabulary vocab = TokenizerJsonVocabulary.load(BenchData.file("tokenizers/qwen3/tokenizer.json"));
+    TokenizerJsonVocabulary vocab =
+        TokenizerJsonVocabulary.load(BenchData.file("tokenizers/qwen3/tokenizer.json"));
     index = TokenIndex.of(fsm.dfa(), vocab).buildAll();
     SplittableRandom rnd = new SplittableRandom(11);
     int n = 4096;

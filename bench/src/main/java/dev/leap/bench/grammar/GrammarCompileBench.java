@@ -21,9 +21,9 @@ import org.openjdk.jmh.annotations.State;
 /**
  * How long does compiling a grammar against Llama 3's vocabulary take: parse, checks, per-rule
  * automata, and every stack-top state's accepted and uncertain token sets ({@link
- * CompiledGrammar#compile}, on all cores)? {@code json} is {@link Grammar#json()}'s text; the others
- * are the files under {@code docs/grammars/} (run from the repository root). {@link #firstMask}: the
- * lazy path the runtime takes, up to the first mask.
+ * CompiledGrammar#compile}, on all cores)? {@code json} is {@link Grammar#json()}'s text; the
+ * others are the files under {@code docs/grammars/} (run from the repository root). {@link
+ * #firstMask}: the lazy path the runtime takes, up to the first mask.
  *
  * <pre>
  * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" org.openjdk.jmh.Main GrammarCompileBench -f 1 -wi 3 -i 5 -w 1s -r 2s

@@ -25,9 +25,9 @@ import java.util.zip.GZIPInputStream;
  * instance, as one per request). At each token, {@code allowed(state)} is timed (almost always the
  * first call for a state in the matcher: computed; a configuration seen before in the same instance
  * is a cache hit, as it would be in a run); reported as p50, p99, max over all steps and over the
- * computed ones alone.
- * Also: the share of the instances' bytes that {@code forcedBytes} supplies (at every position the
- * walk reaches: where bytes are forced they are taken as a whole, else one byte is read).
+ * computed ones alone. Also: the share of the instances' bytes that {@code forcedBytes} supplies
+ * (at every position the walk reaches: where bytes are forced they are taken as a whole, else one
+ * byte is read).
  *
  * <pre>
  * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.leap.bench.grammar.GrammarMaskSteps [maxInstancesPerSubset]
@@ -42,11 +42,22 @@ public final class GrammarMaskSteps {
     long c0 = System.nanoTime();
     CompiledGrammar cg = CompiledGrammar.compile(Grammar.json(), tokenizer.vocabulary());
     double compileMs = (System.nanoTime() - c0) / 1e6;
-    System.out.printf("compile Grammar.json() with Llama 3: %.1f ms (first, cold JIT); %s%n", compileMs, cg.describe());
+    System.out.printf(
+        "compile Grammar.json() with Llama 3: %.1f ms (first, cold JIT); %s%n",
+        compileMs, cg.describe());
     ObjectMapper m = new ObjectMapper();
     Path dir = BenchData.file("corpora/jsonschemabench");
-    String[] subsets = {"Glaiveai2K", "Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Kubernetes",
-        "Snowplow", "WashingtonPost", "JME"};
+    String[] subsets = {
+      "Glaiveai2K",
+      "Github_trivial",
+      "Github_easy",
+      "Github_medium",
+      "Github_hard",
+      "Kubernetes",
+      "Snowplow",
+      "WashingtonPost",
+      "JME"
+    };
     List<byte[]> texts = new ArrayList<>();
     for (String name : subsets) {
       Path file = dir.resolve(name + ".jsonl.gz");
@@ -54,8 +65,10 @@ public final class GrammarMaskSteps {
         continue;
       }
       int taken = 0;
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(new GZIPInputStream(Files.newInputStream(file)),
-          StandardCharsets.UTF_8))) {
+      try (BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(
+                  new GZIPInputStream(Files.newInputStream(file)), StandardCharsets.UTF_8))) {
         String line;
         while ((line = in.readLine()) != null && taken < perSubset) {
           for (JsonNode t : m.readTree(line).path("tests")) {
@@ -72,7 +85,8 @@ public final class GrammarMaskSteps {
     run(cg, tokenizer, texts, true);
   }
 
-  private static void run(CompiledGrammar cg, HfTokenizer tokenizer, List<byte[]> texts, boolean report) {
+  private static void run(
+      CompiledGrammar cg, HfTokenizer tokenizer, List<byte[]> texts, boolean report) {
     List<Double> micros = new ArrayList<>();
     List<Double> computed = new ArrayList<>();
     long forcedBytes = 0;
@@ -113,7 +127,8 @@ public final class GrammarMaskSteps {
       int at = 0;
       while (at < text.length) {
         byte[] f = fm.forcedBytes(st);
-        if (f.length > 0 && at + f.length <= text.length
+        if (f.length > 0
+            && at + f.length <= text.length
             && java.util.Arrays.equals(f, 0, f.length, text, at, at + f.length)) {
           forcedBytes += f.length;
           st = fm.walk(st, f);
@@ -129,14 +144,22 @@ public final class GrammarMaskSteps {
       totalBytes += text.length;
     }
     if (report) {
-      System.out.printf("instances %d (not walked: %d), %d bytes, %d mask steps%n", instances, skipped, totalBytes,
-          micros.size());
-      System.out.printf("allowed() per step (a state seen before in the request is a cache hit): p50 %.2f us, p99 %.1f us,"
-          + " max %.1f us%n", Percentile.of(micros, 0.5), Percentile.of(micros, 0.99), Percentile.of(micros, 1.0));
-      System.out.printf("allowed() computed (first use of a state in the request, %d of the steps): p50 %.1f us, p99 %.1f us,"
-          + " max %.1f us%n", computed.size(), Percentile.of(computed, 0.5), Percentile.of(computed, 0.99),
+      System.out.printf(
+          "instances %d (not walked: %d), %d bytes, %d mask steps%n",
+          instances, skipped, totalBytes, micros.size());
+      System.out.printf(
+          "allowed() per step (a state seen before in the request is a cache hit): p50 %.2f us, p99 %.1f us,"
+              + " max %.1f us%n",
+          Percentile.of(micros, 0.5), Percentile.of(micros, 0.99), Percentile.of(micros, 1.0));
+      System.out.printf(
+          "allowed() computed (first use of a state in the request, %d of the steps): p50 %.1f us, p99 %.1f us,"
+              + " max %.1f us%n",
+          computed.size(),
+          Percentile.of(computed, 0.5),
+          Percentile.of(computed, 0.99),
           Percentile.of(computed, 1.0));
-      System.out.printf("forced bytes %.1f%% of the output; most states interned by one matcher %d%n",
+      System.out.printf(
+          "forced bytes %.1f%% of the output; most states interned by one matcher %d%n",
           100.0 * forcedBytes / Math.max(1, totalBytes), maxStates);
     }
   }

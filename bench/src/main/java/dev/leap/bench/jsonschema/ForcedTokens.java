@@ -11,8 +11,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * How many of an instance's tokens a constraint (compressed FSM or grammar, {@link Forcing}) forces, against a real tokenizer, counted two
- * ways.
+ * How many of an instance's tokens a constraint (compressed FSM or grammar, {@link Forcing})
+ * forces, against a real tokenizer, counted two ways.
  *
  * <ul>
  *   <li><b>Forced tokens</b> (MaskBench's "fast-forward" share): of the instance's canonical tokens
@@ -22,22 +22,28 @@ import java.util.Map;
  *       the instance's next canonical token (an oracle; where the output's token boundary is not a
  *       canonical one, the longest token that continues the text). At the start and after every
  *       sampled token, where the state has a jump of two or more characters, {@link
- *       JumpRetokenizer} plans the jump (window re-encoding and boundary healing), as the
- *       scheduler does. Counts the tokens the model had to
- *       sample (EOS not counted) against the tokens of the finished output, and whether the output's
- *       token ids are the canonical encoding of its text.
+ *       JumpRetokenizer} plans the jump (window re-encoding and boundary healing), as the scheduler
+ *       does. Counts the tokens the model had to sample (EOS not counted) against the tokens of the
+ *       finished output, and whether the output's token ids are the canonical encoding of its text.
  * </ul>
  *
  * Not thread-safe (one instance per tokenizer and thread).
  */
 final class ForcedTokens {
   /** Counts for one instance. */
-  record Counts(int canonicalTokens, int forcedTokens, int outputTokens, int sampledTokens, int jumps,
+  record Counts(
+      int canonicalTokens,
+      int forcedTokens,
+      int outputTokens,
+      int sampledTokens,
+      int jumps,
       boolean outputCanonical) {}
 
   private final Tokenizer tokenizer;
+
   /** Token bytes (as ISO-8859-1 strings) to id, for the longest-prefix oracle. */
   private final Map<String, Integer> idOfBytes = new HashMap<>();
+
   private int longestToken;
 
   ForcedTokens(Tokenizer tokenizer) {
@@ -102,14 +108,16 @@ final class ForcedTokens {
     if (!Arrays.equals(tokenizer.bytes(output, 0, len[0]), text)) {
       throw new IllegalStateException("the replayed output is not the instance");
     }
-    return new Counts(canon.length, forcedTokens, len[0], sampled, jumps, Arrays.equals(output, canon));
+    return new Counts(
+        canon.length, forcedTokens, len[0], sampled, jumps, Arrays.equals(output, canon));
   }
 
   /**
    * Jumps where the runtime would (a jump of two or more characters, planned by the retokenizer):
    * replaces {@code out[keep, len)} by the plan's tokens; whether it did.
    */
-  private static boolean jump(Forcing fsm, JumpRetokenizer retokenizer, int[] out, int[] states, int[] len) {
+  private static boolean jump(
+      Forcing fsm, JumpRetokenizer retokenizer, int[] out, int[] states, int[] len) {
     byte[] jump = fsm.forced(states[len[0]]);
     if (Utf8.codePoints(jump) <= 1) {
       return false;
@@ -135,7 +143,9 @@ final class ForcedTokens {
     int i = 0;
     while (i < text.length && state != ByteAutomaton.DEAD) {
       byte[] jump = fsm.forced(state);
-      if (jump.length > 0 && i + jump.length <= text.length && Arrays.equals(jump, 0, jump.length, text, i, i + jump.length)) {
+      if (jump.length > 0
+          && i + jump.length <= text.length
+          && Arrays.equals(jump, 0, jump.length, text, i, i + jump.length)) {
         Arrays.fill(forced, i, i + jump.length, true);
         i += jump.length;
         state = fsm.afterForced(state);

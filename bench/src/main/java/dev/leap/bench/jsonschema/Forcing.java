@@ -6,8 +6,8 @@ import dev.leap.fsm.grammar.GrammarMatcher;
 
 /**
  * A constraint's walk and forced bytes, whatever it is: a compressed FSM (its jump edges) or a
- * grammar matcher (its forced bytes, which cross rule ends). {@link #forced} of a state is what
- * the runtime would append without asking the model, and {@link #afterForced} the state after it.
+ * grammar matcher (its forced bytes, which cross rule ends). {@link #forced} of a state is what the
+ * runtime would append without asking the model, and {@link #afterForced} the state after it.
  */
 interface Forcing {
   ByteAutomaton automaton();

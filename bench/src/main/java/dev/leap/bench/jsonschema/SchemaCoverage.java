@@ -35,15 +35,14 @@ import java.util.zip.GZIPInputStream;
 /**
  * JSONSchemaBench coverage: for every schema of every subset in {@code corpora/jsonschemabench},
  * compile it (declared coverage: compiled without error within 10 s, or {@code
- * -Dleap.bench.compileSeconds}), then check every labelled
- * instance (serialized compactly, keys in the instance's order and in the schema's order): valid
- * ones accepted in either order, invalid ones rejected in both. Also the compile time per schema
- * including the first token mask against the Llama 3 vocabulary (built lazily, as decoding would),
- * (a schema compiled to a grammar, recursion as rules: the grammar's token sets precomputed for every
- * rule state, and its instances matched and replayed through a {@code GrammarMatcher})
- * and for the accepted valid instances: the share of bytes covered by jump edges (forced), the
- * share of their Llama 3 tokens that are forced, and a replay of jump-forward decoding
- * ({@link ForcedTokens}).
+ * -Dleap.bench.compileSeconds}), then check every labelled instance (serialized compactly, keys in
+ * the instance's order and in the schema's order): valid ones accepted in either order, invalid
+ * ones rejected in both. Also the compile time per schema including the first token mask against
+ * the Llama 3 vocabulary (built lazily, as decoding would), (a schema compiled to a grammar,
+ * recursion as rules: the grammar's token sets precomputed for every rule state, and its instances
+ * matched and replayed through a {@code GrammarMatcher}) and for the accepted valid instances: the
+ * share of bytes covered by jump edges (forced), the share of their Llama 3 tokens that are forced,
+ * and a replay of jump-forward decoding ({@link ForcedTokens}).
  *
  * <pre>
  * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.leap.bench.jsonschema.SchemaCoverage [OUT.json [SUBSET...]]
@@ -69,23 +68,34 @@ public final class SchemaCoverage {
     long jumps;
     int replays;
     int replaysCanonical;
+
     /** Schemas compiled to a grammar (recursion as rules), and their valid instances accepted. */
     int grammars;
+
     int grammarValidAccepted;
     final List<Double> compileMs = new ArrayList<>();
     final Map<String, Integer> reasons = new TreeMap<>();
   }
 
-  /** The compile time limit per schema in seconds ({@code -Dleap.bench.compileSeconds}, 10 by default; the paper's is 40). */
+  /**
+   * The compile time limit per schema in seconds ({@code -Dleap.bench.compileSeconds}, 10 by
+   * default; the paper's is 40).
+   */
   static final int LIMIT_S = Integer.getInteger("leap.bench.compileSeconds", 10);
-  /** How long a compile past {@link #LIMIT_S} is still waited for (not counted), so it does not slow the next ones. */
+
+  /**
+   * How long a compile past {@link #LIMIT_S} is still waited for (not counted), so it does not slow
+   * the next ones.
+   */
   static final int ABANDONED_WAIT_S = 300;
 
-  private static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "schema-compile");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final java.util.concurrent.ExecutorService POOL =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "schema-compile");
+            t.setDaemon(true);
+            return t;
+          });
 
   public static void main(String[] args) throws Exception {
     Path dir = BenchData.file("corpora/jsonschemabench");
@@ -93,14 +103,26 @@ public final class SchemaCoverage {
     TokenizerJsonVocabulary llama3 = tokenizer.vocabulary();
     ForcedTokens forcedTokens = new ForcedTokens(tokenizer);
     ObjectMapper m = new ObjectMapper();
-    String[] subsets = args.length > 1 ? java.util.Arrays.copyOfRange(args, 1, args.length)
-        : new String[] {"Glaiveai2K", "Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Kubernetes",
-          "Snowplow", "WashingtonPost", "JME"};
+    String[] subsets =
+        args.length > 1
+            ? java.util.Arrays.copyOfRange(args, 1, args.length)
+            : new String[] {
+              "Glaiveai2K",
+              "Github_trivial",
+              "Github_easy",
+              "Github_medium",
+              "Github_hard",
+              "Kubernetes",
+              "Snowplow",
+              "WashingtonPost",
+              "JME"
+            };
     ObjectNode report = m.createObjectNode();
     ArrayNode rows = report.putArray("subsets");
     List<Double> allCompileMs = new ArrayList<>();
-    System.out.println("| subset | schemas | declared coverage | valid accepted | invalid rejected | wrongly accepted"
-        + " | compile p50 (ms) | compile p99 (ms) | forced bytes | forced tokens | tokens the model samples | replays canonical |");
+    System.out.println(
+        "| subset | schemas | declared coverage | valid accepted | invalid rejected | wrongly accepted"
+            + " | compile p50 (ms) | compile p99 (ms) | forced bytes | forced tokens | tokens the model samples | replays canonical |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (String name : subsets) {
       Path file = dir.resolve(name + ".jsonl.gz");
@@ -108,8 +130,10 @@ public final class SchemaCoverage {
         continue;
       }
       Subset s = new Subset();
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(new GZIPInputStream(Files.newInputStream(file)),
-          StandardCharsets.UTF_8))) {
+      try (BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(
+                  new GZIPInputStream(Files.newInputStream(file)), StandardCharsets.UTF_8))) {
         String line;
         while ((line = in.readLine()) != null) {
           JsonNode rec = m.readTree(line);
@@ -118,13 +142,15 @@ public final class SchemaCoverage {
           long t0 = System.nanoTime();
           Forcing fsm;
           java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
-          java.util.concurrent.Future<Forcing> job = POOL.submit(() -> {
-            try {
-              return compile(schema, llama3);
-            } finally {
-              finished.countDown();
-            }
-          });
+          java.util.concurrent.Future<Forcing> job =
+              POOL.submit(
+                  () -> {
+                    try {
+                      return compile(schema, llama3);
+                    } finally {
+                      finished.countDown();
+                    }
+                  });
           try {
             fsm = job.get(LIMIT_S, java.util.concurrent.TimeUnit.SECONDS);
           } catch (java.util.concurrent.TimeoutException e) {
@@ -142,8 +168,12 @@ public final class SchemaCoverage {
               for (JsonNode test : rec.path("tests")) {
                 anyValid |= test.path("valid").asBoolean();
               }
-              s.reasons.merge(anyValid ? "empty language, but valid instances exist" : "empty language (no valid instance)",
-                  1, Integer::sum);
+              s.reasons.merge(
+                  anyValid
+                      ? "empty language, but valid instances exist"
+                      : "empty language (no valid instance)",
+                  1,
+                  Integer::sum);
             } else if (c instanceof JsonSchemaException j) {
               s.reasons.merge(j.keyword(), 1, Integer::sum);
             } else if (c instanceof dev.leap.fsm.AutomatonTooLargeException) {
@@ -163,9 +193,11 @@ public final class SchemaCoverage {
           for (JsonNode test : rec.path("tests")) {
             // Keys in the instance's order, and in the schema's (an instance is valid or not in
             // either order; an invalid one counts as wrongly accepted if either is accepted).
-            byte[] asGiven = m.writeValueAsString(test.get("data")).getBytes(StandardCharsets.UTF_8);
-            byte[] ordered = m.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schemaNode))
-                .getBytes(StandardCharsets.UTF_8);
+            byte[] asGiven =
+                m.writeValueAsString(test.get("data")).getBytes(StandardCharsets.UTF_8);
+            byte[] ordered =
+                m.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schemaNode))
+                    .getBytes(StandardCharsets.UTF_8);
             boolean acceptedAsGiven = matches(fsm, asGiven);
             byte[] inst = acceptedAsGiven ? asGiven : ordered;
             boolean accepted = acceptedAsGiven || matches(fsm, ordered);
@@ -193,7 +225,11 @@ public final class SchemaCoverage {
               if (!accepted) {
                 s.invalidRejected++;
               } else {
-                System.err.println("WRONGLY ACCEPTED: " + rec.get("file").asText() + ": " + new String(inst, StandardCharsets.UTF_8));
+                System.err.println(
+                    "WRONGLY ACCEPTED: "
+                        + rec.get("file").asText()
+                        + ": "
+                        + new String(inst, StandardCharsets.UTF_8));
               }
             }
           }
@@ -201,17 +237,35 @@ public final class SchemaCoverage {
       }
       allCompileMs.addAll(s.compileMs);
       if (s.grammars > 0) {
-        System.err.printf(Locale.ROOT, "%s: %d schemas compiled to grammars (recursion as rules), %d of their valid"
-            + " instances accepted%n", name, s.grammars, s.grammarValidAccepted);
+        System.err.printf(
+            Locale.ROOT,
+            "%s: %d schemas compiled to grammars (recursion as rules), %d of their valid"
+                + " instances accepted%n",
+            name,
+            s.grammars,
+            s.grammarValidAccepted);
       }
       double p50 = Percentile.of(s.compileMs, 0.50);
       double p99 = Percentile.of(s.compileMs, 0.99);
       int wrong = s.invalidTotal - s.invalidRejected;
-      System.out.printf(Locale.ROOT, "| %s | %d | %.2f | %d/%d | %d/%d | %d | %.1f | %.1f | %.1f%% | %.1f%% | %.1f%% | %d/%d |%n",
-          name, s.schemas, (double) s.compiled / s.schemas, s.validAccepted, s.validTotal, s.invalidRejected, s.invalidTotal,
-          wrong, p50, p99, 100.0 * s.forcedBytes / Math.max(1, s.totalBytes),
-          100.0 * s.forcedTokens / Math.max(1, s.canonicalTokens), 100.0 * s.sampledTokens / Math.max(1, s.outputTokens),
-          s.replaysCanonical, s.replays);
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %d | %.2f | %d/%d | %d/%d | %d | %.1f | %.1f | %.1f%% | %.1f%% | %.1f%% | %d/%d |%n",
+          name,
+          s.schemas,
+          (double) s.compiled / s.schemas,
+          s.validAccepted,
+          s.validTotal,
+          s.invalidRejected,
+          s.invalidTotal,
+          wrong,
+          p50,
+          p99,
+          100.0 * s.forcedBytes / Math.max(1, s.totalBytes),
+          100.0 * s.forcedTokens / Math.max(1, s.canonicalTokens),
+          100.0 * s.sampledTokens / Math.max(1, s.outputTokens),
+          s.replaysCanonical,
+          s.replays);
       ObjectNode row = rows.addObject();
       row.put("subset", name);
       row.put("schemas", s.schemas);
@@ -238,8 +292,13 @@ public final class SchemaCoverage {
       ObjectNode reasons = row.putObject("notCompiledBecause");
       s.reasons.forEach(reasons::put);
     }
-    System.out.printf(Locale.ROOT, "compile time over all compiled schemas (%d): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms%n",
-        allCompileMs.size(), Percentile.of(allCompileMs, 0.50), Percentile.of(allCompileMs, 0.90), Percentile.of(allCompileMs, 0.99));
+    System.out.printf(
+        Locale.ROOT,
+        "compile time over all compiled schemas (%d): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms%n",
+        allCompileMs.size(),
+        Percentile.of(allCompileMs, 0.50),
+        Percentile.of(allCompileMs, 0.90),
+        Percentile.of(allCompileMs, 0.99));
     report.put("compileMsP50", Percentile.of(allCompileMs, 0.50));
     report.put("compileMsP90", Percentile.of(allCompileMs, 0.90));
     report.put("compileMsP99", Percentile.of(allCompileMs, 0.99));

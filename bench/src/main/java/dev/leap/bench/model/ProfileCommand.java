@@ -25,9 +25,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code leap bench profile}: where the time of one forward pass goes, op kind by op kind, for a
@@ -46,42 +46,80 @@ import picocli.CommandLine.Model.CommandSpec;
  * ./leap bench profile [--model DIR|demo] [--dtype auto|f32|f16] [--context 200] [--steps 40] [--prefill 512]
  * </pre>
  */
-@Command(name = "profile", mixinStandardHelpOptions = true,
-    description = "Per-op profile of a batch-1 decode step and of a prefill (PyTorch's profiler; CPU).")
+@Command(
+    name = "profile",
+    mixinStandardHelpOptions = true,
+    description =
+        "Per-op profile of a batch-1 decode step and of a prefill (PyTorch's profiler; CPU).")
 public final class ProfileCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo", description = "Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--model",
+      defaultValue = "demo",
+      paramLabel = "DIR|demo",
+      description = "Default: ${DEFAULT-VALUE}.")
   String model;
 
-  @Option(names = "--dtype", defaultValue = "auto", description = "auto, f32, f16 (bf16: GPU only). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--dtype",
+      defaultValue = "auto",
+      description = "auto, f32, f16 (bf16: GPU only). Default: ${DEFAULT-VALUE}.")
   String dtype;
 
-  @Option(names = "--context", defaultValue = "200", description = "Tokens already in the KV cache at the decode steps. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--context",
+      defaultValue = "200",
+      description =
+          "Tokens already in the KV cache at the decode steps. Default: ${DEFAULT-VALUE}.")
   int context;
 
-  @Option(names = "--batch", defaultValue = "1", description = "Sequences per decode step (contexts of --context minus 0..B-1 tokens). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--batch",
+      defaultValue = "1",
+      description =
+          "Sequences per decode step (contexts of --context minus 0..B-1 tokens). Default: ${DEFAULT-VALUE}.")
   int batch;
 
-  @Option(names = "--steps", defaultValue = "40", description = "Decode steps profiled (and timed). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--steps",
+      defaultValue = "40",
+      description = "Decode steps profiled (and timed). Default: ${DEFAULT-VALUE}.")
   int steps;
 
-  @Option(names = "--prefill", defaultValue = "512", description = "Prompt tokens of the profiled prefill. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--prefill",
+      defaultValue = "512",
+      description = "Prompt tokens of the profiled prefill. Default: ${DEFAULT-VALUE}.")
   int prefill;
 
-  @Option(names = "--out", defaultValue = "bench-results/profile.json", description = "JSON results. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--out",
+      defaultValue = "bench-results/profile.json",
+      description = "JSON results. Default: ${DEFAULT-VALUE}.")
   Path out;
 
-  @Option(names = "--prefix", defaultValue = "{\n    \"name\": \"", description = "Output text (Java escapes: \\n) walked"
-      + " through the character regex to the decode steps' state, whose mask they apply. Default: the name field's start.")
+  @Option(
+      names = "--prefix",
+      defaultValue = "{\n    \"name\": \"",
+      description =
+          "Output text (Java escapes: \\n) walked"
+              + " through the character regex to the decode steps' state, whose mask they apply. Default: the name field's start.")
   String prefix;
 
-  @Option(names = "--sparse", description = "Profile the decode step with the logits of the mask's allowed tokens alone"
-      + " (the runtime's sparse projection, rows gathered once) instead of the whole vocabulary's; both are timed.")
+  @Option(
+      names = "--sparse",
+      description =
+          "Profile the decode step with the logits of the mask's allowed tokens alone"
+              + " (the runtime's sparse projection, rows gathered once) instead of the whole vocabulary's; both are timed.")
   boolean sparse;
 
-  @Option(names = "--cpu-f32-weights", defaultValue = "auto", description = "auto, on or off: float32 copies of f16 weights"
-      + " for products of 8+ rows. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--cpu-f32-weights",
+      defaultValue = "auto",
+      description =
+          "auto, on or off: float32 copies of f16 weights"
+              + " for products of 8+ rows. Default: ${DEFAULT-VALUE}.")
   String cpuF32Weights;
 
   /** One op kind's total over a profiled run. */
@@ -90,22 +128,33 @@ public final class ProfileCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     if (context < 1 || steps < 1 || prefill < 1 || batch < 1 || batch >= context) {
-      throw new IllegalArgumentException("--context, --steps, --prefill and --batch must be at least 1, --batch below --context");
+      throw new IllegalArgumentException(
+          "--context, --steps, --prefill and --batch must be at least 1, --batch below --context");
     }
     PrintWriter o = spec.commandLine().getOut();
     Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
     Path trace = Files.createTempFile("leap-profile", ".json");
     Map<String, Object> json = new java.util.LinkedHashMap<>();
-    try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), batch * (context + steps + 8) + prefill + 64, dtype,
-        LlamaModel.CpuF32Weights.parse(cpuF32Weights))) {
+    try (LlamaModel m =
+        LlamaModel.load(
+            dir,
+            Device.cpu(),
+            batch * (context + steps + 8) + prefill + 64,
+            dtype,
+            LlamaModel.CpuF32Weights.parse(cpuF32Weights))) {
       int v = m.config().vocabSize();
       int layers = m.config().numLayers();
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
       CompressedFsm fsm = CompressedFsm.compile(BenchData.characterRegex());
       TokenIndex index = TokenIndex.of(fsm.dfa(), tok).buildAll();
-      int state = fsm.dfa().walk(fsm.dfa().initialState(), prefix.replace("\\n", "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      int state =
+          fsm.dfa()
+              .walk(
+                  fsm.dfa().initialState(),
+                  prefix.replace("\\n", "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
       if (state < 0) {
-        throw new IllegalArgumentException("--prefix is not a prefix of a character sheet: " + prefix);
+        throw new IllegalArgumentException(
+            "--prefix is not a prefix of a character sheet: " + prefix);
       }
       boolean[] disallowed = new boolean[v];
       Arrays.fill(disallowed, true);
@@ -118,7 +167,8 @@ public final class ProfileCommand implements Callable<Integer> {
         }
       }
       SplittableRandom rnd = new SplittableRandom(24);
-      // Sequence j owns slots [j * stride, (j + 1) * stride); the prefill below uses the slots after them.
+      // Sequence j owns slots [j * stride, (j + 1) * stride); the prefill below uses the slots
+      // after them.
       int stride = context + steps + 8;
       int[][] seqSlots = new int[batch][stride];
       for (int j = 0; j < batch; j++) {
@@ -126,8 +176,15 @@ public final class ProfileCommand implements Callable<Integer> {
           seqSlots[j][i] = j * stride + i;
         }
         try (NDManager s = m.manager().newSubManager()) {
-          m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(context - j, 0, v).toArray(), 0, new int[0],
-              Arrays.copyOf(seqSlots[j], context - j), false)));
+          m.forward(
+              s,
+              List.of(
+                  new LlamaModel.SequenceInput(
+                      rnd.ints(context - j, 0, v).toArray(),
+                      0,
+                      new int[0],
+                      Arrays.copyOf(seqSlots[j], context - j),
+                      false)));
         }
       }
       int[] slots = new int[batch * stride + prefill];
@@ -139,33 +196,44 @@ public final class ProfileCommand implements Callable<Integer> {
         NDArray masks = maskScope.create(disallowed).expandDims(0).repeat(0, batch);
         long[] allowedArr = allowedIds.stream().mapToLong(Long::longValue).toArray();
         NDArray headRows = m.headRows(maskScope, allowedArr);
-        NDArray headRowsWide = m.widensProduct(batch) ? m.headRowsWide(maskScope, allowedArr) : null;
+        NDArray headRowsWide =
+            m.widensProduct(batch) ? m.headRowsWide(maskScope, allowedArr) : null;
         int[] pos = {0};
         boolean[] sparseNow = {false};
-        Runnable decode = () -> {
-          int p = pos[0]++;
-          List<LlamaModel.SequenceInput> in = new ArrayList<>(batch);
-          for (int j = 0; j < batch; j++) {
-            in.add(new LlamaModel.SequenceInput(new int[] {rnd.nextInt(v)}, context - j + p, seqSlots[j],
-                new int[] {seqSlots[j][context - j + p]}, false));
-          }
-          try (NDManager s = m.manager().newSubManager()) {
-            if (sparseNow[0]) {
-              // As the runtime does it when every row allows few tokens: their logits alone, no mask.
-              m.logits(m.hidden(s, in), headRows, headRowsWide).argMax(1).toLongArray();
-              return;
-            }
-            NDArray logits = m.forward(s, in);
-            // As the sampler does it for constrained greedy rows: fill -inf in place, argmax, the ids back.
-            logits.set(batch == 1 ? mask.expandDims(0) : masks, Float.NEGATIVE_INFINITY);
-            logits.argMax(1).toLongArray();
-          }
-        };
+        Runnable decode =
+            () -> {
+              int p = pos[0]++;
+              List<LlamaModel.SequenceInput> in = new ArrayList<>(batch);
+              for (int j = 0; j < batch; j++) {
+                in.add(
+                    new LlamaModel.SequenceInput(
+                        new int[] {rnd.nextInt(v)},
+                        context - j + p,
+                        seqSlots[j],
+                        new int[] {seqSlots[j][context - j + p]},
+                        false));
+              }
+              try (NDManager s = m.manager().newSubManager()) {
+                if (sparseNow[0]) {
+                  // As the runtime does it when every row allows few tokens: their logits alone, no
+                  // mask.
+                  m.logits(m.hidden(s, in), headRows, headRowsWide).argMax(1).toLongArray();
+                  return;
+                }
+                NDArray logits = m.forward(s, in);
+                // As the sampler does it for constrained greedy rows: fill -inf in place, argmax,
+                // the ids back.
+                logits.set(batch == 1 ? mask.expandDims(0) : masks, Float.NEGATIVE_INFINITY);
+                logits.argMax(1).toLongArray();
+              }
+            };
         for (int i = 0; i < 5; i++) {
           decode.run();
         }
-        pos[0] = 0; // the warm-up's K/V are overwritten: every timed step sees the same context lengths
-        // Alternating rounds, full and sparse: the machine is shared, so each is a median of 5 rounds beside the other's.
+        pos[0] =
+            0; // the warm-up's K/V are overwritten: every timed step sees the same context lengths
+        // Alternating rounds, full and sparse: the machine is shared, so each is a median of 5
+        // rounds beside the other's.
         List<Double> fulls = new ArrayList<>();
         List<Double> sparses = new ArrayList<>();
         for (int round = 0; round < 5; round++) {
@@ -178,9 +246,17 @@ public final class ProfileCommand implements Callable<Integer> {
         }
         double fullMs = median(fulls);
         double sparseMs = median(sparses);
-        o.printf(Locale.ROOT, "Decode step, median of 5 alternating rounds of %d steps (min): logits over the whole vocabulary (%d)"
-            + " then masked %.3f ms (%.3f); over the %d allowed tokens alone %.3f ms (%.3f)%n", steps, v, fullMs,
-            java.util.Collections.min(fulls), allowedIds.size(), sparseMs, java.util.Collections.min(sparses));
+        o.printf(
+            Locale.ROOT,
+            "Decode step, median of 5 alternating rounds of %d steps (min): logits over the whole vocabulary (%d)"
+                + " then masked %.3f ms (%.3f); over the %d allowed tokens alone %.3f ms (%.3f)%n",
+            steps,
+            v,
+            fullMs,
+            java.util.Collections.min(fulls),
+            allowedIds.size(),
+            sparseMs,
+            java.util.Collections.min(sparses));
         json.put("decodeFullMs", fulls);
         json.put("decodeSparseMs", sparses);
         json.put("allowedTokens", allowedIds.size());
@@ -191,20 +267,39 @@ public final class ProfileCommand implements Callable<Integer> {
         double profiledMs = timeMs(decode, steps);
         JniUtils.stopProfile(trace.toString());
         List<OpRow> rows = ops(trace);
-        o.printf("Decode step (%s logits), batch %d, context %d, %s (%s%s), %d steps: %.3f ms per step without the profiler (the"
-            + " median above), %.3f ms with it%n%n", sparse ? "sparse" : "full", batch, context, dir.getFileName(),
-            m.precision().label(), m.hasF32WeightCopies() ? " with float32 copies" : "", steps, plainMs, profiledMs);
+        o.printf(
+            "Decode step (%s logits), batch %d, context %d, %s (%s%s), %d steps: %.3f ms per step without the profiler (the"
+                + " median above), %.3f ms with it%n%n",
+            sparse ? "sparse" : "full",
+            batch,
+            context,
+            dir.getFileName(),
+            m.precision().label(),
+            m.hasF32WeightCopies() ? " with float32 copies" : "",
+            steps,
+            plainMs,
+            profiledMs);
         o.println(table(rows, steps, profiledMs, layers));
         json.put("decode", section(rows, steps, plainMs, profiledMs));
 
         // Prefill of `prefill` tokens into a fresh part of the pool, logits at the last token only.
         int base = batch * stride;
-        Runnable fill = () -> {
-          try (NDManager s = m.manager().newSubManager()) {
-            m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(prefill, 0, v).toArray(), 0, new int[0],
-                Arrays.copyOfRange(slots, base, base + prefill), false))).argMax(1).toLongArray();
-          }
-        };
+        Runnable fill =
+            () -> {
+              try (NDManager s = m.manager().newSubManager()) {
+                m.forward(
+                        s,
+                        List.of(
+                            new LlamaModel.SequenceInput(
+                                rnd.ints(prefill, 0, v).toArray(),
+                                0,
+                                new int[0],
+                                Arrays.copyOfRange(slots, base, base + prefill),
+                                false)))
+                    .argMax(1)
+                    .toLongArray();
+              }
+            };
         fill.run();
         int reps = 3;
         double fillPlain = timeMs(fill, reps);
@@ -212,8 +307,10 @@ public final class ProfileCommand implements Callable<Integer> {
         double fillProfiled = timeMs(fill, reps);
         JniUtils.stopProfile(trace.toString());
         List<OpRow> fillRows = ops(trace);
-        o.printf("%nPrefill of %d tokens (one pass, logits at the last), %d runs: %.1f ms per pass without the profiler, %.1f ms"
-            + " with it (%.3f ms per token)%n%n", prefill, reps, fillPlain, fillProfiled, fillPlain / prefill);
+        o.printf(
+            "%nPrefill of %d tokens (one pass, logits at the last), %d runs: %.1f ms per pass without the profiler, %.1f ms"
+                + " with it (%.3f ms per token)%n%n",
+            prefill, reps, fillPlain, fillProfiled, fillPlain / prefill);
         o.println(table(fillRows, reps, fillProfiled, layers));
         json.put("prefill", section(fillRows, reps, fillPlain, fillProfiled));
         json.put("prefillTokens", prefill);
@@ -237,7 +334,9 @@ public final class ProfileCommand implements Callable<Integer> {
   private static double median(List<Double> xs) {
     List<Double> s = new ArrayList<>(xs);
     s.sort(null);
-    return s.size() % 2 == 1 ? s.get(s.size() / 2) : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
+    return s.size() % 2 == 1
+        ? s.get(s.size() / 2)
+        : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
   }
 
   private static double timeMs(Runnable r, int n) {
@@ -266,8 +365,14 @@ public final class ProfileCommand implements Callable<Integer> {
         continue; // user annotations, kernels, memory events
       }
       String tid = e.path("pid").asText() + "/" + e.path("tid").asText();
-      byThread.computeIfAbsent(tid, k -> new ArrayList<>()).add(new double[] {e.path("ts").asDouble(), e.path("dur").asDouble(),
-          names.computeIfAbsent(tid, k -> new ArrayList<>()).size()});
+      byThread
+          .computeIfAbsent(tid, k -> new ArrayList<>())
+          .add(
+              new double[] {
+                e.path("ts").asDouble(),
+                e.path("dur").asDouble(),
+                names.computeIfAbsent(tid, k -> new ArrayList<>()).size()
+              });
       names.get(tid).add(e.path("name").asText());
     }
     Map<String, long[]> calls = new HashMap<>();
@@ -296,30 +401,57 @@ public final class ProfileCommand implements Callable<Integer> {
 
   static String table(List<OpRow> rows, int runs, double wallMsPerRun, int layers) {
     StringBuilder sb = new StringBuilder();
-    sb.append("| op | calls per pass | per layer | time per pass (ms) | share of the pass |\n|---|---:|---:|---:|---:|\n");
+    sb.append(
+        "| op | calls per pass | per layer | time per pass (ms) | share of the pass |\n|---|---:|---:|---:|---:|\n");
     double opsMs = 0;
     long allCalls = 0;
     for (OpRow r : rows) {
       double ms = r.micros() / 1000 / runs;
       opsMs += ms;
       allCalls += r.calls();
-      sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.2f | %.3f | %.1f%% |%n", r.name(), (double) r.calls() / runs,
-          (double) r.calls() / runs / layers, ms, 100 * ms / wallMsPerRun));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.1f | %.2f | %.3f | %.1f%% |%n",
+              r.name(),
+              (double) r.calls() / runs,
+              (double) r.calls() / runs / layers,
+              ms,
+              100 * ms / wallMsPerRun));
     }
     double host = Math.max(0, wallMsPerRun - opsMs);
-    sb.append(String.format(Locale.ROOT, "| host between ops (Java, JNI) | | | %.3f | %.1f%% |%n", host, 100 * host / wallMsPerRun));
-    sb.append(String.format(Locale.ROOT, "| **all ops** | **%.1f** | %.1f | %.3f | %.1f%% |%n", (double) allCalls / runs,
-        (double) allCalls / runs / layers, opsMs, 100 * opsMs / wallMsPerRun));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| host between ops (Java, JNI) | | | %.3f | %.1f%% |%n",
+            host,
+            100 * host / wallMsPerRun));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| **all ops** | **%.1f** | %.1f | %.3f | %.1f%% |%n",
+            (double) allCalls / runs,
+            (double) allCalls / runs / layers,
+            opsMs,
+            100 * opsMs / wallMsPerRun));
     return sb.toString();
   }
 
-  private static Map<String, Object> section(List<OpRow> rows, int runs, double plainMs, double profiledMs) {
+  private static Map<String, Object> section(
+      List<OpRow> rows, int runs, double plainMs, double profiledMs) {
     Map<String, Object> m = new java.util.LinkedHashMap<>();
     m.put("msPerPass", plainMs);
     m.put("msPerPassProfiled", profiledMs);
     List<Map<String, Object>> ops = new ArrayList<>();
     for (OpRow r : rows) {
-      ops.add(Map.of("op", r.name(), "callsPerPass", (double) r.calls() / runs, "msPerPass", r.micros() / 1000 / runs));
+      ops.add(
+          Map.of(
+              "op",
+              r.name(),
+              "callsPerPass",
+              (double) r.calls() / runs,
+              "msPerPass",
+              r.micros() / 1000 / runs));
     }
     m.put("ops", ops);
     return m;

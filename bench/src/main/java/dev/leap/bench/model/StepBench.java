@@ -18,8 +18,8 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * How fast is one decode step of the demo model on this machine, at batch 1, 8 and 32 (contexts
- * of 200 tokens); how much does a multi-token extension (a jump's tokens, logits only at the last)
+ * How fast is one decode step of the demo model on this machine, at batch 1, 8 and 32 (contexts of
+ * 200 tokens); how much does a multi-token extension (a jump's tokens, logits only at the last)
  * cost against a single-token step; and how much of a step is the constraint's work (mask lookup,
  * next state, and applying the masks on the device)?
  *
@@ -41,7 +41,8 @@ public final class StepBench {
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
       CompressedFsm fsm = CompressedFsm.compile(BenchData.characterRegex());
       TokenIndex index = TokenIndex.of(fsm.dfa(), tok).buildAll();
-      System.out.println("| batch | decode step (ms) | steps/s | tokens/s | constraint work on the CPU (ms, share) | masks applied on the device (ms, share) |");
+      System.out.println(
+          "| batch | decode step (ms) | steps/s | tokens/s | constraint work on the CPU (ms, share) | masks applied on the device (ms, share) |");
       System.out.println("|---:|---:|---:|---:|---:|---:|");
       for (int b : new int[] {1, 8, 32}) {
         int[][] slots = new int[b][];
@@ -52,14 +53,22 @@ public final class StepBench {
           for (int j = 0; j < slots[i].length; j++) {
             slots[i][j] = next++;
           }
-          prefill.add(new LlamaModel.SequenceInput(rnd.ints(ctx, 0, v).toArray(), 0, new int[0],
-              java.util.Arrays.copyOf(slots[i], ctx), false));
+          prefill.add(
+              new LlamaModel.SequenceInput(
+                  rnd.ints(ctx, 0, v).toArray(),
+                  0,
+                  new int[0],
+                  java.util.Arrays.copyOf(slots[i], ctx),
+                  false));
         }
         try (NDManager s = m.manager().newSubManager()) {
           m.forward(s, prefill);
         }
-        // The constraint's masks as the scheduler holds them: one boolean row per DFA state, made once.
-        int state = fsm.dfa().walk(0, "{\n    \"name\": \"".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        // The constraint's masks as the scheduler holds them: one boolean row per DFA state, made
+        // once.
+        int state =
+            fsm.dfa()
+                .walk(0, "{\n    \"name\": \"".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         long[] words = index.allowed(state);
         boolean[] disallowed = new boolean[v];
         java.util.Arrays.fill(disallowed, true);
@@ -79,8 +88,13 @@ public final class StepBench {
             List<LlamaModel.SequenceInput> batch = new ArrayList<>();
             for (int i = 0; i < b; i++) {
               int pos = ctx + t;
-              batch.add(new LlamaModel.SequenceInput(new int[] {rnd.nextInt(v)}, pos, java.util.Arrays.copyOf(slots[i], pos),
-                  new int[] {slots[i][pos]}, false));
+              batch.add(
+                  new LlamaModel.SequenceInput(
+                      new int[] {rnd.nextInt(v)},
+                      pos,
+                      java.util.Arrays.copyOf(slots[i], pos),
+                      new int[] {slots[i][pos]},
+                      false));
             }
             long t0 = System.nanoTime();
             try (NDManager s = m.manager().newSubManager()) {
@@ -93,7 +107,8 @@ public final class StepBench {
                 sink += index.allowed(state).length + index.nextState(state, (int) plain[i] % 1000);
               }
               long t2 = System.nanoTime();
-              // Device side, as the sampler does it: stack the rows' disallowed masks, fill in place, argmax.
+              // Device side, as the sampler does it: stack the rows' disallowed masks, fill in
+              // place, argmax.
               NDList masks = new NDList();
               for (int i = 0; i < b; i++) {
                 masks.add(mask);
@@ -117,12 +132,22 @@ public final class StepBench {
         stepMs /= steps;
         cpuMs /= steps;
         deviceMs /= steps;
-        System.out.printf(Locale.ROOT, "| %d | %.2f | %.1f | %.0f | %.4f (%.3f%%) | %.3f (%.1f%%) |%n", b, stepMs, 1000 / stepMs,
-            1000 * b / stepMs, cpuMs, 100 * cpuMs / stepMs, deviceMs, 100 * deviceMs / stepMs);
+        System.out.printf(
+            Locale.ROOT,
+            "| %d | %.2f | %.1f | %.0f | %.4f (%.3f%%) | %.3f (%.1f%%) |%n",
+            b,
+            stepMs,
+            1000 / stepMs,
+            1000 * b / stepMs,
+            cpuMs,
+            100 * cpuMs / stepMs,
+            deviceMs,
+            100 * deviceMs / stepMs);
       }
       // Extensions: n new tokens with logits only at the last, against n single-token steps.
       System.out.println();
-      System.out.println("| new tokens in one extend | extend (ms) | n single-token steps (ms) | ratio |");
+      System.out.println(
+          "| new tokens in one extend | extend (ms) | n single-token steps (ms) | ratio |");
       System.out.println("|---:|---:|---:|---:|");
       int base = 0;
       for (int n : new int[] {1, 8, 16, 32}) {
@@ -134,19 +159,42 @@ public final class StepBench {
             sl[j] = 10_000 + base + j;
           }
           try (NDManager s = m.manager().newSubManager()) {
-            m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(ctx, 0, v).toArray(), 0, new int[0],
-                java.util.Arrays.copyOf(sl, ctx), false)));
+            m.forward(
+                s,
+                List.of(
+                    new LlamaModel.SequenceInput(
+                        rnd.ints(ctx, 0, v).toArray(),
+                        0,
+                        new int[0],
+                        java.util.Arrays.copyOf(sl, ctx),
+                        false)));
           }
           long t0 = System.nanoTime();
           try (NDManager s = m.manager().newSubManager()) {
-            m.forward(s, List.of(new LlamaModel.SequenceInput(rnd.ints(n, 0, v).toArray(), ctx,
-                java.util.Arrays.copyOf(sl, ctx), java.util.Arrays.copyOfRange(sl, ctx, ctx + n), false))).toFloatArray();
+            m.forward(
+                    s,
+                    List.of(
+                        new LlamaModel.SequenceInput(
+                            rnd.ints(n, 0, v).toArray(),
+                            ctx,
+                            java.util.Arrays.copyOf(sl, ctx),
+                            java.util.Arrays.copyOfRange(sl, ctx, ctx + n),
+                            false)))
+                .toFloatArray();
           }
           long t1 = System.nanoTime();
           for (int k = 0; k < n; k++) {
             try (NDManager s = m.manager().newSubManager()) {
-              m.forward(s, List.of(new LlamaModel.SequenceInput(new int[] {rnd.nextInt(v)}, ctx + k,
-                  java.util.Arrays.copyOf(sl, ctx + k), new int[] {sl[ctx + k]}, false))).toFloatArray();
+              m.forward(
+                      s,
+                      List.of(
+                          new LlamaModel.SequenceInput(
+                              new int[] {rnd.nextInt(v)},
+                              ctx + k,
+                              java.util.Arrays.copyOf(sl, ctx + k),
+                              new int[] {sl[ctx + k]},
+                              false)))
+                  .toFloatArray();
             }
           }
           long t2 = System.nanoTime();
@@ -155,7 +203,8 @@ public final class StepBench {
             singles += (t2 - t1) / 1e6;
           }
         }
-        System.out.printf(Locale.ROOT, "| %d | %.2f | %.2f | %.2f |%n", n, ext / 5, singles / 5, singles / ext);
+        System.out.printf(
+            Locale.ROOT, "| %d | %.2f | %.2f | %.2f |%n", n, ext / 5, singles / 5, singles / ext);
       }
     }
   }

@@ -51,7 +51,8 @@ public class StopMatcherBench {
   @Benchmark
   public int incremental() {
     StopMatcher m = new StopMatcher(STOPS);
-    byte[] out = new byte[4 * tokens]; // the output buffer the matcher reads, as a sequence's OutputBuffer
+    byte[] out =
+        new byte[4 * tokens]; // the output buffer the matcher reads, as a sequence's OutputBuffer
     int length = 0;
     for (byte[] p : pieces) {
       System.arraycopy(p, 0, out, length, p.length);
@@ -67,7 +68,9 @@ public class StopMatcherBench {
   @Benchmark
   public int wholeOutput() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[][] stops = {STOPS.get(0).getBytes(StandardCharsets.UTF_8), STOPS.get(1).getBytes(StandardCharsets.UTF_8)};
+    byte[][] stops = {
+      STOPS.get(0).getBytes(StandardCharsets.UTF_8), STOPS.get(1).getBytes(StandardCharsets.UTF_8)
+    };
     for (byte[] p : pieces) {
       out.write(p, 0, p.length);
       byte[] all = out.toByteArray();

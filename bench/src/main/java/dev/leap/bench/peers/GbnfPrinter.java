@@ -33,7 +33,9 @@ public final class GbnfPrinter {
       StringBuilder lit = new StringBuilder();
       boolean first = true;
       for (Re item : c.items()) {
-        if (item instanceof Re.Chars ch && ch.ranges().length == 2 && ch.ranges()[0] == ch.ranges()[1]) {
+        if (item instanceof Re.Chars ch
+            && ch.ranges().length == 2
+            && ch.ranges()[0] == ch.ranges()[1]) {
           lit.appendCodePoint(ch.ranges()[0]);
           continue;
         }
@@ -79,7 +81,8 @@ public final class GbnfPrinter {
         sb.append('{').append(r.min()).append(',').append(r.max()).append('}');
       }
     } else {
-      throw new IllegalArgumentException("the GBNF printer cannot print an automaton-valued regex part");
+      throw new IllegalArgumentException(
+          "the GBNF printer cannot print an automaton-valued regex part");
     }
   }
 
@@ -94,7 +97,9 @@ public final class GbnfPrinter {
       int lo = ranges[i];
       int hi = ranges[i + 1];
       for (int cp = lo; cp <= hi && cp < 0x20; cp++) {
-        controls.append(controls.length() == 0 ? "" : " | ").append(quote(new String(Character.toChars(cp))));
+        controls
+            .append(controls.length() == 0 ? "" : " | ")
+            .append(quote(new String(Character.toChars(cp))));
       }
       lo = Math.max(lo, 0x20);
       if (lo > hi) {
@@ -127,22 +132,24 @@ public final class GbnfPrinter {
 
   static String quote(String s) {
     StringBuilder q = new StringBuilder("\"");
-    s.codePoints().forEach(cp -> {
-      switch (cp) {
-        case '"' -> q.append("\\\"");
-        case '\\' -> q.append("\\\\");
-        case '\n' -> q.append("\\n");
-        case '\r' -> q.append("\\r");
-        case '\t' -> q.append("\\t");
-        default -> {
-          if (cp < 0x20 || cp > 0x7E) {
-            q.append(String.format("\\U%08X", cp));
-          } else {
-            q.appendCodePoint(cp);
-          }
-        }
-      }
-    });
+    s.codePoints()
+        .forEach(
+            cp -> {
+              switch (cp) {
+                case '"' -> q.append("\\\"");
+                case '\\' -> q.append("\\\\");
+                case '\n' -> q.append("\\n");
+                case '\r' -> q.append("\\r");
+                case '\t' -> q.append("\\t");
+                default -> {
+                  if (cp < 0x20 || cp > 0x7E) {
+                    q.append(String.format("\\U%08X", cp));
+                  } else {
+                    q.appendCodePoint(cp);
+                  }
+                }
+              }
+            });
     return q.append('"').toString();
   }
 }

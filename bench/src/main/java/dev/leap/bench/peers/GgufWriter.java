@@ -24,19 +24,20 @@ import java.util.Map;
  * byte-level BPE {@code tokenizer.json}) as a GGUF file that llama.cpp loads: matrices in F16, norm
  * vectors in F32.
  *
- * <p>Format, from ggml's {@code docs/gguf.md} (version 3, little-endian): magic {@code GGUF}, version
- * (u32), tensor count and key-value count (u64); the key-values (a string key: u64 length and UTF-8
- * bytes; a u32 value type; the value, arrays as element type, u64 count, elements); the tensor infos
- * (name, u32 dimension count, u64 dimensions innermost first so {@code ne[0]} is the row length, u32
- * ggml type, u64 offset into the data); zero padding to {@code general.alignment} (32); the data,
- * each tensor at its offset, a multiple of the alignment.
+ * <p>Format, from ggml's {@code docs/gguf.md} (version 3, little-endian): magic {@code GGUF},
+ * version (u32), tensor count and key-value count (u64); the key-values (a string key: u64 length
+ * and UTF-8 bytes; a u32 value type; the value, arrays as element type, u64 count, elements); the
+ * tensor infos (name, u32 dimension count, u64 dimensions innermost first so {@code ne[0]} is the
+ * row length, u32 ggml type, u64 offset into the data); zero padding to {@code general.alignment}
+ * (32); the data, each tensor at its offset, a multiple of the alignment.
  *
  * <p>Two things llama.cpp's own converter ({@code convert_hf_to_gguf.py}) does that a faithful
  * writer must do too: the rows of {@code q_proj} and {@code k_proj} are permuted per head (the two
- * rotary halves interleaved: row {@code h*hd + 2i + j} takes row {@code h*hd + j*hd/2 + i}; with the
- * KV head count for k), because llama.cpp's Llama rotary embedding pairs adjacent dimensions where
- * Hugging Face's pairs the halves; and the vocabulary says {@code tokenizer.ggml.pre = gpt-2}, its
- * BOS/EOS ids, and {@code add_bos_token = false}, so both engines turn a prompt into the same ids.
+ * rotary halves interleaved: row {@code h*hd + 2i + j} takes row {@code h*hd + j*hd/2 + i}; with
+ * the KV head count for k), because llama.cpp's Llama rotary embedding pairs adjacent dimensions
+ * where Hugging Face's pairs the halves; and the vocabulary says {@code tokenizer.ggml.pre =
+ * gpt-2}, its BOS/EOS ids, and {@code add_bos_token = false}, so both engines turn a prompt into
+ * the same ids.
  */
 public final class GgufWriter {
   private GgufWriter() {}
@@ -53,30 +54,65 @@ public final class GgufWriter {
 
   private record Tensor(String name, long[] ne, int type, byte[] data) {}
 
-  /** Writes {@code dir} as GGUF to {@code out}. Only {@code llama}/{@code mistral} models without biases or q/k norms. */
+  /**
+   * Writes {@code dir} as GGUF to {@code out}. Only {@code llama}/{@code mistral} models without
+   * biases or q/k norms.
+   */
   public static void write(Path dir, Path out) throws IOException {
     ModelConfig c = ModelConfig.load(dir);
     if (c.qkvBias() || c.oBias() || c.qkNorm() || !c.ropeType().equals("default")) {
-      throw new IllegalArgumentException("the GGUF writer handles plain Llama models (no biases, no q/k norm, default RoPE); "
-          + dir + " is " + c.modelType());
+      throw new IllegalArgumentException(
+          "the GGUF writer handles plain Llama models (no biases, no q/k norm, default RoPE); "
+              + dir
+              + " is "
+              + c.modelType());
     }
     int h = c.hiddenSize();
     int hd = c.headDim();
     List<Tensor> tensors = new ArrayList<>();
     try (SafeTensors st = SafeTensors.open(dir)) {
-      tensors.add(matrix(st, "model.embed_tokens.weight", "token_embd.weight", c.vocabSize(), h, 0));
+      tensors.add(
+          matrix(st, "model.embed_tokens.weight", "token_embd.weight", c.vocabSize(), h, 0));
       for (int i = 0; i < c.numLayers(); i++) {
         String p = "model.layers." + i + ".";
         String b = "blk." + i + ".";
         tensors.add(vector(st, p + "input_layernorm.weight", b + "attn_norm.weight"));
-        tensors.add(matrix(st, p + "self_attn.q_proj.weight", b + "attn_q.weight", c.numHeads() * hd, h, c.numHeads()));
-        tensors.add(matrix(st, p + "self_attn.k_proj.weight", b + "attn_k.weight", c.numKvHeads() * hd, h, c.numKvHeads()));
-        tensors.add(matrix(st, p + "self_attn.v_proj.weight", b + "attn_v.weight", c.numKvHeads() * hd, h, 0));
-        tensors.add(matrix(st, p + "self_attn.o_proj.weight", b + "attn_output.weight", h, c.numHeads() * hd, 0));
+        tensors.add(
+            matrix(
+                st,
+                p + "self_attn.q_proj.weight",
+                b + "attn_q.weight",
+                c.numHeads() * hd,
+                h,
+                c.numHeads()));
+        tensors.add(
+            matrix(
+                st,
+                p + "self_attn.k_proj.weight",
+                b + "attn_k.weight",
+                c.numKvHeads() * hd,
+                h,
+                c.numKvHeads()));
+        tensors.add(
+            matrix(
+                st, p + "self_attn.v_proj.weight", b + "attn_v.weight", c.numKvHeads() * hd, h, 0));
+        tensors.add(
+            matrix(
+                st,
+                p + "self_attn.o_proj.weight",
+                b + "attn_output.weight",
+                h,
+                c.numHeads() * hd,
+                0));
         tensors.add(vector(st, p + "post_attention_layernorm.weight", b + "ffn_norm.weight"));
-        tensors.add(matrix(st, p + "mlp.gate_proj.weight", b + "ffn_gate.weight", c.intermediateSize(), h, 0));
-        tensors.add(matrix(st, p + "mlp.up_proj.weight", b + "ffn_up.weight", c.intermediateSize(), h, 0));
-        tensors.add(matrix(st, p + "mlp.down_proj.weight", b + "ffn_down.weight", h, c.intermediateSize(), 0));
+        tensors.add(
+            matrix(
+                st, p + "mlp.gate_proj.weight", b + "ffn_gate.weight", c.intermediateSize(), h, 0));
+        tensors.add(
+            matrix(st, p + "mlp.up_proj.weight", b + "ffn_up.weight", c.intermediateSize(), h, 0));
+        tensors.add(
+            matrix(
+                st, p + "mlp.down_proj.weight", b + "ffn_down.weight", h, c.intermediateSize(), 0));
       }
       tensors.add(vector(st, "model.norm.weight", "output_norm.weight"));
       if (!c.tieWordEmbeddings()) {
@@ -105,11 +141,15 @@ public final class GgufWriter {
   }
 
   /** GPT-2 BPE vocabulary keys from a byte-level BPE {@code tokenizer.json}. */
-  private static void vocabulary(Path tokenizerJson, int vocabSize, Map<String, Object[]> kv) throws IOException {
+  private static void vocabulary(Path tokenizerJson, int vocabSize, Map<String, Object[]> kv)
+      throws IOException {
     JsonNode root = new ObjectMapper().readTree(tokenizerJson.toFile());
     JsonNode model = root.path("model");
     if (!"BPE".equals(model.path("type").asText())) {
-      throw new IllegalArgumentException(tokenizerJson + ": the GGUF writer handles BPE tokenizers, not " + model.path("type").asText());
+      throw new IllegalArgumentException(
+          tokenizerJson
+              + ": the GGUF writer handles BPE tokenizers, not "
+              + model.path("type").asText());
     }
     String[] tokens = new String[vocabSize];
     int[] types = new int[vocabSize];
@@ -156,12 +196,24 @@ public final class GgufWriter {
     kv.put("tokenizer.ggml.add_eos_token", new Object[] {T_BOOL, false});
   }
 
-  /** A [rows, cols] weight as F16, rows permuted for llama.cpp's rotary layout when {@code permuteHeads > 0}. */
-  private static Tensor matrix(SafeTensors st, String hf, String name, int rows, int cols, int permuteHeads) {
+  /**
+   * A [rows, cols] weight as F16, rows permuted for llama.cpp's rotary layout when {@code
+   * permuteHeads > 0}.
+   */
+  private static Tensor matrix(
+      SafeTensors st, String hf, String name, int rows, int cols, int permuteHeads) {
     long[] shape = st.shape(hf);
     if (shape.length != 2 || shape[0] != rows || shape[1] != cols) {
-      throw new IllegalArgumentException("tensor " + hf + " has shape " + java.util.Arrays.toString(shape) + ", expected ["
-          + rows + ", " + cols + "]");
+      throw new IllegalArgumentException(
+          "tensor "
+              + hf
+              + " has shape "
+              + java.util.Arrays.toString(shape)
+              + ", expected ["
+              + rows
+              + ", "
+              + cols
+              + "]");
     }
     FloatBuffer f = st.floats(hf);
     byte[] data = new byte[rows * cols * 2];
@@ -229,7 +281,8 @@ public final class GgufWriter {
     return (short) (sign | half);
   }
 
-  private static void writeFile(Path out, Map<String, Object[]> kv, List<Tensor> tensors) throws IOException {
+  private static void writeFile(Path out, Map<String, Object[]> kv, List<Tensor> tensors)
+      throws IOException {
     if (out.getParent() != null) {
       Files.createDirectories(out.getParent());
     }
@@ -288,7 +341,8 @@ public final class GgufWriter {
         w.pad();
       }
       if (w.written - start != offset) {
-        throw new IllegalStateException("tensor data " + (w.written - start) + " bytes, offsets say " + offset);
+        throw new IllegalStateException(
+            "tensor data " + (w.written - start) + " bytes, offsets say " + offset);
       }
     }
   }

@@ -15,9 +15,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** What {@code leap bench peers} measures on Leap's side, and how (the llama.cpp side runs in {@link LlamaCppChild}). */
+/**
+ * What {@code leap bench peers} measures on Leap's side, and how (the llama.cpp side runs in {@link
+ * LlamaCppChild}).
+ */
 final class LeapSide {
-  /** The runtime settings of the run: {@code --dtype}, {@code --cpu-f32-weights}, {@code --sparse-logits-limit}, {@code --repeats}. */
+  /**
+   * The runtime settings of the run: {@code --dtype}, {@code --cpu-f32-weights}, {@code
+   * --sparse-logits-limit}, {@code --repeats}.
+   */
   record Settings(String dtype, String cpuF32Weights, int sparseLogitsLimit, int repeats) {}
 
   String dtype;
@@ -43,6 +49,7 @@ final class LeapSide {
     List<String> jfTexts = new ArrayList<>();
     List<String> tbtTexts = new ArrayList<>();
   }
+
   final List<Double> jfMs = new ArrayList<>();
   final List<Double> tbtMs = new ArrayList<>();
   final List<String> jfTexts = new ArrayList<>();
@@ -50,17 +57,29 @@ final class LeapSide {
   double jfPasses;
   double tbtPasses;
 
-
   /**
-   * Measures Leap on the model in {@code dir}: greedy decode steps and chunked prefills on the model
-   * alone, the sheets in both modes, the throughput waves, and the long documents' time to first token.
+   * Measures Leap on the model in {@code dir}: greedy decode steps and chunked prefills on the
+   * model alone, the sheets in both modes, the throughput waves, and the long documents' time to
+   * first token.
    */
-  static LeapSide measure(Path dir, Settings settings, List<String> prompts, List<String> longPrompts, String regex,
-      List<List<String>> waves, List<String[]> docPrompts) {
+  static LeapSide measure(
+      Path dir,
+      Settings settings,
+      List<String> prompts,
+      List<String> longPrompts,
+      String regex,
+      List<List<String>> waves,
+      List<String[]> docPrompts) {
     LeapSide s = new LeapSide();
-    // The model alone: greedy decode steps at batch 1, and the long prompt's prefill in 512-token chunks.
-    try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 4096, settings.dtype(),
-        LlamaModel.CpuF32Weights.parse(settings.cpuF32Weights()))) {
+    // The model alone: greedy decode steps at batch 1, and the long prompt's prefill in 512-token
+    // chunks.
+    try (LlamaModel m =
+        LlamaModel.load(
+            dir,
+            Device.cpu(),
+            4096,
+            settings.dtype(),
+            LlamaModel.CpuF32Weights.parse(settings.cpuF32Weights()))) {
       s.dtype = m.precision().label();
       s.threads = JniUtils.getNumThreads(); // after the engine is up
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
@@ -71,11 +90,19 @@ final class LeapSide {
       }
       List<Double> per = new ArrayList<>();
       for (int rep = 0; rep < settings.repeats(); rep++) {
-        int next = greedy(m, new LlamaModel.SequenceInput(prompt, 0, new int[0], Arrays.copyOf(slots, prompt.length), false));
+        int next =
+            greedy(
+                m,
+                new LlamaModel.SequenceInput(
+                    prompt, 0, new int[0], Arrays.copyOf(slots, prompt.length), false));
         long t0 = System.nanoTime();
         for (int k = 0; k < PeersCommand.DECODE_TOKENS; k++) {
           int pos = prompt.length + k;
-          next = greedy(m, new LlamaModel.SequenceInput(new int[] {next}, pos, slots, new int[] {pos}, false));
+          next =
+              greedy(
+                  m,
+                  new LlamaModel.SequenceInput(
+                      new int[] {next}, pos, slots, new int[] {pos}, false));
         }
         per.add((System.nanoTime() - t0) / 1e6 / PeersCommand.DECODE_TOKENS);
       }
@@ -90,8 +117,14 @@ final class LeapSide {
           long t0 = System.nanoTime();
           for (int from = 0; from < ids.length; from += 512) {
             int to = Math.min(ids.length, from + 512);
-            greedy(m, new LlamaModel.SequenceInput(Arrays.copyOfRange(ids, from, to), from, slots,
-                Arrays.copyOfRange(slots, from, to), false));
+            greedy(
+                m,
+                new LlamaModel.SequenceInput(
+                    Arrays.copyOfRange(ids, from, to),
+                    from,
+                    slots,
+                    Arrays.copyOfRange(slots, from, to),
+                    false));
           }
           pre.add((System.nanoTime() - t0) / 1e6);
         }
@@ -99,7 +132,8 @@ final class LeapSide {
       }
     }
     SamplingParams params = SamplingParams.builder().maxTokens(256).build();
-    try (LeapRuntime jf = runtime(dir, settings, true); LeapRuntime tbt = runtime(dir, settings, false)) {
+    try (LeapRuntime jf = runtime(dir, settings, true);
+        LeapRuntime tbt = runtime(dir, settings, false)) {
       jf.generate(prompts.get(0), Constraint.regex(regex), params);
       tbt.generate(prompts.get(0), Constraint.regex(regex), params);
       double jfPasses = 0;
@@ -108,7 +142,8 @@ final class LeapSide {
         Generation a = jf.generate(prompts.get(i), Constraint.regex(regex), params);
         Generation b = tbt.generate(prompts.get(i), Constraint.regex(regex), params);
         if (a.isError() || b.isError()) {
-          throw new IllegalStateException("a Leap request failed: " + (a.isError() ? a.error() : b.error()));
+          throw new IllegalStateException(
+              "a Leap request failed: " + (a.isError() ? a.error() : b.error()));
         }
         s.jfMs.add(a.stats().totalMs());
         s.tbtMs.add(b.stats().totalMs());
@@ -166,7 +201,8 @@ final class LeapSide {
           Generation cold = rt.generate(d[0], Constraint.none(), one);
           Generation warm = rt.generate(d[1], Constraint.none(), one);
           if (cold.isError() || warm.isError()) {
-            throw new IllegalStateException("a Leap request failed: " + (cold.isError() ? cold.error() : warm.error()));
+            throw new IllegalStateException(
+                "a Leap request failed: " + (cold.isError() ? cold.error() : warm.error()));
           }
           s.docColdMs.add(cold.stats().timeToFirstTokenMs());
           s.docWarmMs.add(warm.stats().timeToFirstTokenMs());
@@ -181,8 +217,14 @@ final class LeapSide {
   }
 
   private static LeapRuntime runtime(Path dir, Settings settings, boolean jump) {
-    return LeapRuntime.builder().setModelDir(dir).optDtype(settings.dtype()).optJumpForward(jump).optKvCapacity(16_384)
-        .optMaxBatch(256).optSparseLogitsLimit(settings.sparseLogitsLimit()).optCpuF32Weights(settings.cpuF32Weights())
+    return LeapRuntime.builder()
+        .setModelDir(dir)
+        .optDtype(settings.dtype())
+        .optJumpForward(jump)
+        .optKvCapacity(16_384)
+        .optMaxBatch(256)
+        .optSparseLogitsLimit(settings.sparseLogitsLimit())
+        .optCpuF32Weights(settings.cpuF32Weights())
         .build();
   }
 
@@ -191,5 +233,4 @@ final class LeapSide {
       return (int) m.forward(step, List.of(in)).argMax(1).toLongArray()[0];
     }
   }
-
 }

@@ -12,8 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The llama.cpp side of {@code leap bench peers}, run in a child JVM (java-llama.cpp can hang, in
- * a grammar or in {@code close()}, so the parent kills it past a time limit). Reads a job (JSON: the
+ * The llama.cpp side of {@code leap bench peers}, run in a child JVM (java-llama.cpp can hang, in a
+ * grammar or in {@code close()}, so the parent kills it past a time limit). Reads a job (JSON: the
  * GGUF file, threads, context size, prompts to tokenize, completions to run), writes the results
  * (token ids; per completion its text and wall time in ms), then halts without closing the model.
  *
@@ -31,10 +31,15 @@ public final class LlamaCppChild {
     ObjectMapper om = new ObjectMapper();
     JsonNode job = om.readTree(Path.of(args[0]).toFile());
     ObjectNode out = om.createObjectNode();
-    LlamaModel.setLogger(LogFormat.TEXT, (level, msg) -> { });
-    ModelParameters mp = new ModelParameters().setModel(job.path("gguf").asText())
-        .setThreads(job.path("threads").asInt(1)).setThreadsBatch(job.path("threads").asInt(1))
-        .setCtxSize(job.path("ctx").asInt(4096)).setParallel(job.path("parallel").asInt(1)).setGpuLayers(0);
+    LlamaModel.setLogger(LogFormat.TEXT, (level, msg) -> {});
+    ModelParameters mp =
+        new ModelParameters()
+            .setModel(job.path("gguf").asText())
+            .setThreads(job.path("threads").asInt(1))
+            .setThreadsBatch(job.path("threads").asInt(1))
+            .setCtxSize(job.path("ctx").asInt(4096))
+            .setParallel(job.path("parallel").asInt(1))
+            .setGpuLayers(0);
     long t0 = System.nanoTime();
     LlamaModel model = new LlamaModel(mp);
     out.put("loadMs", (System.nanoTime() - t0) / 1e6);
@@ -47,9 +52,14 @@ public final class LlamaCppChild {
     }
     ArrayNode results = out.putArray("completions");
     for (JsonNode c : job.path("completions")) {
-      InferenceParameters ip = new InferenceParameters(c.path("prompt").asText()).setTemperature(0).setTopK(1)
-          .setNPredict(c.path("nPredict").asInt(256)).setCachePrompt(c.path("cachePrompt").asBoolean(false))
-          .setIgnoreEos(c.path("ignoreEos").asBoolean(false)).setSeed(0);
+      InferenceParameters ip =
+          new InferenceParameters(c.path("prompt").asText())
+              .setTemperature(0)
+              .setTopK(1)
+              .setNPredict(c.path("nPredict").asInt(256))
+              .setCachePrompt(c.path("cachePrompt").asBoolean(false))
+              .setIgnoreEos(c.path("ignoreEos").asBoolean(false))
+              .setSeed(0);
       if (c.hasNonNull("grammar")) {
         ip.setGrammar(c.path("grammar").asText());
       }
@@ -60,7 +70,8 @@ public final class LlamaCppChild {
       r.put("id", c.path("id").asText());
       r.put("ms", ms);
       r.put("text", text);
-      Files.writeString(Path.of(args[1]), om.writeValueAsString(out)); // partial results survive a hang later on
+      Files.writeString(
+          Path.of(args[1]), om.writeValueAsString(out)); // partial results survive a hang later on
     }
     JsonNode conc = job.path("concurrent");
     if (conc.isObject()) {
@@ -73,21 +84,29 @@ public final class LlamaCppChild {
       int nPredict = conc.path("nPredict").asInt(256);
       String[] texts = new String[prompts.size()];
       double[] ms = new double[prompts.size()];
-      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+      java.util.concurrent.ExecutorService pool =
+          java.util.concurrent.Executors.newFixedThreadPool(threads);
       long w0 = System.nanoTime();
       java.util.List<java.util.concurrent.Future<?>> fs = new java.util.ArrayList<>();
       for (int i = 0; i < prompts.size(); i++) {
         int k = i;
-        fs.add(pool.submit(() -> {
-          InferenceParameters ip = new InferenceParameters(prompts.get(k)).setTemperature(0).setTopK(1).setNPredict(nPredict)
-              .setCachePrompt(false).setSeed(0);
-          if (grammar != null) {
-            ip.setGrammar(grammar);
-          }
-          long s = System.nanoTime();
-          texts[k] = model.complete(ip);
-          ms[k] = (System.nanoTime() - s) / 1e6;
-        }));
+        fs.add(
+            pool.submit(
+                () -> {
+                  InferenceParameters ip =
+                      new InferenceParameters(prompts.get(k))
+                          .setTemperature(0)
+                          .setTopK(1)
+                          .setNPredict(nPredict)
+                          .setCachePrompt(false)
+                          .setSeed(0);
+                  if (grammar != null) {
+                    ip.setGrammar(grammar);
+                  }
+                  long s = System.nanoTime();
+                  texts[k] = model.complete(ip);
+                  ms[k] = (System.nanoTime() - s) / 1e6;
+                }));
       }
       for (java.util.concurrent.Future<?> f : fs) {
         f.get();

@@ -5,10 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.retokenize.HfTokenizer;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.DemoModel;
-import dev.leap.runtime.LeapRuntime;
-import dev.leap.retokenize.HfTokenizer;
 import dev.leap.runtime.internal.model.HfModelWriter;
 import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.City;
@@ -29,76 +28,131 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code leap bench peers}: Leap beside llama.cpp (java-llama.cpp 4.2.0, llama.cpp b4916) on the same
- * model, the same prompts and the same constraint, greedy.
+ * {@code leap bench peers}: Leap beside llama.cpp (java-llama.cpp 4.2.0, llama.cpp b4916) on the
+ * same model, the same prompts and the same constraint, greedy.
  *
  * <p>The model is written as GGUF F16 by the project's own {@link GgufWriter}; the character regex
  * is printed as GBNF by {@link GbnfPrinter}. llama.cpp runs in a child JVM ({@link LlamaCppChild})
  * with a time limit, once per thread count. The command checks that both engines turn every prompt
- * into the same token ids, compares the outputs sheet by sheet, and reports: decode time per token at
- * batch 1 (llama.cpp: the time of a 129-token completion less a 1-token one, over 128; Leap: 128
+ * into the same token ids, compares the outputs sheet by sheet, and reports: decode time per token
+ * at batch 1 (llama.cpp: the time of a 129-token completion less a 1-token one, over 128; Leap: 128
  * greedy decode steps of the model), the prefill of a 1,000-token prompt (llama.cpp: a 1-token
- * completion of it without the prompt cache; Leap: the prompt in the runtime's 512-token chunks), and
- * the character sheets' batch-1 latency p50 (Leap jump-forward, Leap token by token, llama.cpp with
- * the grammar).
+ * completion of it without the prompt cache; Leap: the prompt in the runtime's 512-token chunks),
+ * and the character sheets' batch-1 latency p50 (Leap jump-forward, Leap token by token, llama.cpp
+ * with the grammar).
  *
  * <p>{@code --shape qwen2.5-0.5b|llama3.2-1b} runs the same on random F16 weights in those models'
  * shapes ({@link #shapeModel}).
  *
- * <pre>./leap bench peers [--model DIR|demo | --shape S] [--requests 10] [--threads 1,2] [--dtype auto] [--repeats 3]</pre>
+ * <pre>
+ * ./leap bench peers [--model DIR|demo | --shape S] [--requests 10] [--threads 1,2] [--dtype auto] [--repeats 3]
+ * </pre>
  */
-@Command(name = "peers", mixinStandardHelpOptions = true,
-    description = "Leap beside llama.cpp (java-llama.cpp, GGUF F16 written by Leap) on the same model, prompts and constraint.")
+@Command(
+    name = "peers",
+    mixinStandardHelpOptions = true,
+    description =
+        "Leap beside llama.cpp (java-llama.cpp, GGUF F16 written by Leap) on the same model, prompts and constraint.")
 public final class PeersCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--model", defaultValue = "demo", paramLabel = "DIR|demo", description = "Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--model",
+      defaultValue = "demo",
+      paramLabel = "DIR|demo",
+      description = "Default: ${DEFAULT-VALUE}.")
   String model;
 
-  @Option(names = "--requests", defaultValue = "10", description = "Character sheets (names). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--requests",
+      defaultValue = "10",
+      description = "Character sheets (names). Default: ${DEFAULT-VALUE}.")
   int requests;
 
-  @Option(names = "--shape", description = "Instead of --model: random F16 weights in a real model's shape, written by"
-      + " HfModelWriter (Llama architecture, GPT-2 tokenizer): qwen2.5-0.5b or llama3.2-1b.")
+  @Option(
+      names = "--shape",
+      description =
+          "Instead of --model: random F16 weights in a real model's shape, written by"
+              + " HfModelWriter (Llama architecture, GPT-2 tokenizer): qwen2.5-0.5b or llama3.2-1b.")
   String shape;
 
-  @Option(names = "--repeats", defaultValue = "3", description = "Repeats of the decode and prefill timings (medians). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--repeats",
+      defaultValue = "3",
+      description =
+          "Repeats of the decode and prefill timings (medians). Default: ${DEFAULT-VALUE}.")
   int repeats;
 
-  @Option(names = "--threads", defaultValue = "1,2", split = ",", description = "llama.cpp thread counts. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--threads",
+      defaultValue = "1,2",
+      split = ",",
+      description = "llama.cpp thread counts. Default: ${DEFAULT-VALUE}.")
   List<Integer> threads;
 
-  @Option(names = "--dtype", defaultValue = "auto", description = "Leap's dtype. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--dtype",
+      defaultValue = "auto",
+      description = "Leap's dtype. Default: ${DEFAULT-VALUE}.")
   String dtype;
 
-  @Option(names = "--time-limit", defaultValue = "600", description = "Seconds per llama.cpp child. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--time-limit",
+      defaultValue = "600",
+      description = "Seconds per llama.cpp child. Default: ${DEFAULT-VALUE}.")
   int timeLimit;
 
-  @Option(names = "--out", defaultValue = "bench-results/peers.json", description = "Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--out",
+      defaultValue = "bench-results/peers.json",
+      description = "Default: ${DEFAULT-VALUE}.")
   Path out;
 
-  @Option(names = "--prefill-tokens", defaultValue = "1000,3000", split = ",", description = "Prompt lengths of the prefill"
-      + " timings. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--prefill-tokens",
+      defaultValue = "1000,3000",
+      split = ",",
+      description = "Prompt lengths of the prefill" + " timings. Default: ${DEFAULT-VALUE}.")
   List<Integer> prefillTokens;
 
-  @Option(names = "--parallel", defaultValue = "10,50", split = ",", description = "Throughput of this many character sheets"
-      + " at once (Leap: continuous batching; llama.cpp: as many slots and client threads); 0: skipped. Default:"
-      + " ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--parallel",
+      defaultValue = "10,50",
+      split = ",",
+      description =
+          "Throughput of this many character sheets"
+              + " at once (Leap: continuous batching; llama.cpp: as many slots and client threads); 0: skipped. Default:"
+              + " ${DEFAULT-VALUE}.")
   List<Integer> parallel;
 
-  @Option(names = "--docs", defaultValue = "3", description = "Long documents for the time to first token without and with"
-      + " a cached prefix (0: skipped). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--docs",
+      defaultValue = "3",
+      description =
+          "Long documents for the time to first token without and with"
+              + " a cached prefix (0: skipped). Default: ${DEFAULT-VALUE}.")
   int docs;
 
-  @Option(names = "--doc-tokens", defaultValue = "2000", description = "Tokens per long document. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--doc-tokens",
+      defaultValue = "2000",
+      description = "Tokens per long document. Default: ${DEFAULT-VALUE}.")
   int docTokens;
 
-  @Option(names = "--sparse-logits-limit", defaultValue = "4096", paramLabel = "N", description = "Leap's sparse logits"
-      + " limit (LeapRuntime.Builder#optSparseLogitsLimit; 0: off). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--sparse-logits-limit",
+      defaultValue = "4096",
+      paramLabel = "N",
+      description =
+          "Leap's sparse logits"
+              + " limit (LeapRuntime.Builder#optSparseLogitsLimit; 0: off). Default: ${DEFAULT-VALUE}.")
   int sparseLogitsLimit;
 
-  @Option(names = "--cpu-f32-weights", defaultValue = "auto", paramLabel = "auto|on|off", description = "Leap's float32"
-      + " weight copies on the CPU. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--cpu-f32-weights",
+      defaultValue = "auto",
+      paramLabel = "auto|on|off",
+      description = "Leap's float32" + " weight copies on the CPU. Default: ${DEFAULT-VALUE}.")
   String cpuF32Weights;
 
   static final int DECODE_TOKENS = 128;
@@ -114,13 +168,21 @@ public final class PeersCommand implements Callable<Integer> {
     parallel = new ArrayList<>(parallel);
     parallel.removeIf(p -> p <= 0); // --parallel 0: no throughput runs
     PrintWriter o = spec.commandLine().getOut();
-    Path work = out.toAbsolutePath().getParent() == null ? Path.of("bench-results") : out.toAbsolutePath().getParent();
+    Path work =
+        out.toAbsolutePath().getParent() == null
+            ? Path.of("bench-results")
+            : out.toAbsolutePath().getParent();
     Files.createDirectories(work);
-    Path dir = shape == null ? DemoModel.resolve(model, spec.commandLine().getErr()) : shapeModel(shape, work, o);
+    Path dir =
+        shape == null
+            ? DemoModel.resolve(model, spec.commandLine().getErr())
+            : shapeModel(shape, work, o);
     Path gguf = work.resolve(dir.getFileName() + "-f16.gguf");
     long t0 = System.nanoTime();
     GgufWriter.write(dir, gguf);
-    o.printf("wrote %s (%d MB) in %.1f s%n", gguf, Files.size(gguf) >> 20, (System.nanoTime() - t0) / 1e9);
+    o.printf(
+        "wrote %s (%d MB) in %.1f s%n",
+        gguf, Files.size(gguf) >> 20, (System.nanoTime() - t0) / 1e9);
 
     List<String> names = BenchData.characterNames();
     int n = Math.min(requests, names.size());
@@ -136,13 +198,17 @@ public final class PeersCommand implements Callable<Integer> {
       longPrompts.add(longPrompt(tok, len));
     }
     // Long-document extraction: per document, SGLang's question (nothing of it cached but the
-    // instruction's first line) and then another question about the same document (the document cached).
+    // instruction's first line) and then another question about the same document (the document
+    // cached).
     List<String[]> docPrompts = new ArrayList<>();
     for (int d = 0; d < docs; d++) {
       long seed = City.EVAL_SEED_BASE + 100 + d;
       String doc = CityDocument.text(City.of(seed), seed, docTokens, tok);
-      docPrompts.add(new String[] {CityDocument.prompt(doc, CityDocument.questions().get(0)),
-          CityDocument.prompt(doc, CityDocument.questions().get(1 + d % 9))});
+      docPrompts.add(
+          new String[] {
+            CityDocument.prompt(doc, CityDocument.questions().get(0)),
+            CityDocument.prompt(doc, CityDocument.questions().get(1 + d % 9))
+          });
     }
 
     // llama.cpp, one child per thread count.
@@ -160,19 +226,43 @@ public final class PeersCommand implements Callable<Integer> {
       ArrayNode cs = job.putArray("completions");
       for (int rep = 0; rep < repeats; rep++) {
         for (int k = 0; k < longPrompts.size(); k++) {
-          cs.addObject().put("id", "prefill" + k).put("prompt", longPrompts.get(k)).put("nPredict", 1).put("ignoreEos", true);
+          cs.addObject()
+              .put("id", "prefill" + k)
+              .put("prompt", longPrompts.get(k))
+              .put("nPredict", 1)
+              .put("ignoreEos", true);
         }
-        cs.addObject().put("id", "decode1").put("prompt", prompts.get(0)).put("nPredict", 1).put("ignoreEos", true);
-        cs.addObject().put("id", "decodeN").put("prompt", prompts.get(0)).put("nPredict", DECODE_TOKENS + 1).put("ignoreEos", true);
+        cs.addObject()
+            .put("id", "decode1")
+            .put("prompt", prompts.get(0))
+            .put("nPredict", 1)
+            .put("ignoreEos", true);
+        cs.addObject()
+            .put("id", "decodeN")
+            .put("prompt", prompts.get(0))
+            .put("nPredict", DECODE_TOKENS + 1)
+            .put("ignoreEos", true);
       }
       for (int i = 0; i < n; i++) {
-        cs.addObject().put("id", "sheet" + i).put("prompt", prompts.get(i)).put("nPredict", 256).put("grammar", grammar);
+        cs.addObject()
+            .put("id", "sheet" + i)
+            .put("prompt", prompts.get(i))
+            .put("nPredict", 256)
+            .put("grammar", grammar);
       }
       // The slot's prompt cache on: the first question meets a cache holding another prompt, the
       // second finds the document in it. Time to first token: a one-token completion.
       for (int d = 0; d < docPrompts.size(); d++) {
-        cs.addObject().put("id", "docCold" + d).put("prompt", docPrompts.get(d)[0]).put("nPredict", 1).put("cachePrompt", true);
-        cs.addObject().put("id", "docWarm" + d).put("prompt", docPrompts.get(d)[1]).put("nPredict", 1).put("cachePrompt", true);
+        cs.addObject()
+            .put("id", "docCold" + d)
+            .put("prompt", docPrompts.get(d)[0])
+            .put("nPredict", 1)
+            .put("cachePrompt", true);
+        cs.addObject()
+            .put("id", "docWarm" + d)
+            .put("prompt", docPrompts.get(d)[1])
+            .put("nPredict", 1)
+            .put("cachePrompt", true);
       }
       peer.add(runChild(om, job, work, "" + t, o));
     }
@@ -202,8 +292,15 @@ public final class PeersCommand implements Callable<Integer> {
     }
 
     // Leap.
-    LeapSide leap = LeapSide.measure(dir, new LeapSide.Settings(dtype, cpuF32Weights, sparseLogitsLimit, repeats), prompts,
-        longPrompts, regex, waves, docPrompts);
+    LeapSide leap =
+        LeapSide.measure(
+            dir,
+            new LeapSide.Settings(dtype, cpuF32Weights, sparseLogitsLimit, repeats),
+            prompts,
+            longPrompts,
+            regex,
+            waves,
+            docPrompts);
 
     // Same ids?
     int sameIds = 0;
@@ -221,8 +318,12 @@ public final class PeersCommand implements Callable<Integer> {
         idDiffs.add("prompt " + i + ": Leap " + ours.length + " ids, llama.cpp " + theirs.length);
       }
     }
-    o.printf("%nprompts tokenized to the same ids by both engines: %d of %d (long prompts: %s tokens; documents' prompts: %s"
-        + " tokens)%n", sameIds, all.size(), longPrompts.stream().map(lp -> "" + tok.encode(lp).length).toList(),
+    o.printf(
+        "%nprompts tokenized to the same ids by both engines: %d of %d (long prompts: %s tokens; documents' prompts: %s"
+            + " tokens)%n",
+        sameIds,
+        all.size(),
+        longPrompts.stream().map(lp -> "" + tok.encode(lp).length).toList(),
         docPrompts.stream().map(d -> "" + tok.encode(d[0]).length).toList());
     idDiffs.forEach(d -> o.println("  " + d));
 
@@ -235,24 +336,65 @@ public final class PeersCommand implements Callable<Integer> {
     json.put("sameTokenIds", sameIds);
     json.put("prompts", all.size());
     o.println();
-    o.println("| batch 1, greedy | Leap jump-forward | Leap token-by-token | " + String.join(" | ",
-        threads.stream().map(t -> "llama.cpp " + t + " thread" + (t == 1 ? "" : "s")).toList()) + " |");
+    o.println(
+        "| batch 1, greedy | Leap jump-forward | Leap token-by-token | "
+            + String.join(
+                " | ",
+                threads.stream()
+                    .map(t -> "llama.cpp " + t + " thread" + (t == 1 ? "" : "s"))
+                    .toList())
+            + " |");
     o.println("|---|---:|---:|" + "---:|".repeat(threads.size()));
-    StringBuilder decode = new StringBuilder(String.format(Locale.ROOT, "| decode time per token (ms) | %.2f | %.2f |",
-        leap.decodeMsPerToken, leap.decodeMsPerToken));
+    StringBuilder decode =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "| decode time per token (ms) | %.2f | %.2f |",
+                leap.decodeMsPerToken,
+                leap.decodeMsPerToken));
     StringBuilder[] prefill = new StringBuilder[longPrompts.size()];
     for (int k = 0; k < prefill.length; k++) {
-      prefill[k] = new StringBuilder(String.format(Locale.ROOT, "| prefill of %d tokens (ms) | %.0f | %.0f |",
-          leap.prefillTokens[k], leap.prefillMs[k], leap.prefillMs[k]));
+      prefill[k] =
+          new StringBuilder(
+              String.format(
+                  Locale.ROOT,
+                  "| prefill of %d tokens (ms) | %.0f | %.0f |",
+                  leap.prefillTokens[k],
+                  leap.prefillMs[k],
+                  leap.prefillMs[k]));
     }
-    StringBuilder ttftCold = new StringBuilder(String.format(Locale.ROOT, "| long document, time to first token, nothing cached"
-        + " (ms, median of %d) | %.0f | %.0f |", docPrompts.size(), median(leap.docColdMs), median(leap.docColdMs)));
-    StringBuilder ttftWarm = new StringBuilder(String.format(Locale.ROOT, "| long document, time to first token, document"
-        + " cached (ms) | %.0f | %.0f |", median(leap.docWarmMs), median(leap.docWarmMs)));
-    StringBuilder sheet = new StringBuilder(String.format(Locale.ROOT, "| character sheet latency p50 (ms) | %.0f | %.0f |",
-        median(leap.jfMs), median(leap.tbtMs)));
-    StringBuilder agree = new StringBuilder(String.format(Locale.ROOT, "| sheets equal to llama.cpp's (1st column) | %d of %d | %d of %d |",
-        0, n, 0, n));
+    StringBuilder ttftCold =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "| long document, time to first token, nothing cached"
+                    + " (ms, median of %d) | %.0f | %.0f |",
+                docPrompts.size(),
+                median(leap.docColdMs),
+                median(leap.docColdMs)));
+    StringBuilder ttftWarm =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "| long document, time to first token, document" + " cached (ms) | %.0f | %.0f |",
+                median(leap.docWarmMs),
+                median(leap.docWarmMs)));
+    StringBuilder sheet =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "| character sheet latency p50 (ms) | %.0f | %.0f |",
+                median(leap.jfMs),
+                median(leap.tbtMs)));
+    StringBuilder agree =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "| sheets equal to llama.cpp's (1st column) | %d of %d | %d of %d |",
+                0,
+                n,
+                0,
+                n));
     ArrayNode peersJson = json.putArray("llamaCpp");
     int[] jfEq = new int[threads.size()];
     int[] tbtEq = new int[threads.size()];
@@ -279,7 +421,8 @@ public final class PeersCommand implements Callable<Integer> {
         if (id.startsWith("docCold") || id.startsWith("docWarm")) {
           int d = Integer.parseInt(id.substring(7));
           (id.startsWith("docCold") ? cold : warm).add(ms);
-          String first = id.startsWith("docCold") ? leap.docColdText.get(d) : leap.docWarmText.get(d);
+          String first =
+              id.startsWith("docCold") ? leap.docColdText.get(d) : leap.docWarmText.get(d);
           docFirstEqual += c.path("text").asText().equals(first) ? 1 : 0;
           continue;
         }
@@ -308,7 +451,8 @@ public final class PeersCommand implements Callable<Integer> {
       }
       ttftCold.append(String.format(Locale.ROOT, " %.0f |", median(cold)));
       ttftWarm.append(String.format(Locale.ROOT, " %.0f |", median(warm)));
-      sheet.append(String.format(Locale.ROOT, " %.0f |", sheets.isEmpty() ? Double.NaN : median(sheets)));
+      sheet.append(
+          String.format(Locale.ROOT, " %.0f |", sheets.isEmpty() ? Double.NaN : median(sheets)));
       agree.append(String.format(Locale.ROOT, " %d of %d |", jfEq[k], n));
       ObjectNode pj = peersJson.addObject();
       pj.put("threads", threads.get(k));
@@ -323,10 +467,22 @@ public final class PeersCommand implements Callable<Integer> {
       pj.put("sheetsEqualToLeapTokenByToken", tbtEq[k]);
       pj.put("sheetsCompleted", sheets.size());
     }
-    agree = new StringBuilder(String.format(Locale.ROOT, "| sheets equal to llama.cpp's (%d thread%s) | %d of %d | %d of %d |",
-        threads.get(0), threads.get(0) == 1 ? "" : "s", jfEq[0], n, tbtEq[0], n));
+    agree =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "| sheets equal to llama.cpp's (%d thread%s) | %d of %d | %d of %d |",
+                threads.get(0),
+                threads.get(0) == 1 ? "" : "s",
+                jfEq[0],
+                n,
+                tbtEq[0],
+                n));
     for (int k = 0; k < threads.size(); k++) {
-      agree.append(k == 0 ? " |" : String.format(Locale.ROOT, " %d of %d equal to Leap jump-forward |", jfEq[k], n));
+      agree.append(
+          k == 0
+              ? " |"
+              : String.format(Locale.ROOT, " %d of %d equal to Leap jump-forward |", jfEq[k], n));
     }
     o.println(decode);
     for (StringBuilder pb : prefill) {
@@ -339,30 +495,59 @@ public final class PeersCommand implements Callable<Integer> {
       o.println(ttftWarm);
     }
     if (!docPrompts.isEmpty()) {
-      o.printf(Locale.ROOT, "%nLeap's long-document prompts: %.0f tokens, %.0f of them cached for the second question (median);"
-        + " first tokens equal to llama.cpp's (%d threads): %d of %d%n", median(leap.docPromptTokens), median(leap.docCachedTokens),
-        threads.get(0), docEqual(peer.get(0), leap), 2 * docPrompts.size());
+      o.printf(
+          Locale.ROOT,
+          "%nLeap's long-document prompts: %.0f tokens, %.0f of them cached for the second question (median);"
+              + " first tokens equal to llama.cpp's (%d threads): %d of %d%n",
+          median(leap.docPromptTokens),
+          median(leap.docCachedTokens),
+          threads.get(0),
+          docEqual(peer.get(0), leap),
+          2 * docPrompts.size());
     }
     // Throughput rows.
     if (!parallel.isEmpty()) {
       o.println();
-      o.println("| throughput, sheets at once | Leap jump-forward | Leap token-by-token | " + String.join(" | ",
-          threads.stream().map(t -> "llama.cpp " + t + " thread" + (t == 1 ? "" : "s")).toList()) + " |");
+      o.println(
+          "| throughput, sheets at once | Leap jump-forward | Leap token-by-token | "
+              + String.join(
+                  " | ",
+                  threads.stream()
+                      .map(t -> "llama.cpp " + t + " thread" + (t == 1 ? "" : "s"))
+                      .toList())
+              + " |");
       o.println("|---|---:|---:|" + "---:|".repeat(threads.size()));
       ArrayNode tj = json.putArray("throughput");
       for (int w = 0; w < parallel.size(); w++) {
         int p = parallel.get(w);
         List<String> wave = waves.get(w);
         LeapSide.Wave lw = leap.waves.get(w);
-        StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| parallel %d: output tokens/s | %.0f | %.0f |", p,
-            lw.jfTokens / lw.jfMs * 1000, lw.tbtTokens / lw.tbtMs * 1000));
-        // Outputs compared with llama.cpp's of the same wave (first thread count), prompt by prompt.
+        StringBuilder row =
+            new StringBuilder(
+                String.format(
+                    Locale.ROOT,
+                    "| parallel %d: output tokens/s | %.0f | %.0f |",
+                    p,
+                    lw.jfTokens / lw.jfMs * 1000,
+                    lw.tbtTokens / lw.tbtMs * 1000));
+        // Outputs compared with llama.cpp's of the same wave (first thread count), prompt by
+        // prompt.
         JsonNode ref0 = peerWaves.get(w).get(0).path("concurrent").path("texts");
         List<String> refTexts = new ArrayList<>();
         ref0.forEach(tx -> refTexts.add(tx.asText()));
-        StringBuilder eq = new StringBuilder(String.format(Locale.ROOT, "| parallel %d: sheets equal to llama.cpp's (%d thread%s)"
-            + " | %d of %d | %d of %d |", p, threads.get(0), threads.get(0) == 1 ? "" : "s", equal(lw.jfTexts, refTexts), p,
-            equal(lw.tbtTexts, refTexts), p));
+        StringBuilder eq =
+            new StringBuilder(
+                String.format(
+                    Locale.ROOT,
+                    "| parallel %d: sheets equal to llama.cpp's (%d thread%s)"
+                        + " | %d of %d | %d of %d |",
+                    p,
+                    threads.get(0),
+                    threads.get(0) == 1 ? "" : "s",
+                    equal(lw.jfTexts, refTexts),
+                    p,
+                    equal(lw.tbtTexts, refTexts),
+                    p));
         ObjectNode wj = tj.addObject();
         wj.put("parallel", p);
         wj.put("leapJumpForwardTokensPerSec", lw.jfTokens / lw.jfMs * 1000);
@@ -385,15 +570,25 @@ public final class PeersCommand implements Callable<Integer> {
           }
           double tps = tokens / r.path("wallMs").asDouble() * 1000;
           row.append(String.format(Locale.ROOT, " %.0f |", tps));
-          eq.append(k == 0 ? " |" : String.format(Locale.ROOT, " %d of %d |", equal(texts, refTexts), p));
-          lj.addObject().put("threads", threads.get(k)).put("tokensPerSec", tps).put("wallMs", r.path("wallMs").asDouble());
+          eq.append(
+              k == 0 ? " |" : String.format(Locale.ROOT, " %d of %d |", equal(texts, refTexts), p));
+          lj.addObject()
+              .put("threads", threads.get(k))
+              .put("tokensPerSec", tps)
+              .put("wallMs", r.path("wallMs").asDouble());
         }
         o.println(row);
         o.println(eq);
       }
     }
-    o.printf(Locale.ROOT, "%nLeap: dtype %s, %d PyTorch thread%s; forward passes per sheet %.1f jump-forward, %.1f token-by-token%n",
-        leap.dtype, leap.threads, leap.threads == 1 ? "" : "s", leap.jfPasses, leap.tbtPasses);
+    o.printf(
+        Locale.ROOT,
+        "%nLeap: dtype %s, %d PyTorch thread%s; forward passes per sheet %.1f jump-forward, %.1f token-by-token%n",
+        leap.dtype,
+        leap.threads,
+        leap.threads == 1 ? "" : "s",
+        leap.jfPasses,
+        leap.tbtPasses);
     if (!diffs.isEmpty()) {
       o.println("Sheets where llama.cpp's text differs from Leap jump-forward's:");
       diffs.forEach(d -> o.println("  " + d));
@@ -416,27 +611,38 @@ public final class PeersCommand implements Callable<Integer> {
   }
 
   /**
-   * Random F16 weights in the shape of a real model (timings do not depend on the values; outputs are
-   * compared for equality, not sense), Llama architecture with default RoPE and no biases so the GGUF
-   * writer takes it, with GPT-2's tokenizer (the vocabulary padded with unused entries in the GGUF).
-   * Written once into {@code work/<shape>}.
+   * Random F16 weights in the shape of a real model (timings do not depend on the values; outputs
+   * are compared for equality, not sense), Llama architecture with default RoPE and no biases so
+   * the GGUF writer takes it, with GPT-2's tokenizer (the vocabulary padded with unused entries in
+   * the GGUF). Written once into {@code work/<shape>}.
    */
   private static Path shapeModel(String shape, Path work, PrintWriter o) throws IOException {
-    ModelConfig c = switch (shape) {
-      // Qwen2.5-0.5B: hidden 896, 24 layers, 14 heads, 2 KV heads, head_dim 64, MLP 4864, vocab 151,936, tied.
-      case "qwen2.5-0.5b" -> new ModelConfig("llama", 151_936, 896, 4864, 24, 14, 2, 64, 4096, 1e-6, 1e6, "default", 1, 1, 4,
-          8192, true, false, false, false, "float16");
-      // Llama-3.2-1B: hidden 2048, 16 layers, 32 heads, 8 KV heads, head_dim 64, MLP 8192, vocab 128,256, tied.
-      case "llama3.2-1b" -> new ModelConfig("llama", 128_256, 2048, 8192, 16, 32, 8, 64, 4096, 1e-5, 5e5, "default", 1, 1, 4,
-          8192, true, false, false, false, "float16");
-      default -> throw new IllegalArgumentException("unknown --shape '" + shape + "': use qwen2.5-0.5b or llama3.2-1b");
-    };
+    ModelConfig c =
+        switch (shape) {
+          // Qwen2.5-0.5B: hidden 896, 24 layers, 14 heads, 2 KV heads, head_dim 64, MLP 4864, vocab
+          // 151,936, tied.
+          case "qwen2.5-0.5b" ->
+              new ModelConfig(
+                  "llama", 151_936, 896, 4864, 24, 14, 2, 64, 4096, 1e-6, 1e6, "default", 1, 1, 4,
+                  8192, true, false, false, false, "float16");
+          // Llama-3.2-1B: hidden 2048, 16 layers, 32 heads, 8 KV heads, head_dim 64, MLP 8192,
+          // vocab 128,256, tied.
+          case "llama3.2-1b" ->
+              new ModelConfig(
+                  "llama", 128_256, 2048, 8192, 16, 32, 8, 64, 4096, 1e-5, 5e5, "default", 1, 1, 4,
+                  8192, true, false, false, false, "float16");
+          default ->
+              throw new IllegalArgumentException(
+                  "unknown --shape '" + shape + "': use qwen2.5-0.5b or llama3.2-1b");
+        };
     Path dir = work.resolve(shape);
     if (!Files.exists(dir.resolve("model.safetensors"))) {
       long t0 = System.nanoTime();
       HfModelWriter.write(dir, c, 24, 0.02, HfModelWriter.StorageType.F16, 50256);
       HfTokenizer.copyGpt2(dir.resolve("tokenizer.json"));
-      o.printf("wrote random weights in the shape of %s to %s in %.1f s%n", shape, dir, (System.nanoTime() - t0) / 1e9);
+      o.printf(
+          "wrote random weights in the shape of %s to %s in %.1f s%n",
+          shape, dir, (System.nanoTime() - t0) / 1e9);
     }
     return dir;
   }
@@ -481,22 +687,38 @@ public final class PeersCommand implements Callable<Integer> {
     Files.deleteIfExists(resultFile);
     om.writeValue(jobFile.toFile(), job);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), LlamaCppChild.class.getName(),
-        jobFile.toString(), resultFile.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
-    o.printf("llama.cpp, %d thread%s, %d slot%s (child JVM, limit %d s; log %s) ...%n", threadCount, threadCount == 1 ? "" : "s",
-        job.path("parallel").asInt(1), job.path("parallel").asInt(1) == 1 ? "" : "s", timeLimit, log);
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                LlamaCppChild.class.getName(),
+                jobFile.toString(),
+                resultFile.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    o.printf(
+        "llama.cpp, %d thread%s, %d slot%s (child JVM, limit %d s; log %s) ...%n",
+        threadCount,
+        threadCount == 1 ? "" : "s",
+        job.path("parallel").asInt(1),
+        job.path("parallel").asInt(1) == 1 ? "" : "s",
+        timeLimit,
+        log);
     o.flush();
     Process p = pb.start();
     if (!p.waitFor(timeLimit, TimeUnit.SECONDS)) {
       p.destroyForcibly();
-      o.printf("  llama.cpp with %d thread%s passed the %d s limit: killed; partial results kept%n", threadCount,
-          threadCount == 1 ? "" : "s", timeLimit);
+      o.printf(
+          "  llama.cpp with %d thread%s passed the %d s limit: killed; partial results kept%n",
+          threadCount, threadCount == 1 ? "" : "s", timeLimit);
     }
     if (!Files.exists(resultFile)) {
       if (job.has("concurrent")) {
         return om.createObjectNode(); // a throughput run that did not finish: reported as such
       }
-      throw new IllegalStateException("llama.cpp (" + threadCount + " threads) wrote no results; see " + log);
+      throw new IllegalStateException(
+          "llama.cpp (" + threadCount + " threads) wrote no results; see " + log);
     }
     return om.readTree(resultFile.toFile());
   }
@@ -517,7 +739,11 @@ public final class PeersCommand implements Callable<Integer> {
       i++;
     }
     int from = Math.max(0, i - 20);
-    return "at char " + i + ": ..." + a.substring(from, Math.min(a.length(), i + 20)).replace("\n", "\\n") + " | ..."
+    return "at char "
+        + i
+        + ": ..."
+        + a.substring(from, Math.min(a.length(), i + 20)).replace("\n", "\\n")
+        + " | ..."
         + b.substring(from, Math.min(b.length(), i + 20)).replace("\n", "\\n");
   }
 }

@@ -16,9 +16,9 @@ import org.openjdk.jmh.annotations.State;
 /**
  * What do {@code match}, {@code insert} and {@code evict} cost against about one million cached
  * tokens in realistic shapes? {@code document}: many requests sharing a 1,800-token document
- * prefix, each with its own 600-token continuation; the probe prompt is 2,000 tokens. {@code json}: short JSON outputs sharing a
- * skeleton, with 1-4 token values between the forced parts. Target: {@code match} of a 2,000-token
- * prompt under 20 µs.
+ * prefix, each with its own 600-token continuation; the probe prompt is 2,000 tokens. {@code json}:
+ * short JSON outputs sharing a skeleton, with 1-4 token values between the forced parts. Target:
+ * {@code match} of a 2,000-token prompt under 20 µs.
  *
  * <pre>
  * mvn -B -q -pl bench -am package -DskipTests
@@ -103,7 +103,10 @@ public class RadixCacheBench {
     return cache.matchLength(p, p.length);
   }
 
-  /** Insert a request with 100 (document) or all 60 (json) new tokens, then evict as many: steady state. */
+  /**
+   * Insert a request with 100 (document) or all 60 (json) new tokens, then evict as many: steady
+   * state.
+   */
   @Benchmark
   public int insertThenEvict() {
     int n = shape.equals("document") ? 100 : 60;

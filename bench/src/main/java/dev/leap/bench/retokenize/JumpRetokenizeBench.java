@@ -44,10 +44,14 @@ public class JumpRetokenizeBench {
   @Setup
   public void setup() {
     tok = Tokenizer.gpt2();
-    CompressedFsm fsm = CompressedFsm.compile("\\{\"text\": \"[a-z ,.]*\"\\}\\n\\{\"done\": true\\}");
+    CompressedFsm fsm =
+        CompressedFsm.compile("\\{\"text\": \"[a-z ,.]*\"\\}\\n\\{\"done\": true\\}");
     Dfa dfa = fsm.dfa();
     retok = new JumpRetokenizer(tok, dfa, true);
-    String[] words = {"the", "city", "lies", "on", "a", "river", "and", "its", "harbour", "is", "old", "glass", "market"};
+    String[] words = {
+      "the", "city", "lies", "on", "a", "river", "and", "its", "harbour", "is", "old", "glass",
+      "market"
+    };
     SplittableRandom rnd = new SplittableRandom(1);
     StringBuilder sb = new StringBuilder("{\"text\": \"");
     while (tok.encode(sb.toString()).length < outputTokens) {

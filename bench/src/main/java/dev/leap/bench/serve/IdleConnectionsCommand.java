@@ -25,16 +25,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code leap bench idle}: many idle connections against a running {@code leap serve}. Opens
- * {@code --connections} TCP connections (every other one sends the first lines of a request and
- * then nothing, as a slow client would), and while they are all held asks for {@code /health} and a
+ * {@code leap bench idle}: many idle connections against a running {@code leap serve}. Opens {@code
+ * --connections} TCP connections (every other one sends the first lines of a request and then
+ * nothing, as a slow client would), and while they are all held asks for {@code /health} and a
  * constrained completion, checking that both answer, how fast, and that the output is valid; then
  * counts how many of the held connections the server still keeps open, closes them and asks again.
- * Runs against a server in another process ({@code --url}), so that the connections' two ends do not
- * share one process's file-descriptor limit.
+ * Runs against a server in another process ({@code --url}), so that the connections' two ends do
+ * not share one process's file-descriptor limit.
  */
-@Command(name = "idle", mixinStandardHelpOptions = true,
-    description = "Hold many idle (and half-sent) connections open against a running leap serve while it answers.")
+@Command(
+    name = "idle",
+    mixinStandardHelpOptions = true,
+    description =
+        "Hold many idle (and half-sent) connections open against a running leap serve while it answers.")
 public final class IdleConnectionsCommand implements Callable<Integer> {
   private static final String PHONE = "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}";
   @Spec CommandSpec spec;
@@ -42,20 +45,30 @@ public final class IdleConnectionsCommand implements Callable<Integer> {
   @Option(names = "--url", required = true, description = "The server, e.g. http://127.0.0.1:8000.")
   String url;
 
-  @Option(names = "--connections", defaultValue = "10000", description = "Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--connections",
+      defaultValue = "10000",
+      description = "Default: ${DEFAULT-VALUE}.")
   int connections;
 
-  @Option(names = "--hold-seconds", defaultValue = "10", description = "How long to hold them before counting. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--hold-seconds",
+      defaultValue = "10",
+      description = "How long to hold them before counting. Default: ${DEFAULT-VALUE}.")
   int holdSeconds;
 
-  @Option(names = "--out", defaultValue = "bench-results/idle.json", description = "Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--out",
+      defaultValue = "bench-results/idle.json",
+      description = "Default: ${DEFAULT-VALUE}.")
   Path out;
 
   @Override
   public Integer call() throws Exception {
     PrintWriter o = spec.commandLine().getOut();
     URI base = URI.create(url);
-    InetSocketAddress address = new InetSocketAddress(base.getHost(), base.getPort() < 0 ? 80 : base.getPort());
+    InetSocketAddress address =
+        new InetSocketAddress(base.getHost(), base.getPort() < 0 ? 80 : base.getPort());
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     ObjectNode report = new ObjectMapper().createObjectNode();
     report.put("benchmark", "idle-connections");
@@ -63,8 +76,9 @@ public final class IdleConnectionsCommand implements Callable<Integer> {
     List<SocketChannel> held = new ArrayList<>(connections);
     String openError = null;
     long t0 = System.nanoTime();
-    byte[] partial = ("POST /v1/completions HTTP/1.1\r\nHost: " + address.getHostString() + "\r\n")
-        .getBytes(StandardCharsets.US_ASCII);
+    byte[] partial =
+        ("POST /v1/completions HTTP/1.1\r\nHost: " + address.getHostString() + "\r\n")
+            .getBytes(StandardCharsets.US_ASCII);
     try {
       for (int i = 0; i < connections; i++) {
         try {
@@ -83,7 +97,11 @@ public final class IdleConnectionsCommand implements Callable<Integer> {
       if (openError != null) {
         report.put("openError", openError);
       }
-      o.printf("opened %,d of %,d connections in %.0f ms%s%n", held.size(), connections, (System.nanoTime() - t0) / 1e6,
+      o.printf(
+          "opened %,d of %,d connections in %.0f ms%s%n",
+          held.size(),
+          connections,
+          (System.nanoTime() - t0) / 1e6,
           openError == null ? "" : " (stopped at " + openError + ")");
       o.flush();
       check(http, o, report.putObject("whileHeld"));
@@ -111,7 +129,9 @@ public final class IdleConnectionsCommand implements Callable<Integer> {
     Files.createDirectories(out.toAbsolutePath().getParent());
     Files.writeString(out, report.toPrettyString());
     o.println("wrote " + out);
-    boolean ok = report.path("whileHeld").path("ok").asBoolean() && report.path("afterClose").path("ok").asBoolean();
+    boolean ok =
+        report.path("whileHeld").path("ok").asBoolean()
+            && report.path("afterClose").path("ok").asBoolean();
     return ok ? 0 : 1;
   }
 
@@ -119,25 +139,44 @@ public final class IdleConnectionsCommand implements Callable<Integer> {
   private void check(HttpClient http, PrintWriter o, ObjectNode r) throws InterruptedException {
     try {
       long t0 = System.nanoTime();
-      HttpResponse<String> h = http.send(HttpRequest.newBuilder(URI.create(url + "/health")).timeout(Duration.ofSeconds(60))
-          .build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> h =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url + "/health"))
+                  .timeout(Duration.ofSeconds(60))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       r.put("healthStatus", h.statusCode());
       r.put("healthMs", (System.nanoTime() - t0) / 1e6);
-      String body = "{\"prompt\": \"Phone: \", \"max_tokens\": 20, \"temperature\": 0, \"regex\": \""
-          + PHONE.replace("\\", "\\\\") + "\"}";
+      String body =
+          "{\"prompt\": \"Phone: \", \"max_tokens\": 20, \"temperature\": 0, \"regex\": \""
+              + PHONE.replace("\\", "\\\\")
+              + "\"}";
       t0 = System.nanoTime();
-      HttpResponse<String> c = http.send(HttpRequest.newBuilder(URI.create(url + "/v1/completions"))
-          .header("Content-Type", "application/json").timeout(Duration.ofSeconds(120))
-          .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> c =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url + "/v1/completions"))
+                  .header("Content-Type", "application/json")
+                  .timeout(Duration.ofSeconds(120))
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       r.put("completionStatus", c.statusCode());
       r.put("completionMs", (System.nanoTime() - t0) / 1e6);
-      String text = c.statusCode() == 200
-          ? new ObjectMapper().readTree(c.body()).path("choices").path(0).path("text").asText() : c.body();
+      String text =
+          c.statusCode() == 200
+              ? new ObjectMapper().readTree(c.body()).path("choices").path(0).path("text").asText()
+              : c.body();
       boolean valid = c.statusCode() == 200 && Pattern.matches(PHONE, text);
       r.put("text", text);
       r.put("ok", h.statusCode() == 200 && valid);
-      o.printf("  /health %d in %.0f ms; completion %d in %.0f ms: %s (%s)%n", h.statusCode(), r.get("healthMs").asDouble(),
-          c.statusCode(), r.get("completionMs").asDouble(), text, valid ? "valid" : "NOT valid");
+      o.printf(
+          "  /health %d in %.0f ms; completion %d in %.0f ms: %s (%s)%n",
+          h.statusCode(),
+          r.get("healthMs").asDouble(),
+          c.statusCode(),
+          r.get("completionMs").asDouble(),
+          text,
+          valid ? "valid" : "NOT valid");
     } catch (IOException e) {
       r.put("ok", false);
       r.put("error", e.toString());

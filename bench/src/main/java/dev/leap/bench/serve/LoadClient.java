@@ -15,17 +15,27 @@ import java.util.stream.Stream;
 
 /**
  * The load benchmark's HTTP client: one streamed {@code /v1/completions} request, timed as vLLM's
- * {@code benchmarks/serve.py} times it: TTFT (send to first text chunk), inter-chunk latencies (gaps
- * between text chunks), end-to-end latency, output tokens from the usage chunk, and TPOT =
+ * {@code benchmarks/serve.py} times it: TTFT (send to first text chunk), inter-chunk latencies
+ * (gaps between text chunks), end-to-end latency, output tokens from the usage chunk, and TPOT =
  * (end-to-end − TTFT) / (tokens − 1).
  */
 final class LoadClient {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
   /** One request's measurements; {@code error} is null when it succeeded. */
-  record Outcome(String text, int status, String error, double ttftMs, double e2eMs, List<Double> interChunkMs, int chunks,
-      int outputTokens, long tokensJumped, String finishReason) {
+  record Outcome(
+      String text,
+      int status,
+      String error,
+      double ttftMs,
+      double e2eMs,
+      List<Double> interChunkMs,
+      int chunks,
+      int outputTokens,
+      long tokensJumped,
+      String finishReason) {
     double tpotMs() {
       return outputTokens > 1 ? (e2eMs - ttftMs) / (outputTokens - 1) : Double.NaN;
     }
@@ -39,9 +49,12 @@ final class LoadClient {
     body.put("stream", true);
     body.putObject("stream_options").put("include_usage", true);
     body.put("regex", regex);
-    HttpRequest r = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/completions"))
-        .header("Content-Type", "application/json").timeout(Duration.ofMinutes(10))
-        .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+    HttpRequest r =
+        HttpRequest.newBuilder(URI.create(baseUrl + "/v1/completions"))
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofMinutes(10))
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build();
     long t0 = System.nanoTime();
     try {
       HttpResponse<Stream<String>> resp = http.send(r, HttpResponse.BodyHandlers.ofLines());
@@ -69,7 +82,17 @@ final class LoadClient {
         }
         JsonNode c = JSON.readTree(data);
         if (c.has("error")) {
-          return new Outcome(out.toString(), 200, c.get("error").toString(), ttft, ms(t0), gaps, chunks, tokens, jumped, null);
+          return new Outcome(
+              out.toString(),
+              200,
+              c.get("error").toString(),
+              ttft,
+              ms(t0),
+              gaps,
+              chunks,
+              tokens,
+              jumped,
+              null);
         }
         for (JsonNode choice : c.path("choices")) {
           String t = choice.path("text").asText("");
@@ -94,7 +117,8 @@ final class LoadClient {
           jumped = c.path("leap").path("tokens_jumped").asLong();
         }
       }
-      return new Outcome(out.toString(), 200, null, ttft, ms(t0), gaps, chunks, tokens, jumped, finish);
+      return new Outcome(
+          out.toString(), 200, null, ttft, ms(t0), gaps, chunks, tokens, jumped, finish);
     } catch (Exception e) {
       return new Outcome("", 0, e.toString(), 0, ms(t0), List.of(), 0, 0, 0, null);
     }

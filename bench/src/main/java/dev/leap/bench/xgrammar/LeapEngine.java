@@ -12,11 +12,11 @@ import dev.leap.fsm.json.JsonSchemaOptions;
 import dev.leap.vocab.Vocabulary;
 
 /**
- * One compiled Leap constraint as the runtime builds it ({@code CompiledConstraint}): a DFA with its
- * lazy {@link TokenIndex} and jump edges, or a grammar ({@link CompiledGrammar#compileLazily}: each
- * rule state's token sets on first use) with a fresh {@link GrammarMatcher} per request. The first
- * mask is timed separately by the caller. {@link #walk} is one request that feeds an instance's
- * token ids.
+ * One compiled Leap constraint as the runtime builds it ({@code CompiledConstraint}): a DFA with
+ * its lazy {@link TokenIndex} and jump edges, or a grammar ({@link CompiledGrammar#compileLazily}:
+ * each rule state's token sets on first use) with a fresh {@link GrammarMatcher} per request. The
+ * first mask is timed separately by the caller. {@link #walk} is one request that feeds an
+ * instance's token ids.
  */
 final class LeapEngine {
   private final CompressedFsm fsm;
@@ -58,8 +58,12 @@ final class LeapEngine {
       default -> throw new IllegalArgumentException(kind);
     }
     if (recursive != null) {
-      return new LeapEngine(null, null, eager ? CompiledGrammar.compile(recursive, vocab)
-          : CompiledGrammar.compileLazily(recursive, vocab));
+      return new LeapEngine(
+          null,
+          null,
+          eager
+              ? CompiledGrammar.compile(recursive, vocab)
+              : CompiledGrammar.compileLazily(recursive, vocab));
     }
     TokenIndex index = TokenIndex.of(f.dfa(), vocab);
     if (eager) {
@@ -131,7 +135,10 @@ final class LeapEngine {
     };
   }
 
-  /** One request over {@code ids}: a mask before every token and at the end, forced bytes at every boundary. */
+  /**
+   * One request over {@code ids}: a mask before every token and at the end, forced bytes at every
+   * boundary.
+   */
   void walk(int[] ids, XGrammarSideBySide.Outcome o) {
     Walk w = newWalk();
     int state = w.initial();
@@ -166,7 +173,10 @@ final class LeapEngine {
           break;
         }
         state = next;
-        pos += index != null ? index.vocabulary().tokenBytes(id).length : grammar.vocabulary().tokenBytes(id).length;
+        pos +=
+            index != null
+                ? index.vocabulary().tokenBytes(id).length
+                : grammar.vocabulary().tokenBytes(id).length;
       }
     } catch (GrammarLimitException e) {
       accepted = false;

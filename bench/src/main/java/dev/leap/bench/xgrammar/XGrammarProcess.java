@@ -13,8 +13,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Node process running XGrammar ({@code bench/xgrammar/side.mjs}): one JSON command per line in,
- * one reply per line out. A case that does not answer within its limit (plus time for its
+ * The Node process running XGrammar ({@code bench/xgrammar/side.mjs}): one JSON command per line
+ * in, one reply per line out. A case that does not answer within its limit (plus time for its
  * instances) is counted as over the limit; the process is then ended and started again.
  */
 final class XGrammarProcess implements AutoCloseable {
@@ -33,20 +33,28 @@ final class XGrammarProcess implements AutoCloseable {
   }
 
   private void start() throws IOException {
-    process = new ProcessBuilder(node, script.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    process =
+        new ProcessBuilder(node, script.toString())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     BlockingQueue<String> q = new LinkedBlockingQueue<>();
     lines = q;
     Process p = process;
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line = r.readLine(); line != null; line = r.readLine()) {
-          q.add(line);
-        }
-      } catch (IOException ignored) {
-        // the process ended
-      }
-      q.add("{\"ok\":false,\"error\":\"node exited\"}");
-    }, "xgrammar-reader");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                  q.add(line);
+                }
+              } catch (IOException ignored) {
+                // the process ended
+              }
+              q.add("{\"ok\":false,\"error\":\"node exited\"}");
+            },
+            "xgrammar-reader");
     reader.setDaemon(true);
     reader.start();
   }
@@ -59,17 +67,22 @@ final class XGrammarProcess implements AutoCloseable {
     return line == null ? null : m.readTree(line);
   }
 
-  /** Loads the inputs file's vocabulary; returns XGrammar's set-up time (TokenizerInfo and GrammarCompiler) in ms. */
+  /**
+   * Loads the inputs file's vocabulary; returns XGrammar's set-up time (TokenizerInfo and
+   * GrammarCompiler) in ms.
+   */
   double loadVocabulary(Path inputs) throws IOException, InterruptedException {
     loaded = inputs;
-    JsonNode r = call("{\"cmd\":\"vocab\",\"inputs\":" + m.writeValueAsString(inputs.toString()) + "}", 600);
+    JsonNode r =
+        call("{\"cmd\":\"vocab\",\"inputs\":" + m.writeValueAsString(inputs.toString()) + "}", 600);
     if (r == null || !r.has("setupMs")) {
       throw new IllegalStateException("xgrammar vocabulary set-up failed: " + r);
     }
     return r.get("setupMs").asDouble();
   }
 
-  XGrammarSideBySide.Outcome run(int index, Path inputs, int limitS) throws IOException, InterruptedException {
+  XGrammarSideBySide.Outcome run(int index, Path inputs, int limitS)
+      throws IOException, InterruptedException {
     XGrammarSideBySide.Outcome o = new XGrammarSideBySide.Outcome();
     JsonNode r = call("{\"cmd\":\"case\",\"index\":" + index + "}", limitS + 60L);
     if (r == null) {

@@ -31,23 +31,23 @@ import java.util.concurrent.TimeoutException;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Leap against XGrammar (its WebAssembly build, {@code bench/xgrammar/side.mjs} in Node) on the same
- * inputs in one run (issue 27): the vocabularies of GPT-2, Llama 3 and Qwen3; a seeded sample of
- * every JSONSchemaBench subset (valid and invalid instances each); the grammars under {@code
+ * Leap against XGrammar (its WebAssembly build, {@code bench/xgrammar/side.mjs} in Node) on the
+ * same inputs in one run (issue 27): the vocabularies of GPT-2, Llama 3 and Qwen3; a seeded sample
+ * of every JSONSchemaBench subset (valid and invalid instances each); the grammars under {@code
  * docs/grammars} and the built-in JSON grammar. Every instance is encoded once with the real
  * tokenizer, here, and its token ids are written to {@code inputs-VOCAB.json}, which the Node side
  * reads, so both engines walk identical ids.
  *
- * <p>Per case the two engines run one after the other, alternating which goes first, while the other
- * process waits (same machine state for both). Per engine: compile time (up to the compiled
+ * <p>Per case the two engines run one after the other, alternating which goes first, while the
+ * other process waits (same machine state for both). Per engine: compile time (up to the compiled
  * constraint; XGrammar's includes its mask cache, Leap's what the runtime compiles before the first
  * request step), time to the first mask, the time of every mask along the instances' tokens, forced
  * bytes per instance (XGrammar's {@code findJumpForwardString}, Leap's jump edges or grammar forced
- * bytes, taken at every token boundary and counted once per byte of the text), whether each instance
- * is accepted (every token in the mask, then the end of sequence), and which cases compile within
- * the limit. Prints Markdown tables and writes {@code report.json} with every disagreement. With
- * {@code --leap-eager}, Leap computes every state's mask or token sets in its compile (as XGrammar
- * fills its mask cache) instead of on first use.
+ * bytes, taken at every token boundary and counted once per byte of the text), whether each
+ * instance is accepted (every token in the mask, then the end of sequence), and which cases compile
+ * within the limit. Prints Markdown tables and writes {@code report.json} with every disagreement.
+ * With {@code --leap-eager}, Leap computes every state's mask or token sets in its compile (as
+ * XGrammar fills its mask cache) instead of on first use.
  *
  * <pre>
  * bench/scripts/xgrammar.sh [--per-subset N] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
@@ -56,28 +56,74 @@ import java.util.zip.GZIPInputStream;
 public final class XGrammarSideBySide {
   private XGrammarSideBySide() {}
 
-  static final String[] SUBSETS = {"Glaiveai2K", "Github_trivial", "Github_easy", "Github_medium", "Github_hard",
-    "Kubernetes", "Snowplow", "WashingtonPost", "JME"};
+  static final String[] SUBSETS = {
+    "Glaiveai2K",
+    "Github_trivial",
+    "Github_easy",
+    "Github_medium",
+    "Github_hard",
+    "Kubernetes",
+    "Snowplow",
+    "WashingtonPost",
+    "JME"
+  };
   static final String[] GRAMMARS = {"arithmetic", "json", "sql-select", "tool-call"};
-  /** Texts for the example grammars (the ones {@code GrammarExamplesTest} checks): valid, then invalid. */
-  static final Map<String, List<String[]>> GRAMMAR_TEXTS = Map.of(
-      "arithmetic", List.of(new String[] {"valid", "12.5 * (3 - -4)"}, new String[] {"valid", "((((7))))+-(-(1))/2"},
-          new String[] {"invalid", "1  + 2"}, new String[] {"invalid", "(1"}),
-      "json", List.of(new String[] {"valid", "{\"a\":[1,{\"b\":null}],\"c\":\"é\"}"}, new String[] {"valid", "[[[[[]]]]]"},
-          new String[] {"invalid", "[1,]"}, new String[] {"invalid", "01"}),
-      "sql-select", List.of(new String[] {"valid", "SELECT a, b AS c FROM t WHERE a = 1 AND (b < 'x''y' OR c IS NULL);"},
-          new String[] {"valid", "SELECT COUNT(*) FROM t x INNER JOIN u y ON x.id = y.id WHERE x.k IN (SELECT k FROM v WHERE"
-              + " NOT k = 3) GROUP BY x.k ORDER BY x.k DESC LIMIT 5"},
-          new String[] {"invalid", "SELECT FROM t"}, new String[] {"invalid", "SELECT * FROM t LIMIT x"}),
-      "tool-call", List.of(new String[] {"valid", "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>"},
-          new String[] {"valid", "<tool_call>\n{\"name\":\"send_email\",\"arguments\":{}}\n</tool_call>\n<tool_call>\n"
-              + "{\"name\":\"search_web\",\"arguments\":{\"q\":[1,true,{\"x\":-0.5}]}}\n</tool_call>"},
-          new String[] {"invalid", "<tool_call>\n{\"name\":\"rm_rf\",\"arguments\":{}}\n</tool_call>"},
-          new String[] {"invalid", "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":[]}\n</tool_call>"}));
+
+  /**
+   * Texts for the example grammars (the ones {@code GrammarExamplesTest} checks): valid, then
+   * invalid.
+   */
+  static final Map<String, List<String[]>> GRAMMAR_TEXTS =
+      Map.of(
+          "arithmetic",
+              List.of(
+                  new String[] {"valid", "12.5 * (3 - -4)"},
+                  new String[] {"valid", "((((7))))+-(-(1))/2"},
+                  new String[] {"invalid", "1  + 2"},
+                  new String[] {"invalid", "(1"}),
+          "json",
+              List.of(
+                  new String[] {"valid", "{\"a\":[1,{\"b\":null}],\"c\":\"é\"}"},
+                  new String[] {"valid", "[[[[[]]]]]"},
+                  new String[] {"invalid", "[1,]"},
+                  new String[] {"invalid", "01"}),
+          "sql-select",
+              List.of(
+                  new String[] {
+                    "valid", "SELECT a, b AS c FROM t WHERE a = 1 AND (b < 'x''y' OR c IS NULL);"
+                  },
+                  new String[] {
+                    "valid",
+                    "SELECT COUNT(*) FROM t x INNER JOIN u y ON x.id = y.id WHERE x.k IN (SELECT k FROM v WHERE"
+                        + " NOT k = 3) GROUP BY x.k ORDER BY x.k DESC LIMIT 5"
+                  },
+                  new String[] {"invalid", "SELECT FROM t"},
+                  new String[] {"invalid", "SELECT * FROM t LIMIT x"}),
+          "tool-call",
+              List.of(
+                  new String[] {
+                    "valid",
+                    "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>"
+                  },
+                  new String[] {
+                    "valid",
+                    "<tool_call>\n{\"name\":\"send_email\",\"arguments\":{}}\n</tool_call>\n<tool_call>\n"
+                        + "{\"name\":\"search_web\",\"arguments\":{\"q\":[1,true,{\"x\":-0.5}]}}\n</tool_call>"
+                  },
+                  new String[] {
+                    "invalid", "<tool_call>\n{\"name\":\"rm_rf\",\"arguments\":{}}\n</tool_call>"
+                  },
+                  new String[] {
+                    "invalid",
+                    "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":[]}\n</tool_call>"
+                  }));
 
   record Instance(String label, String text) {}
 
-  /** {@code kind}: {@code schema}, {@code grammar} (GBNF) or {@code builtin-json} (Leap's {@code Grammar.json()}, XGrammar's built-in JSON). */
+  /**
+   * {@code kind}: {@code schema}, {@code grammar} (GBNF) or {@code builtin-json} (Leap's {@code
+   * Grammar.json()}, XGrammar's built-in JSON).
+   */
   record Case(String id, String group, String kind, String source, List<Instance> instances) {}
 
   /** What one engine did with one case. */
@@ -89,8 +135,10 @@ public final class XGrammarSideBySide {
     final List<Boolean> accepted = new ArrayList<>();
     final List<Integer> rejectedAt = new ArrayList<>();
     final List<Integer> forcedBytes = new ArrayList<>();
+
     /** XGrammar only: whether its grammar accepts the instance's text fed as bytes (no tokens). */
     final List<Boolean> acceptsText = new ArrayList<>();
+
     final List<Double> maskUs = new ArrayList<>();
   }
 
@@ -111,14 +159,20 @@ public final class XGrammarSideBySide {
         case "--out" -> out = Path.of(args[++i]);
         case "--node" -> node = args[++i];
         case "--leap-eager" -> eager = true;
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--per-subset N, --vocabs a,b, --limit-s S, --out DIR, --node PATH, --leap-eager)");
+        default ->
+            throw new IllegalArgumentException(
+                "unknown option "
+                    + args[i]
+                    + " (--per-subset N, --vocabs a,b, --limit-s S, --out DIR, --node PATH, --leap-eager)");
       }
     }
     Files.createDirectories(out);
     ObjectMapper m = new ObjectMapper();
     List<Case> cases = sample(m, perSubset, validPer, invalidPer);
-    System.err.printf(Locale.ROOT, "%d cases, %d instances%n", cases.size(),
+    System.err.printf(
+        Locale.ROOT,
+        "%d cases, %d instances%n",
+        cases.size(),
         cases.stream().mapToInt(c -> c.instances().size()).sum());
     ObjectNode report = m.createObjectNode();
     report.put("perSubset", perSubset);
@@ -127,14 +181,18 @@ public final class XGrammarSideBySide {
     report.put("loadAverageAtStart", loadAverage());
     ArrayNode vocabRows = report.putArray("vocabularies");
     StringBuilder tables = new StringBuilder();
-    StringBuilder setup = new StringBuilder("| vocabulary | tokens | Leap: load tokenizer.json (ms) | Leap: sorted vocabulary, once per"
-        + " tokenizer (ms) | XGrammar: TokenizerInfo + GrammarCompiler (ms) |\n|---|---:|---:|---:|---:|\n");
+    StringBuilder setup =
+        new StringBuilder(
+            "| vocabulary | tokens | Leap: load tokenizer.json (ms) | Leap: sorted vocabulary, once per"
+                + " tokenizer (ms) | XGrammar: TokenizerInfo + GrammarCompiler (ms) |\n|---|---:|---:|---:|---:|\n");
     List<String> disagreements = new ArrayList<>();
     for (String v : vocabs) {
       Path tokJson = BenchData.file("tokenizers/" + v + "/tokenizer.json");
       HfTokenizer tokenizer = HfTokenizer.load(tokJson);
-      int[] eos = tokenizer.eosIds().length > 0 ? tokenizer.eosIds() : new int[] {tokenizer.size() - 1};
-      // Leap's cold vocabulary: a fresh load and its sorted form (done once per tokenizer by the runtime).
+      int[] eos =
+          tokenizer.eosIds().length > 0 ? tokenizer.eosIds() : new int[] {tokenizer.size() - 1};
+      // Leap's cold vocabulary: a fresh load and its sorted form (done once per tokenizer by the
+      // runtime).
       long t0 = System.nanoTime();
       TokenizerJsonVocabulary fresh = TokenizerJsonVocabulary.load(tokJson);
       double loadMs = (System.nanoTime() - t0) / 1e6;
@@ -145,9 +203,18 @@ public final class XGrammarSideBySide {
       SortedVocabulary.of(vocab);
       Path inputs = out.resolve("inputs-" + v + ".json").toAbsolutePath();
       List<int[]> ids = writeInputs(m, inputs, tokJson, tokenizer, vocab.size(), eos, cases);
-      try (XGrammarProcess xg = new XGrammarProcess(node, Path.of("bench", "xgrammar", "side.mjs"), m)) {
+      try (XGrammarProcess xg =
+          new XGrammarProcess(node, Path.of("bench", "xgrammar", "side.mjs"), m)) {
         double xgSetupMs = xg.loadVocabulary(inputs);
-        setup.append(String.format(Locale.ROOT, "| %s | %,d | %.0f | %.0f | %.0f |%n", v, vocab.size(), loadMs, sortMs, xgSetupMs));
+        setup.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %,d | %.0f | %.0f | %.0f |%n",
+                v,
+                vocab.size(),
+                loadMs,
+                sortMs,
+                xgSetupMs));
         LeapSide leap = new LeapSide(vocab, limitS, eager);
         List<Outcome> leapOut = new ArrayList<>();
         List<Outcome> xgOut = new ArrayList<>();
@@ -167,8 +234,14 @@ public final class XGrammarSideBySide {
           }
           leapOut.add(lo);
           xgOut.add(xo);
-          System.err.printf(Locale.ROOT, "%s %s: leap %s %.1f ms, xgrammar %s %.1f ms%n", v, cs.id(),
-              lo.compiled ? "ok" : "FAIL(" + lo.error + ")", lo.compileMs, xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
+          System.err.printf(
+              Locale.ROOT,
+              "%s %s: leap %s %.1f ms, xgrammar %s %.1f ms%n",
+              v,
+              cs.id(),
+              lo.compiled ? "ok" : "FAIL(" + lo.error + ")",
+              lo.compileMs,
+              xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
               xo.compileMs);
         }
         leap.close();
@@ -179,8 +252,14 @@ public final class XGrammarSideBySide {
         vrow.put("leapSortMs", sortMs);
         vrow.put("xgrammarSetupMs", xgSetupMs);
         vrow.put("loadAverage", loadAverage());
-        tables.append("\n**").append(v).append("** (").append(String.format(Locale.ROOT, "%,d", vocab.size()))
-            .append(" tokens; load average ").append(loadAverage()).append(")\n\n");
+        tables
+            .append("\n**")
+            .append(v)
+            .append("** (")
+            .append(String.format(Locale.ROOT, "%,d", vocab.size()))
+            .append(" tokens; load average ")
+            .append(loadAverage())
+            .append(")\n\n");
         tables.append(table(cases, leapOut, xgOut, vrow.putArray("groups")));
         ArrayNode forcedDiffs = vrow.putArray("forcedBytesDifferences");
         for (int c = 0; c < cases.size(); c++) {
@@ -190,7 +269,9 @@ public final class XGrammarSideBySide {
             continue;
           }
           for (int k = 0; k < lo.accepted.size(); k++) {
-            if (lo.accepted.get(k) && xo.accepted.get(k) && !lo.forcedBytes.get(k).equals(xo.forcedBytes.get(k))) {
+            if (lo.accepted.get(k)
+                && xo.accepted.get(k)
+                && !lo.forcedBytes.get(k).equals(xo.forcedBytes.get(k))) {
               ObjectNode d = forcedDiffs.addObject();
               d.put("case", cases.get(c).id());
               d.put("leapForcedBytes", lo.forcedBytes.get(k));
@@ -228,13 +309,26 @@ public final class XGrammarSideBySide {
               d.put("tokens", tok.length);
               d.put("xgrammarAcceptsTextAsBytes", xo.acceptsText.get(k));
               int at = Math.max(lo.rejectedAt.get(k), xo.rejectedAt.get(k));
-              d.put("textBeforeRejection", excerpt(tokenizer, tok, Math.max(0, Math.min(at, tok.length))));
-              d.put("text", in.text().length() > 400 ? in.text().substring(0, 400) + "..." : in.text());
-              disagreements.add(String.format(Locale.ROOT, "%s | %s | %s | leap %s, xgrammar %s (as bytes: %s) | ...%s", v,
-                  cs.id(), in.label(), lo.accepted.get(k) ? "accepts" : "rejects at token " + lo.rejectedAt.get(k),
-                  xo.accepted.get(k) ? "accepts" : "rejects at token " + xo.rejectedAt.get(k),
-                  xo.acceptsText.get(k) ? "accepts" : "rejects",
-                  d.get("textBeforeRejection").asText().replace("\n", "\\n").replace("|", "\\|")));
+              d.put(
+                  "textBeforeRejection",
+                  excerpt(tokenizer, tok, Math.max(0, Math.min(at, tok.length))));
+              d.put(
+                  "text",
+                  in.text().length() > 400 ? in.text().substring(0, 400) + "..." : in.text());
+              disagreements.add(
+                  String.format(
+                      Locale.ROOT,
+                      "%s | %s | %s | leap %s, xgrammar %s (as bytes: %s) | ...%s",
+                      v,
+                      cs.id(),
+                      in.label(),
+                      lo.accepted.get(k) ? "accepts" : "rejects at token " + lo.rejectedAt.get(k),
+                      xo.accepted.get(k) ? "accepts" : "rejects at token " + xo.rejectedAt.get(k),
+                      xo.acceptsText.get(k) ? "accepts" : "rejects",
+                      d.get("textBeforeRejection")
+                          .asText()
+                          .replace("\n", "\\n")
+                          .replace("|", "\\|")));
             }
           }
         }
@@ -245,7 +339,8 @@ public final class XGrammarSideBySide {
     System.out.println("Vocabulary set-up (cold; once per tokenizer):\n");
     System.out.println(setup);
     System.out.println(tables);
-    System.out.println("Disagreements on accepting an instance (vocabulary | case | label | answers | text up to the later rejection):\n");
+    System.out.println(
+        "Disagreements on accepting an instance (vocabulary | case | label | answers | text up to the later rejection):\n");
     for (String d : disagreements) {
       System.out.println("- " + d);
     }
@@ -267,11 +362,16 @@ public final class XGrammarSideBySide {
     return s.length() > 160 ? s.substring(s.length() - 160) : s;
   }
 
-  /** The per-group table (a JSONSchemaBench subset, or one grammar), Leap / XGrammar in each cell. */
-  private static String table(List<Case> cases, List<Outcome> leap, List<Outcome> xg, ArrayNode json) {
-    StringBuilder sb = new StringBuilder("| group | cases | compiled L / X | compile p50 L / X (ms) | compile p99 L / X (ms)"
-        + " | first mask p50 L / X (ms) | mask p50 L / X (µs) | mask p99 L / X (µs) | forced bytes / instance L / X"
-        + " | instances both accept | disagreements |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  /**
+   * The per-group table (a JSONSchemaBench subset, or one grammar), Leap / XGrammar in each cell.
+   */
+  private static String table(
+      List<Case> cases, List<Outcome> leap, List<Outcome> xg, ArrayNode json) {
+    StringBuilder sb =
+        new StringBuilder(
+            "| group | cases | compiled L / X | compile p50 L / X (ms) | compile p99 L / X (ms)"
+                + " | first mask p50 L / X (ms) | mask p50 L / X (µs) | mask p99 L / X (µs) | forced bytes / instance L / X"
+                + " | instances both accept | disagreements |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     Map<String, List<Integer>> groups = new LinkedHashMap<>();
     for (int c = 0; c < cases.size(); c++) {
       groups.computeIfAbsent(cases.get(c).group(), k -> new ArrayList<>()).add(c);
@@ -318,11 +418,28 @@ public final class XGrammarSideBySide {
           }
         }
       }
-      sb.append(String.format(Locale.ROOT, "| %s | %d | %d / %d | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %d | %d |%n",
-          g.getKey(), g.getValue().size(), lc, xc, f(Percentile.of(lComp, .5)), f(Percentile.of(xComp, .5)),
-          f(Percentile.of(lComp, .99)), f(Percentile.of(xComp, .99)), f(Percentile.of(lFirst, .5)), f(Percentile.of(xFirst, .5)),
-          f(Percentile.of(lMask, .5)), f(Percentile.of(xMask, .5)), f(Percentile.of(lMask, .99)), f(Percentile.of(xMask, .99)),
-          f(both == 0 ? Double.NaN : (double) lForced / both), f(both == 0 ? Double.NaN : (double) xForced / both), both, disagree));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %d / %d | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %d | %d |%n",
+              g.getKey(),
+              g.getValue().size(),
+              lc,
+              xc,
+              f(Percentile.of(lComp, .5)),
+              f(Percentile.of(xComp, .5)),
+              f(Percentile.of(lComp, .99)),
+              f(Percentile.of(xComp, .99)),
+              f(Percentile.of(lFirst, .5)),
+              f(Percentile.of(xFirst, .5)),
+              f(Percentile.of(lMask, .5)),
+              f(Percentile.of(xMask, .5)),
+              f(Percentile.of(lMask, .99)),
+              f(Percentile.of(xMask, .99)),
+              f(both == 0 ? Double.NaN : (double) lForced / both),
+              f(both == 0 ? Double.NaN : (double) xForced / both),
+              both,
+              disagree));
       ObjectNode row = json.addObject();
       row.put("group", g.getKey());
       row.put("cases", g.getValue().size());
@@ -354,8 +471,9 @@ public final class XGrammarSideBySide {
     if (Double.isNaN(v)) {
       return "—";
     }
-    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v) : v >= 10 ? String.format(Locale.ROOT, "%.1f", v)
-        : String.format(Locale.ROOT, "%.2f", v);
+    return v >= 100
+        ? String.format(Locale.ROOT, "%.0f", v)
+        : v >= 10 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.2f", v);
   }
 
   static String loadAverage() {
@@ -369,7 +487,8 @@ public final class XGrammarSideBySide {
   }
 
   /** The cases: the grammars, then {@code perSubset} schemas per subset drawn with a fixed seed. */
-  static List<Case> sample(ObjectMapper m, int perSubset, int validPer, int invalidPer) throws IOException {
+  static List<Case> sample(ObjectMapper m, int perSubset, int validPer, int invalidPer)
+      throws IOException {
     List<Case> cases = new ArrayList<>();
     for (String g : GRAMMARS) {
       List<Instance> inst = new ArrayList<>();
@@ -377,9 +496,16 @@ public final class XGrammarSideBySide {
         inst.add(new Instance(t[0], t[1]));
       }
       if (g.equals("json")) {
-        cases.add(new Case("Grammar.json()", "JSON (Grammar.json / builtin)", "builtin-json", "", inst));
+        cases.add(
+            new Case("Grammar.json()", "JSON (Grammar.json / builtin)", "builtin-json", "", inst));
       } else {
-        cases.add(new Case(g + ".gbnf", g + ".gbnf", "grammar", Files.readString(Path.of("docs", "grammars", g + ".gbnf")), inst));
+        cases.add(
+            new Case(
+                g + ".gbnf",
+                g + ".gbnf",
+                "grammar",
+                Files.readString(Path.of("docs", "grammars", g + ".gbnf")),
+                inst));
       }
     }
     Path dir = BenchData.file("corpora/jsonschemabench");
@@ -390,8 +516,10 @@ public final class XGrammarSideBySide {
         continue;
       }
       List<String> lines = new ArrayList<>();
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(new GZIPInputStream(Files.newInputStream(file)),
-          StandardCharsets.UTF_8))) {
+      try (BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(
+                  new GZIPInputStream(Files.newInputStream(file)), StandardCharsets.UTF_8))) {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
           lines.add(line);
         }
@@ -409,7 +537,9 @@ public final class XGrammarSideBySide {
           if (ok ? valid >= validPer : invalid >= invalidPer) {
             continue;
           }
-          String text = m.writeValueAsString(dev.leap.fsm.json.KeyOrder.schemaOrder(test.get("data"), schema));
+          String text =
+              m.writeValueAsString(
+                  dev.leap.fsm.json.KeyOrder.schemaOrder(test.get("data"), schema));
           inst.add(new Instance(ok ? "valid" : "invalid", text));
           if (ok) {
             valid++;
@@ -420,7 +550,13 @@ public final class XGrammarSideBySide {
             invalid++;
           }
         }
-        cases.add(new Case(subset + "/" + rec.path("file").asText(), subset, "schema", schema.toString(), inst));
+        cases.add(
+            new Case(
+                subset + "/" + rec.path("file").asText(),
+                subset,
+                "schema",
+                schema.toString(),
+                inst));
       }
     }
     // Free-form JSON also walks real instances (any valid JSON value is in its language).
@@ -431,9 +567,18 @@ public final class XGrammarSideBySide {
     return cases;
   }
 
-  /** Encodes every instance and writes the file the Node side reads; returns the ids in case order. */
-  private static List<int[]> writeInputs(ObjectMapper m, Path file, Path tokJson, HfTokenizer tok, int vocabSize, int[] eos,
-      List<Case> cases) throws IOException {
+  /**
+   * Encodes every instance and writes the file the Node side reads; returns the ids in case order.
+   */
+  private static List<int[]> writeInputs(
+      ObjectMapper m,
+      Path file,
+      Path tokJson,
+      HfTokenizer tok,
+      int vocabSize,
+      int[] eos,
+      List<Case> cases)
+      throws IOException {
     List<int[]> all = new ArrayList<>();
     ObjectNode root = m.createObjectNode();
     root.put("tokenizer", tokJson.toAbsolutePath().toString());
@@ -470,16 +615,21 @@ public final class XGrammarSideBySide {
     return all;
   }
 
-  /** Leap's side: compiles with the same limit, on a worker thread (a compile past the limit is waited for, not counted). */
+  /**
+   * Leap's side: compiles with the same limit, on a worker thread (a compile past the limit is
+   * waited for, not counted).
+   */
   static final class LeapSide implements AutoCloseable {
     private final TokenizerJsonVocabulary vocab;
     private final int limitS;
     private final boolean eager;
-    private final ExecutorService pool = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "leap-compile");
-      t.setDaemon(true);
-      return t;
-    });
+    private final ExecutorService pool =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "leap-compile");
+              t.setDaemon(true);
+              return t;
+            });
 
     LeapSide(TokenizerJsonVocabulary vocab, int limitS, boolean eager) {
       this.vocab = vocab;
@@ -490,7 +640,8 @@ public final class XGrammarSideBySide {
     Outcome run(Case c, List<int[]> ids) throws InterruptedException {
       Outcome o = new Outcome();
       long t0 = System.nanoTime();
-      Future<LeapEngine> job = pool.submit(() -> LeapEngine.compile(c.kind(), c.source(), vocab, eager));
+      Future<LeapEngine> job =
+          pool.submit(() -> LeapEngine.compile(c.kind(), c.source(), vocab, eager));
       LeapEngine engine;
       try {
         engine = job.get(limitS, TimeUnit.SECONDS);
@@ -504,7 +655,10 @@ public final class XGrammarSideBySide {
         return o;
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
-        o.error = cause.getClass().getSimpleName() + ": " + String.valueOf(cause.getMessage()).lines().findFirst().orElse("");
+        o.error =
+            cause.getClass().getSimpleName()
+                + ": "
+                + String.valueOf(cause.getMessage()).lines().findFirst().orElse("");
         if (o.error.length() > 200) {
           o.error = o.error.substring(0, 200);
         }

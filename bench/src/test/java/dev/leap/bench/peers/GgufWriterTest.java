@@ -55,12 +55,16 @@ class GgufWriterTest {
       // No representable neighbour is closer (ties: the even one).
       for (int d : new int[] {-1, 1}) {
         int other = h + d;
-        if ((other & 0x7C00) == 0x7C00 || other < 0 || other > 0xFFFF || ((other ^ h) & 0x8000) != 0) {
+        if ((other & 0x7C00) == 0x7C00
+            || other < 0
+            || other > 0xFFFF
+            || ((other ^ h) & 0x8000) != 0) {
           continue;
         }
         double e2 = Math.abs(half(other) - v);
-        assertTrue(err < e2 || (err == e2 && (h & 1) == 0), "seed " + seed + ": " + v + " -> " + got + " but " + half(other)
-            + " is closer");
+        assertTrue(
+            err < e2 || (err == e2 && (h & 1) == 0),
+            "seed " + seed + ": " + v + " -> " + got + " but " + half(other) + " is closer");
       }
     }
     assertEquals(0x3C00, GgufWriter.toHalf(1f) & 0xFFFF);
@@ -77,11 +81,14 @@ class GgufWriterTest {
     Path gguf = tmp.resolve("m.gguf");
     GgufWriter.write(dir, gguf);
     ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(gguf)).order(ByteOrder.LITTLE_ENDIAN);
-    assertEquals("GGUF", new String(new byte[] {b.get(), b.get(), b.get(), b.get()}, StandardCharsets.US_ASCII));
+    assertEquals(
+        "GGUF",
+        new String(new byte[] {b.get(), b.get(), b.get(), b.get()}, StandardCharsets.US_ASCII));
     assertEquals(3, b.getInt());
     long tensors = b.getLong();
     long kvs = b.getLong();
-    assertEquals(2 + 9 * c.numLayers(), tensors); // embeddings, final norm, 9 per layer (tied: no output)
+    assertEquals(
+        2 + 9 * c.numLayers(), tensors); // embeddings, final norm, 9 per layer (tied: no output)
     Map<String, Object> kv = new HashMap<>();
     for (long i = 0; i < kvs; i++) {
       String key = str(b);
@@ -160,7 +167,9 @@ class GgufWriterTest {
   @Test
   void gbnfOfTheCharacterRegexKeepsControlCharactersOutOfClasses() {
     String g = GbnfPrinter.print("\"[\\w\\d\\s]{1,16}\",\\n(a|b)");
-    assertEquals("root ::= \"\\\"\" (([ 0-9A-Z_a-z] | \"\\t\" | \"\\n\" | \"\\U0000000B\" | \"\\U0000000C\" | \"\\r\")){1,16}"
-        + " \"\\\",\\n\" (\"a\" | \"b\")\n", g);
+    assertEquals(
+        "root ::= \"\\\"\" (([ 0-9A-Z_a-z] | \"\\t\" | \"\\n\" | \"\\U0000000B\" | \"\\U0000000C\" | \"\\r\")){1,16}"
+            + " \"\\\",\\n\" (\"a\" | \"b\")\n",
+        g);
   }
 }

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * A {@link Grammar} compiled against one vocabulary: for every (compiled rule, state) that can be a
  * stack top (a state with a byte transition), the tokens accepted whatever the stack below, and the
- * uncertain ones that run past the rule's end ({@link RuleTokenWalk}); plus each rule's FOLLOW bytes
- * ({@link FollowBytes}). Shared by every request using the grammar with this vocabulary; each
+ * uncertain ones that run past the rule's end ({@link RuleTokenWalk}); plus each rule's FOLLOW
+ * bytes ({@link FollowBytes}). Shared by every request using the grammar with this vocabulary; each
  * request gets its own {@link GrammarMatcher}.
  *
  * <p>{@link #compile} computes every state's sets up front, on all cores; {@link #compileLazily}
@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class CompiledGrammar {
   /** Default stack depth limit of a matcher. */
   public static final int DEFAULT_MAX_STACK_DEPTH = 2_000;
+
   /** Default limit on live stacks in one matcher configuration. */
   public static final int DEFAULT_MAX_STACKS = 1_000;
 
@@ -37,8 +38,12 @@ public final class CompiledGrammar {
   final int words;
   private final SortedVocabulary sorted;
   private final long[][] follow;
-  /** Per node: its sets once computed (null before; nodes without byte transitions are never asked). */
+
+  /**
+   * Per node: its sets once computed (null before; nodes without byte transitions are never asked).
+   */
   private final AtomicReferenceArray<RuleTokenWalk.Sets> sets;
+
   private final ConcurrentHashMap<MaskKey, long[]> shared = new ConcurrentHashMap<>();
   private final ThreadLocal<RuleTokenWalk> walkers;
   private final double compileMs;
@@ -73,12 +78,15 @@ public final class CompiledGrammar {
     if (eager) {
       // The nodes are independent: one walker (with its own stack tables) per worker thread.
       AtomicInteger next = new AtomicInteger();
-      int workers = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), todo.size() / 4));
-      runAll(() -> {
-        for (int i = next.getAndIncrement(); i < todo.size(); i = next.getAndIncrement()) {
-          sets(todo.getInt(i));
-        }
-      }, workers);
+      int workers =
+          Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), todo.size() / 4));
+      runAll(
+          () -> {
+            for (int i = next.getAndIncrement(); i < todo.size(); i = next.getAndIncrement()) {
+              sets(todo.getInt(i));
+            }
+          },
+          workers);
     }
     this.compileMs = (System.nanoTime() - t0) / 1e6;
   }
@@ -93,7 +101,9 @@ public final class CompiledGrammar {
     return new CompiledGrammar(grammar, vocab, true);
   }
 
-  /** As {@link #compile}, but each state's token sets are computed when a matcher first needs them. */
+  /**
+   * As {@link #compile}, but each state's token sets are computed when a matcher first needs them.
+   */
   public static CompiledGrammar compileLazily(Grammar grammar, Vocabulary vocab) {
     return new CompiledGrammar(grammar, vocab, false);
   }
@@ -103,7 +113,10 @@ public final class CompiledGrammar {
     RuleTokenWalk.Sets s = sets.get(node);
     if (s == null) {
       int r = ruleOf(node);
-      RuleTokenWalk.Sets fresh = walkers.get().compute(r, node - nodeBase[r], view(rules[r].loopBytes(node - nodeBase[r])));
+      RuleTokenWalk.Sets fresh =
+          walkers
+              .get()
+              .compute(r, node - nodeBase[r], view(rules[r].loopBytes(node - nodeBase[r])));
       long[] mask = shared.computeIfAbsent(new MaskKey(fresh.accepted()), k -> k.mask);
       fresh = new RuleTokenWalk.Sets(mask, fresh.uncertain());
       if (!sets.compareAndSet(node, null, fresh)) {
@@ -114,7 +127,10 @@ public final class CompiledGrammar {
     return s;
   }
 
-  /** The vocabulary view for a state with loop bytes {@code loop} ({@link RuleAutomaton#loopBytes}): shared per vocabulary and distinct set. */
+  /**
+   * The vocabulary view for a state with loop bytes {@code loop} ({@link RuleAutomaton#loopBytes}):
+   * shared per vocabulary and distinct set.
+   */
   private VocabView view(long[] loop) {
     return VocabView.of(sorted, loop, vocab.size());
   }
@@ -127,22 +143,28 @@ public final class CompiledGrammar {
     return r;
   }
 
-  /** Runs {@code worker} on {@code n} threads (this one among them) and waits; rethrows the first failure. */
+  /**
+   * Runs {@code worker} on {@code n} threads (this one among them) and waits; rethrows the first
+   * failure.
+   */
   private static void runAll(Runnable worker, int n) {
     Thread[] threads = new Thread[n - 1];
     Throwable[] failure = new Throwable[1];
     for (int i = 0; i < threads.length; i++) {
-      threads[i] = new Thread(() -> {
-        try {
-          worker.run();
-        } catch (Throwable t) {
-          synchronized (failure) {
-            if (failure[0] == null) {
-              failure[0] = t;
-            }
-          }
-        }
-      }, "leap-grammar-compile-" + i);
+      threads[i] =
+          new Thread(
+              () -> {
+                try {
+                  worker.run();
+                } catch (Throwable t) {
+                  synchronized (failure) {
+                    if (failure[0] == null) {
+                      failure[0] = t;
+                    }
+                  }
+                }
+              },
+              "leap-grammar-compile-" + i);
       threads[i].setDaemon(true);
       threads[i].start();
     }
@@ -170,7 +192,8 @@ public final class CompiledGrammar {
   /** A matcher for one request with the given stack depth and live-stack limits. */
   public GrammarMatcher newMatcher(int maxStackDepth, int maxStacks) {
     if (maxStackDepth < 1 || maxStacks < 1) {
-      throw new IllegalArgumentException("limits must be positive: " + maxStackDepth + ", " + maxStacks);
+      throw new IllegalArgumentException(
+          "limits must be positive: " + maxStackDepth + ", " + maxStacks);
     }
     return new GrammarMatcher(this, maxStackDepth, maxStacks);
   }
@@ -198,7 +221,9 @@ public final class CompiledGrammar {
     return stackTops;
   }
 
-  /** Uncertain tokens summed over the states computed so far (all of them after {@link #compile}). */
+  /**
+   * Uncertain tokens summed over the states computed so far (all of them after {@link #compile}).
+   */
   public long uncertainTotal() {
     long t = 0;
     for (int i = 0; i < sets.length(); i++) {
@@ -218,9 +243,13 @@ public final class CompiledGrammar {
     return m;
   }
 
-  /** One line for {@code leap explain}: stack-top states, uncertain tokens total and max, compile time. */
+  /**
+   * One line for {@code leap explain}: stack-top states, uncertain tokens total and max, compile
+   * time.
+   */
   public String describe() {
-    return String.format("%d stack-top rule states, uncertain tokens total %d (max %d per state), compiled in %.1f ms",
+    return String.format(
+        "%d stack-top rule states, uncertain tokens total %d (max %d per state), compiled in %.1f ms",
         stackTops, uncertainTotal(), uncertainMax(), compileMs);
   }
 

@@ -5,10 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * FOLLOW sets at byte level: for each compiled rule, the bytes that can come right after it returns,
- * in any caller (least fixed point: what the caller reads first after the call, where the caller
- * too may return at once, what follows the caller). Empty for {@code root} unless something calls
- * it: after the top-level root only the end of the text comes.
+ * FOLLOW sets at byte level: for each compiled rule, the bytes that can come right after it
+ * returns, in any caller (least fixed point: what the caller reads first after the call, where the
+ * caller too may return at once, what follows the caller). Empty for {@code root} unless something
+ * calls it: after the top-level root only the end of the text comes.
  *
  * <p>Used to keep the precomputed "uncertain" token sets small: a token that runs past the rule's
  * end can only survive if its next byte is in the rule's FOLLOW set.

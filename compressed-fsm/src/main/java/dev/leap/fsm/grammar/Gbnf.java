@@ -9,7 +9,9 @@ import java.util.List;
 final class Gbnf {
   private Gbnf() {}
 
-  /** A rule definition {@code name ::= body} at 1-based {@code line}/{@code column} (of the name). */
+  /**
+   * A rule definition {@code name ::= body} at 1-based {@code line}/{@code column} (of the name).
+   */
   record Rule(String name, Expr body, int line, int column) {}
 
   /** A rule body or a part of one. */

@@ -10,14 +10,14 @@ import java.util.List;
 /**
  * GBNF text to {@link Gbnf} rules, as llama.cpp and XGrammar write it.
  *
- * <p>Dialect: {@code name ::= alternatives}; names are {@code [A-Za-z0-9_-]+}; a rule ends where the
- * next {@code name ::=} starts (so newlines are free: a rule may span lines, and alternatives may
- * start a line with {@code |}); {@code #} starts a comment to the end of the line. Terms: {@code
- * "literal"}, character classes {@code [a-z_]} and {@code [^"\\]}, {@code .} (any code point),
- * rule references, {@code ( )}; postfix {@code ? * + {m} {m,} {m,n}}; {@code |} between sequences.
- * Escapes in literals and classes: {@code \n \r \t \\ \" \' \[ \] \- \/ \^}, and a backslash followed by
- * {@code x}, {@code u} or {@code U} and 2, 4 or 8 hex digits (a code point). Every error names its
- * line and column.
+ * <p>Dialect: {@code name ::= alternatives}; names are {@code [A-Za-z0-9_-]+}; a rule ends where
+ * the next {@code name ::=} starts (so newlines are free: a rule may span lines, and alternatives
+ * may start a line with {@code |}); {@code #} starts a comment to the end of the line. Terms:
+ * {@code "literal"}, character classes {@code [a-z_]} and {@code [^"\\]}, {@code .} (any code
+ * point), rule references, {@code ( )}; postfix {@code ? * + {m} {m,} {m,n}}; {@code |} between
+ * sequences. Escapes in literals and classes: {@code \n \r \t \\ \" \' \[ \] \- \/ \^}, and a
+ * backslash followed by {@code x}, {@code u} or {@code U} and 2, 4 or 8 hex digits (a code point).
+ * Every error names its line and column.
  */
 final class GbnfParser {
   /** Largest {@code m} or {@code n} in a {@code {m,n}} repetition. */
@@ -46,7 +46,12 @@ final class GbnfParser {
       }
       skipSpace();
       if (!lookingAt("::=")) {
-        throw error(pos, "expected \"::=\" after rule name \"" + Excerpt.around(name, -1) + "\", found " + describe(pos));
+        throw error(
+            pos,
+            "expected \"::=\" after rule name \""
+                + Excerpt.around(name, -1)
+                + "\", found "
+                + describe(pos));
       }
       pos += 3;
       skipSpace();
@@ -60,7 +65,10 @@ final class GbnfParser {
     return out;
   }
 
-  /** Deepest nesting of parenthesized groups (the parser and the passes over its tree recurse per level). */
+  /**
+   * Deepest nesting of parenthesized groups (the parser and the passes over its tree recurse per
+   * level).
+   */
   static final int MAX_NESTING = RegexParser.MAX_NESTING;
 
   private Gbnf.Expr alternatives(int depth) {
@@ -228,7 +236,8 @@ final class GbnfParser {
         pos++;
         hi = classChar();
         if (hi < lo) {
-          throw error(itemStart, "character range " + show(lo) + "-" + show(hi) + " is out of order");
+          throw error(
+              itemStart, "character range " + show(lo) + "-" + show(hi) + " is out of order");
         }
       }
       raw.add(lo);
@@ -309,7 +318,11 @@ final class GbnfParser {
   }
 
   private static boolean isNameChar(int c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '_'
+        || c == '-';
   }
 
   /** Whether {@code name ::=} starts at {@code pos} (the next rule). */

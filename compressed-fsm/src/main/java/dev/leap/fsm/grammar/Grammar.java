@@ -9,7 +9,6 @@ import dev.leap.fsm.Excerpt;
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.RuleCalls;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,11 +20,11 @@ import java.util.Set;
  * A context-free grammar in GBNF (as llama.cpp and XGrammar write it; see {@code docs/grammar.md}),
  * checked and compiled to one byte automaton per <em>compiled</em> rule.
  *
- * <p>Compilation: parse ({@link GbnfParser}); check ({@link GrammarChecks}: root, undefined, unused,
- * left-recursive and never-finishing rules are errors with line and column); choose which rules are
- * called through a stack and which are inlined ({@link RecursionPlan}: every rule on no recursion
- * cycle is inlined); each compiled rule's body, with inlined rules substituted and calls as markers
- * ({@link GrammarTrees}), goes through the regex pipeline (tree &rarr; NFA &rarr; subset
+ * <p>Compilation: parse ({@link GbnfParser}); check ({@link GrammarChecks}: root, undefined,
+ * unused, left-recursive and never-finishing rules are errors with line and column); choose which
+ * rules are called through a stack and which are inlined ({@link RecursionPlan}: every rule on no
+ * recursion cycle is inlined); each compiled rule's body, with inlined rules substituted and calls
+ * as markers ({@link GrammarTrees}), goes through the regex pipeline (tree &rarr; NFA &rarr; subset
  * construction with a state limit &rarr; minimal DFA) into a {@link RuleAutomaton}.
  *
  * <p>A grammar with no recursion reachable from {@code root} is one tree with no call, compiled by
@@ -48,8 +47,13 @@ public final class Grammar {
     Map<String, Gbnf.Rule> byName = GrammarChecks.check(rules);
     RecursionPlan plan = RecursionPlan.of(byName);
     if (plan.compiled.size() > RuleAutomaton.MAX_RULES) {
-      throw new GrammarLimitException("called rules", RuleAutomaton.MAX_RULES, "the grammar needs "
-          + plan.compiled.size() + " rules called through the stack, above the limit of " + RuleAutomaton.MAX_RULES);
+      throw new GrammarLimitException(
+          "called rules",
+          RuleAutomaton.MAX_RULES,
+          "the grammar needs "
+              + plan.compiled.size()
+              + " rules called through the stack, above the limit of "
+              + RuleAutomaton.MAX_RULES);
     }
     this.compiledNames = List.copyOf(plan.compiled);
     this.recursive = Collections.unmodifiableSet(plan.recursive);
@@ -57,7 +61,9 @@ public final class Grammar {
     this.automata = new RuleAutomaton[compiledNames.size()];
     if (compiledNames.size() == 1 && !recursive.contains("root")) {
       // No recursion: exactly the regex pipeline.
-      this.regular = CompressedFsm.of(Automata.compileNonEmpty(trees.body("root"), source, maxDfaStates), source);
+      this.regular =
+          CompressedFsm.of(
+              Automata.compileNonEmpty(trees.body("root"), source, maxDfaStates), source);
       automata[0] = new RuleAutomaton("root", regular.dfa());
     } else {
       this.regular = null;
@@ -69,17 +75,30 @@ public final class Grammar {
           dfa = Automata.compile(body, "rule " + name, maxDfaStates);
         } catch (AutomatonTooLargeException e) {
           Gbnf.Rule r = byName.get(name);
-          throw new AutomatonTooLargeException(source, e.limit(), e.reached(), "grammar line " + r.line()
-              + ", column " + r.column() + ": rule \"" + Excerpt.around(name, -1) + "\" (with the rules inlined into it) needs more than "
-              + e.limit() + " DFA states (maxDfaStates); split it into rules or simplify it");
+          throw new AutomatonTooLargeException(
+              source,
+              e.limit(),
+              e.reached(),
+              "grammar line "
+                  + r.line()
+                  + ", column "
+                  + r.column()
+                  + ": rule \""
+                  + Excerpt.around(name, -1)
+                  + "\" (with the rules inlined into it) needs more than "
+                  + e.limit()
+                  + " DFA states (maxDfaStates); split it into rules or simplify it");
         }
         automata[k] = new RuleAutomaton(name, dfa);
       }
     }
   }
 
-  /** A grammar of compiled rules given as automata ({@link #ofRules}): no GBNF rules, never regular. */
-  private Grammar(String source, List<String> names, RuleAutomaton[] automata, Set<String> recursive) {
+  /**
+   * A grammar of compiled rules given as automata ({@link #ofRules}): no GBNF rules, never regular.
+   */
+  private Grammar(
+      String source, List<String> names, RuleAutomaton[] automata, Set<String> recursive) {
     this.source = source;
     this.rules = List.of();
     this.compiledNames = List.copyOf(names);
@@ -92,10 +111,10 @@ public final class Grammar {
    * A grammar of rules given as regex trees (the JSON Schema compiler's recursive {@code $ref}s and
    * free-form values; {@link Re} is not exported, so only this module calls it): each body compiled
    * to its minimal DFA by the regex pipeline, read as a {@link RuleAutomaton}, checked by {@link
-   * GrammarChecks}: every rule can finish (a rule that cannot is an error naming it), and no rule calls
-   * itself before reading a byte (left recursion, an error naming the cycle). Every rule is compiled
-   * (called through the stack): the caller has already inlined what it wants inlined. The result is
-   * compiled against a vocabulary and matched like a GBNF grammar; it is never regular.
+   * GrammarChecks}: every rule can finish (a rule that cannot is an error naming it), and no rule
+   * calls itself before reading a byte (left recursion, an error naming the cycle). Every rule is
+   * compiled (called through the stack): the caller has already inlined what it wants inlined. The
+   * result is compiled against a vocabulary and matched like a GBNF grammar; it is never regular.
    *
    * @param source names the grammar in errors and in {@link #source()}
    * @param names rule names, rule 0 the start; at most 1,000 rules
@@ -106,14 +125,25 @@ public final class Grammar {
    * @throws ConstraintException a rule never finishes, or left recursion
    */
   @SuppressWarnings("exports")
-  public static Grammar ofRules(String source, List<String> names, List<Re> bodies, int maxDfaStates) {
+  public static Grammar ofRules(
+      String source, List<String> names, List<Re> bodies, int maxDfaStates) {
     if (names.isEmpty() || names.size() != bodies.size()) {
-      throw new IllegalArgumentException("need one body per rule name, at least one: " + names.size() + " names, "
-          + bodies.size() + " bodies");
+      throw new IllegalArgumentException(
+          "need one body per rule name, at least one: "
+              + names.size()
+              + " names, "
+              + bodies.size()
+              + " bodies");
     }
     if (names.size() > RuleAutomaton.MAX_RULES) {
-      throw new GrammarLimitException("called rules", RuleAutomaton.MAX_RULES, source + " needs " + names.size()
-          + " rules called through the stack, above the limit of " + RuleAutomaton.MAX_RULES);
+      throw new GrammarLimitException(
+          "called rules",
+          RuleAutomaton.MAX_RULES,
+          source
+              + " needs "
+              + names.size()
+              + " rules called through the stack, above the limit of "
+              + RuleAutomaton.MAX_RULES);
     }
     RuleAutomaton[] automata = new RuleAutomaton[names.size()];
     for (int k = 0; k < automata.length; k++) {
@@ -122,19 +152,29 @@ public final class Grammar {
       try {
         dfa = Automata.compile(bodies.get(k), source + ", rule " + name, maxDfaStates);
       } catch (AutomatonTooLargeException e) {
-        throw new AutomatonTooLargeException(source, e.limit(), e.reached(), source + ": rule \"" + name
-            + "\" needs more than " + e.limit() + " DFA states (maxDfaStates)");
+        throw new AutomatonTooLargeException(
+            source,
+            e.limit(),
+            e.reached(),
+            source
+                + ": rule \""
+                + name
+                + "\" needs more than "
+                + e.limit()
+                + " DFA states (maxDfaStates)");
       }
       if (dfa == null) {
         if (k == 0) {
           throw new EmptyLanguageException(source);
         }
-        throw new ConstraintException(source + ": rule \"" + Excerpt.around(name, -1) + "\" matches nothing");
+        throw new ConstraintException(
+            source + ": rule \"" + Excerpt.around(name, -1) + "\" matches nothing");
       }
       automata[k] = new RuleAutomaton(name, dfa);
       for (int c : automata[k].callee) {
         if (c >= names.size()) {
-          throw new IllegalArgumentException("rule \"" + name + "\" calls rule " + c + " of " + names.size());
+          throw new IllegalArgumentException(
+              "rule \"" + name + "\" calls rule " + c + " of " + names.size());
         }
       }
     }
@@ -144,7 +184,10 @@ public final class Grammar {
     return new Grammar(source, names, automata, recursive);
   }
 
-  /** Parses, checks and compiles {@code gbnf} with the default state limit per rule ({@value CompressedFsm#DEFAULT_MAX_DFA_STATES}). */
+  /**
+   * Parses, checks and compiles {@code gbnf} with the default state limit per rule ({@value
+   * CompressedFsm#DEFAULT_MAX_DFA_STATES}).
+   */
   public static Grammar parse(String gbnf) {
     return parse(gbnf, CompressedFsm.DEFAULT_MAX_DFA_STATES);
   }
@@ -154,28 +197,41 @@ public final class Grammar {
    *
    * @throws GrammarSyntaxException bad syntax, no {@code root}, an undefined, duplicate or unused
    *     rule, left recursion, or a rule that never finishes (with line and column)
-   * @throws AutomatonTooLargeException a rule's automaton needs more than {@code maxDfaStates} states
+   * @throws AutomatonTooLargeException a rule's automaton needs more than {@code maxDfaStates}
+   *     states
    */
   public static Grammar parse(String gbnf, int maxDfaStates) {
     return new Grammar(gbnf, maxDfaStates);
   }
 
-  /** Free-form JSON, compact (no whitespace), nested without bound: the language of {@code {"type":...}}-less schemas, any depth. */
+  /**
+   * Free-form JSON, compact (no whitespace), nested without bound: the language of {@code
+   * {"type":...}}-less schemas, any depth.
+   */
   public static Grammar json() {
     return JsonGrammars.JSON;
   }
 
-  /** Free-form JSON whose top level is an object (OpenAI's {@code response_format: {"type": "json_object"}}). */
+  /**
+   * Free-form JSON whose top level is an object (OpenAI's {@code response_format: {"type":
+   * "json_object"}}).
+   */
   public static Grammar jsonObject() {
     return JsonGrammars.JSON_OBJECT;
   }
 
-  /** The GBNF text; for a grammar built from a JSON Schema, what it was built from (e.g. {@code "JSON Schema"}). */
+  /**
+   * The GBNF text; for a grammar built from a JSON Schema, what it was built from (e.g. {@code
+   * "JSON Schema"}).
+   */
   public String source() {
     return source;
   }
 
-  /** The compressed FSM when no recursion is reachable from {@code root} (exactly the regex pipeline's), else empty. */
+  /**
+   * The compressed FSM when no recursion is reachable from {@code root} (exactly the regex
+   * pipeline's), else empty.
+   */
   public Optional<CompressedFsm> regular() {
     return Optional.ofNullable(regular);
   }
@@ -190,18 +246,31 @@ public final class Grammar {
     return automata;
   }
 
-  /** For {@code leap explain}: each rule, whether it was inlined or compiled, recursive or not, and states per compiled rule. */
+  /**
+   * For {@code leap explain}: each rule, whether it was inlined or compiled, recursive or not, and
+   * states per compiled rule.
+   */
   public String describe() {
     StringBuilder sb = new StringBuilder();
-    sb.append(regular != null ? "regular grammar: one DFA, " + regular.stateCount() + " states\n"
-        : "context-free grammar: " + compiledNames.size() + " rules called through the stack\n");
+    sb.append(
+        regular != null
+            ? "regular grammar: one DFA, " + regular.stateCount() + " states\n"
+            : "context-free grammar: "
+                + compiledNames.size()
+                + " rules called through the stack\n");
     if (rules.isEmpty()) {
       // Built from trees (a JSON Schema): every rule is compiled, none inlined.
       for (int k = 0; k < automata.length; k++) {
         RuleAutomaton a = automata[k];
-        sb.append("  ").append(a.name).append(": compiled, ")
-            .append(recursive.contains(a.name) ? "recursive" : "not recursive").append(", ").append(a.liveStates)
-            .append(" states, ").append(a.callee.length).append(" call edges\n");
+        sb.append("  ")
+            .append(a.name)
+            .append(": compiled, ")
+            .append(recursive.contains(a.name) ? "recursive" : "not recursive")
+            .append(", ")
+            .append(a.liveStates)
+            .append(" states, ")
+            .append(a.callee.length)
+            .append(" call edges\n");
       }
     }
     for (Gbnf.Rule r : rules) {
@@ -209,11 +278,24 @@ public final class Grammar {
       String rec = recursive.contains(r.name()) ? "recursive" : "not recursive";
       if (k >= 0) {
         RuleAutomaton a = automata[k];
-        sb.append("  ").append(r.name()).append(" (line ").append(r.line()).append("): compiled, ").append(rec)
-            .append(", ").append(a.liveStates).append(" states, ")
-            .append(a.callee.length).append(" call edges\n");
+        sb.append("  ")
+            .append(r.name())
+            .append(" (line ")
+            .append(r.line())
+            .append("): compiled, ")
+            .append(rec)
+            .append(", ")
+            .append(a.liveStates)
+            .append(" states, ")
+            .append(a.callee.length)
+            .append(" call edges\n");
       } else {
-        sb.append("  ").append(r.name()).append(" (line ").append(r.line()).append("): inlined, ").append(rec)
+        sb.append("  ")
+            .append(r.name())
+            .append(" (line ")
+            .append(r.line())
+            .append("): inlined, ")
+            .append(rec)
             .append('\n');
       }
     }
@@ -222,6 +304,10 @@ public final class Grammar {
 
   @Override
   public String toString() {
-    return "Grammar[" + compiledNames.size() + " compiled rules" + (regular != null ? ", regular" : "") + "]";
+    return "Grammar["
+        + compiledNames.size()
+        + " compiled rules"
+        + (regular != null ? ", regular" : "")
+        + "]";
   }
 }

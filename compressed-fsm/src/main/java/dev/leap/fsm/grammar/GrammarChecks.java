@@ -19,18 +19,19 @@ import java.util.Set;
 /**
  * The checks a grammar must pass before it is matched, one suite for both forms a grammar arrives
  * in: GBNF syntax ({@link #check(List)}, failing with a {@link GrammarSyntaxException} at the
- * offending place) and rules given as trees, compiled to rule automata ({@link #check(RuleAutomaton[],
- * String)}, for the JSON Schema compiler's rules, where there is no syntax to point at: errors name
- * the rules). Syntax alone: no rule defined twice, a {@code root} rule, every referenced rule defined,
- * every rule reachable from {@code root}. Both: no left recursion (a rule that can reach itself
- * without reading a byte, through rules that match the empty text too), and every rule able to
- * finish (it matches some finite text). Those two are computed once, over {@link Rules}: the facts
- * each form gives about its rules (read from the syntax tree, or from the automata's text bytes and
- * call edges).
+ * offending place) and rules given as trees, compiled to rule automata ({@link
+ * #check(RuleAutomaton[], String)}, for the JSON Schema compiler's rules, where there is no syntax
+ * to point at: errors name the rules). Syntax alone: no rule defined twice, a {@code root} rule,
+ * every referenced rule defined, every rule reachable from {@code root}. Both: no left recursion (a
+ * rule that can reach itself without reading a byte, through rules that match the empty text too),
+ * and every rule able to finish (it matches some finite text). Those two are computed once, over
+ * {@link Rules}: the facts each form gives about its rules (read from the syntax tree, or from the
+ * automata's text bytes and call edges).
  *
  * <p>What the engine relies on afterwards: with no left recursion, pushing rules without reading a
  * byte always stops (the stack closure is finite); with every rule productive, every live state of
- * every rule automaton can still reach a full match, so "not dead" means "a prefix of the language".
+ * every rule automaton can still reach a full match, so "not dead" means "a prefix of the
+ * language".
  */
 final class GrammarChecks {
   private GrammarChecks() {}
@@ -41,7 +42,9 @@ final class GrammarChecks {
     for (Gbnf.Rule r : rules) {
       Gbnf.Rule prev = byName.putIfAbsent(r.name(), r);
       if (prev != null) {
-        throw new GrammarSyntaxException(r.line(), r.column(),
+        throw new GrammarSyntaxException(
+            r.line(),
+            r.column(),
             "rule \"" + r.name() + "\" is defined twice (first at line " + prev.line() + ")");
       }
     }
@@ -51,14 +54,19 @@ final class GrammarChecks {
     for (Gbnf.Rule r : rules) {
       for (Gbnf.Ref ref : refs(r.body())) {
         if (!byName.containsKey(ref.name())) {
-          throw new GrammarSyntaxException(ref.line(), ref.column(), "undefined rule \"" + Excerpt.around(ref.name(), -1) + "\"");
+          throw new GrammarSyntaxException(
+              ref.line(),
+              ref.column(),
+              "undefined rule \"" + Excerpt.around(ref.name(), -1) + "\"");
         }
       }
     }
     Set<String> reachable = reachable(byName);
     for (Gbnf.Rule r : rules) {
       if (!reachable.contains(r.name())) {
-        throw new GrammarSyntaxException(r.line(), r.column(),
+        throw new GrammarSyntaxException(
+            r.line(),
+            r.column(),
             "rule \"" + r.name() + "\" is never used (not reachable from root)");
       }
     }
@@ -68,7 +76,9 @@ final class GrammarChecks {
       Gbnf.Rule r = rules.get(cycle.get(0));
       List<String> path = new ArrayList<>();
       cycle.forEach(k -> path.add(rules.get(k).name()));
-      throw new GrammarSyntaxException(r.line(), r.column(),
+      throw new GrammarSyntaxException(
+          r.line(),
+          r.column(),
           "rule " + r.name() + " is left-recursive: " + String.join(" -> ", path));
     }
     productive(rules, byName, finishing(facts));
@@ -84,8 +94,11 @@ final class GrammarChecks {
     BitSet finishing = finishing(facts);
     for (int k = 0; k < rules.length; k++) {
       if (!finishing.get(k)) {
-        throw new ConstraintException(source + ": rule \"" + rules[k].name
-            + "\" never finishes: every way through it calls a rule that never finishes (itself, through recursion)");
+        throw new ConstraintException(
+            source
+                + ": rule \""
+                + rules[k].name
+                + "\" never finishes: every way through it calls a rule that never finishes (itself, through recursion)");
       }
     }
     List<Integer> cycle = leftRecursion(facts);
@@ -94,8 +107,12 @@ final class GrammarChecks {
       for (int c : cycle) {
         path.append(path.length() == 0 ? "" : " -> ").append(rules[c].name);
       }
-      throw new ConstraintException(source + ": rule \"" + rules[cycle.get(0)].name
-          + "\" is left-recursive (calls itself before reading a byte): " + path);
+      throw new ConstraintException(
+          source
+              + ": rule \""
+              + rules[cycle.get(0)].name
+              + "\" is left-recursive (calls itself before reading a byte): "
+              + path);
     }
   }
 
@@ -109,7 +126,10 @@ final class GrammarChecks {
      */
     boolean ends(int k, BitSet callable, boolean bytes);
 
-    /** The rules {@code k} may call before reading a byte, given the rules that match the empty text; no repeats. */
+    /**
+     * The rules {@code k} may call before reading a byte, given the rules that match the empty
+     * text; no repeats.
+     */
     List<Integer> leftCalls(int k, BitSet nullable);
   }
 
@@ -391,7 +411,8 @@ final class GrammarChecks {
    * through other unfinished rules, else the first unfinished one (a rule that needs itself is the
    * cause; one that merely calls it is not).
    */
-  private static void productive(List<Gbnf.Rule> rules, Map<String, Gbnf.Rule> byName, BitSet finishingRules) {
+  private static void productive(
+      List<Gbnf.Rule> rules, Map<String, Gbnf.Rule> byName, BitSet finishingRules) {
     Set<String> done = new HashSet<>();
     for (int k = finishingRules.nextSetBit(0); k >= 0; k = finishingRules.nextSetBit(k + 1)) {
       done.add(rules.get(k).name());
@@ -410,12 +431,17 @@ final class GrammarChecks {
       }
     }
     if (first != null) {
-      throw new GrammarSyntaxException(first.line(), first.column(), "rule \"" + first.name()
-          + "\" never finishes: every alternative needs a rule that never finishes (itself, through recursion)");
+      throw new GrammarSyntaxException(
+          first.line(),
+          first.column(),
+          "rule \""
+              + first.name()
+              + "\" never finishes: every alternative needs a rule that never finishes (itself, through recursion)");
     }
   }
 
-  private static boolean reachesItself(String start, Map<String, Gbnf.Rule> byName, Set<String> finishing) {
+  private static boolean reachesItself(
+      String start, Map<String, Gbnf.Rule> byName, Set<String> finishing) {
     Deque<String> todo = new ArrayDeque<>(List.of(start));
     Set<String> seen = new HashSet<>();
     while (!todo.isEmpty()) {

@@ -12,31 +12,33 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One request's view of a {@link CompiledGrammar}: a {@link ByteAutomaton} whose states are interned
- * configurations (sets of stacks, see {@link Stacks}), with token masks and forced bytes.
+ * One request's view of a {@link CompiledGrammar}: a {@link ByteAutomaton} whose states are
+ * interned configurations (sets of stacks, see {@link Stacks}), with token masks and forced bytes.
  *
- * <p>States: each distinct configuration (its sorted stack ids and whether the text may end) gets one
- * int, the first time it is reached, and keeps it; stacks are persistent frames shared between
+ * <p>States: each distinct configuration (its sorted stack ids and whether the text may end) gets
+ * one int, the first time it is reached, and keeps it; stacks are persistent frames shared between
  * configurations. So a caller may keep the state before every output position, roll back by cutting
  * that list, and walk again from any earlier state. {@link #DEAD} ({@code -1}) is never interned.
  * Every live state is a prefix of some text of the grammar (the grammar checks make every rule able
  * to finish).
  *
- * <p>{@link #allowed}: the OR of the precomputed accepted sets of the configuration's distinct stack
- * tops, plus those of their uncertain tokens that survive a walk through the whole configuration,
- * plus the EOS ids where the state is accepting; the masks of the {@value #MASK_CACHE} most recently
- * used states are kept (a mask is 16 KiB for a 128k vocabulary; a request's states are many). {@link #forcedBytes}: while the
- * state is not accepting and exactly one byte value can follow (over all stacks, returns included:
- * the stack is known here, so forcing crosses rule ends), that byte; never ending inside a UTF-8
- * sequence; at most {@value #MAX_FORCED} bytes.
+ * <p>{@link #allowed}: the OR of the precomputed accepted sets of the configuration's distinct
+ * stack tops, plus those of their uncertain tokens that survive a walk through the whole
+ * configuration, plus the EOS ids where the state is accepting; the masks of the {@value
+ * #MASK_CACHE} most recently used states are kept (a mask is 16 KiB for a 128k vocabulary; a
+ * request's states are many). {@link #forcedBytes}: while the state is not accepting and exactly
+ * one byte value can follow (over all stacks, returns included: the stack is known here, so forcing
+ * crosses rule ends), that byte; never ending inside a UTF-8 sequence; at most {@value #MAX_FORCED}
+ * bytes.
  *
- * <p>Work limits (from {@link CompiledGrammar#newMatcher(int, int)}): stack depth and live stacks per
- * configuration; past one, a {@link GrammarLimitException}. Not thread-safe: one per request. The
- * interning tables live here and go with the matcher.
+ * <p>Work limits (from {@link CompiledGrammar#newMatcher(int, int)}): stack depth and live stacks
+ * per configuration; past one, a {@link GrammarLimitException}. Not thread-safe: one per request.
+ * The interning tables live here and go with the matcher.
  */
 public final class GrammarMatcher implements ByteAutomaton {
   /** Longest forced run returned by {@link #forcedBytes}. */
   public static final int MAX_FORCED = 4096;
+
   /** Masks kept per matcher (the most recently used states'). */
   static final int MASK_CACHE = 64;
 
@@ -45,13 +47,18 @@ public final class GrammarMatcher implements ByteAutomaton {
   private final List<int[]> configs = new ArrayList<>();
   private final IntArrayList accepting = new IntArrayList();
   private final Map<Key, Integer> ids = new HashMap<>();
-  /** Most recently used masks (one is {@code maskWords} longs: 16 KiB for 128k tokens), by state. */
-  private final Map<Integer, long[]> masks = new LinkedHashMap<>(64, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Integer, long[]> eldest) {
-      return size() > MASK_CACHE;
-    }
-  };
+
+  /**
+   * Most recently used masks (one is {@code maskWords} longs: 16 KiB for 128k tokens), by state.
+   */
+  private final Map<Integer, long[]> masks =
+      new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Integer, long[]> eldest) {
+          return size() > MASK_CACHE;
+        }
+      };
+
   private final IntArrayList counts = new IntArrayList();
   private final List<byte[]> forced = new ArrayList<>();
   private final IntArrayList bufA = new IntArrayList();
@@ -301,7 +308,10 @@ public final class GrammarMatcher implements ByteAutomaton {
     return 192 + Long.numberOfTrailingZeros(w3);
   }
 
-  /** Whether {@code cfg[0, n)} is inside a UTF-8 sequence: not accepting, and only continuation bytes can follow. */
+  /**
+   * Whether {@code cfg[0, n)} is inside a UTF-8 sequence: not accepting, and only continuation
+   * bytes can follow.
+   */
   private boolean expectsContinuation(int[] cfg, int n, boolean accept) {
     if (accept) {
       return false;
@@ -320,7 +330,10 @@ public final class GrammarMatcher implements ByteAutomaton {
     return any;
   }
 
-  /** The stacks of {@code state} as {@code rule@state} frames, top first (for debugging and {@code leap explain}). */
+  /**
+   * The stacks of {@code state} as {@code rule@state} frames, top first (for debugging and {@code
+   * leap explain}).
+   */
   public List<List<String>> stacksOf(int state) {
     live(state);
     List<List<String>> out = new ArrayList<>();
@@ -334,11 +347,18 @@ public final class GrammarMatcher implements ByteAutomaton {
     return out;
   }
 
-  /** Checks that {@code state} is a live state of this matcher (not {@link #DEAD}, not another matcher's). */
+  /**
+   * Checks that {@code state} is a live state of this matcher (not {@link #DEAD}, not another
+   * matcher's).
+   */
   private void live(int state) {
     if (state < 0 || state >= configs.size()) {
-      throw new IllegalArgumentException("not a live state of this matcher: " + state + " (states 0.."
-          + (configs.size() - 1) + ")");
+      throw new IllegalArgumentException(
+          "not a live state of this matcher: "
+              + state
+              + " (states 0.."
+              + (configs.size() - 1)
+              + ")");
     }
   }
 

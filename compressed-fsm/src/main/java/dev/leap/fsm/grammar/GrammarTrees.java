@@ -11,8 +11,8 @@ import java.util.Map;
 /**
  * Grammar syntax to regex trees ({@link Re}): a compiled rule's body with every inlined rule
  * substituted (one shared node per inlined rule, so the NFA builds it once per exit) and every call
- * of a compiled rule written as its marker ({@link RuleCalls#call}). A grammar without
- * recursion becomes one marker-free tree, compiled exactly as a regex is.
+ * of a compiled rule written as its marker ({@link RuleCalls#call}). A grammar without recursion
+ * becomes one marker-free tree, compiled exactly as a regex is.
  */
 final class GrammarTrees {
   private final Map<String, Gbnf.Rule> rules;

@@ -24,6 +24,7 @@ import java.util.Set;
 final class RecursionPlan {
   /** Compiled rules, {@code root} first, then in definition order. */
   final List<String> compiled;
+
   /** Rules on some recursion cycle (reachable from root). */
   final Set<String> recursive;
 
@@ -84,7 +85,9 @@ final class RecursionPlan {
     return new RecursionPlan(compiled, recursive);
   }
 
-  /** Strongly connected components of {@code graph} without the nodes in {@code removed} (Tarjan). */
+  /**
+   * Strongly connected components of {@code graph} without the nodes in {@code removed} (Tarjan).
+   */
   private static List<Set<String>> sccs(Map<String, Set<String>> graph, Set<String> removed) {
     Map<String, Integer> index = new HashMap<>();
     Map<String, Integer> low = new HashMap<>();
@@ -100,9 +103,16 @@ final class RecursionPlan {
     return out;
   }
 
-  private static void strongConnect(String v, Map<String, Set<String>> graph, Set<String> removed,
-      Map<String, Integer> index, Map<String, Integer> low, List<String> stack, Set<String> onStack,
-      List<Set<String>> out, int[] counter) {
+  private static void strongConnect(
+      String v,
+      Map<String, Set<String>> graph,
+      Set<String> removed,
+      Map<String, Integer> index,
+      Map<String, Integer> low,
+      List<String> stack,
+      Set<String> onStack,
+      List<Set<String>> out,
+      int[] counter) {
     index.put(v, counter[0]);
     low.put(v, counter[0]);
     counter[0]++;

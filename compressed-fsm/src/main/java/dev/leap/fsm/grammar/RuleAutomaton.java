@@ -10,13 +10,13 @@ import java.util.Deque;
  * One compiled rule: a minimal byte DFA whose edges may also <em>call</em> another compiled rule.
  *
  * <p>How calls get into a DFA built by the ordinary pipeline: a call of compiled rule {@code k} is
- * written into the rule's tree as a four-byte <em>marker</em> ({@link RuleCalls}) {@code FF d2 d1 d0} (the decimal
- * digits of {@code k} as bytes {@code F5..FE}). Bytes {@code F5..FF} never occur in UTF-8, and a
- * grammar's text is UTF-8 (literals and classes are code points), so markers cannot collide with
- * text. After determinization and minimization, a marker path {@code s -FF-> x -d2-> y -d1-> z -d0->
- * t} is read back as the call edge {@code s --k--> t}; the inner states {@code x, y, z} are never
- * entered by {@link #step} (which rejects bytes {@code F5..FF}, so a token holding such a byte is
- * rejected as it must be).
+ * written into the rule's tree as a four-byte <em>marker</em> ({@link RuleCalls}) {@code FF d2 d1
+ * d0} (the decimal digits of {@code k} as bytes {@code F5..FE}). Bytes {@code F5..FF} never occur
+ * in UTF-8, and a grammar's text is UTF-8 (literals and classes are code points), so markers cannot
+ * collide with text. After determinization and minimization, a marker path {@code s -FF-> x -d2-> y
+ * -d1-> z -d0-> t} is read back as the call edge {@code s --k--> t}; the inner states {@code x, y,
+ * z} are never entered by {@link #step} (which rejects bytes {@code F5..FF}, so a token holding
+ * such a byte is rejected as it must be).
  *
  * <p>Invariants: state 0 is the initial state; accepting means the rule may end (return) there;
  * every state reachable from 0 can reach acceptance, given that every called rule can finish (the
@@ -25,23 +25,37 @@ import java.util.Deque;
 final class RuleAutomaton {
   /** First byte of a call marker ({@link RuleCalls}). */
   static final int MARK = RuleCalls.MARK;
+
   /** Digit bytes are {@code DIGIT0 .. DIGIT0 + 9}. */
   static final int DIGIT0 = RuleCalls.DIGIT0;
+
   /** Most compiled rules a grammar may have (three decimal digits). */
   static final int MAX_RULES = RuleCalls.MAX_RULES;
 
   final String name;
   final Dfa dfa;
-  /** Call edges of state s: {@code callee[i], callTarget[i]} for {@code i in [callStart[s], callStart[s+1])}. */
+
+  /**
+   * Call edges of state s: {@code callee[i], callTarget[i]} for {@code i in [callStart[s],
+   * callStart[s+1])}.
+   */
   final int[] callStart;
+
   final int[] callee;
   final int[] callTarget;
+
   /** Per state, the text bytes (0..F4) with a transition: four words per state. */
   final long[] byteSets;
+
   /** States reachable from 0 through text bytes and whole calls (marker inner states excluded). */
   final int liveStates;
-  /** Per state: {@link #HAS_CALLS}, {@link #HAS_BYTES}, {@link #ACCEPTING} bits (one load on hot paths). */
+
+  /**
+   * Per state: {@link #HAS_CALLS}, {@link #HAS_BYTES}, {@link #ACCEPTING} bits (one load on hot
+   * paths).
+   */
   final byte[] kind;
+
   static final int HAS_CALLS = 1;
   static final int HAS_BYTES = 2;
   static final int ACCEPTING = 4;
@@ -57,11 +71,13 @@ final class RuleAutomaton {
     for (int s = 0; s < n; s++) {
       callStart[s] = callees.size();
       int base = 4 * s;
-      dfa.forEachRange(s, (lo, hi, t) -> {
-        for (int b = lo; b <= Math.min(hi, DIGIT0 - 1); b++) {
-          byteSets[base + (b >>> 6)] |= 1L << b;
-        }
-      });
+      dfa.forEachRange(
+          s,
+          (lo, hi, t) -> {
+            for (int b = lo; b <= Math.min(hi, DIGIT0 - 1); b++) {
+              byteSets[base + (b >>> 6)] |= 1L << b;
+            }
+          });
       int x = dfa.step(s, MARK);
       if (x != Dfa.DEAD) {
         for (int d2 = 0; d2 < 10; d2++) {
@@ -114,8 +130,11 @@ final class RuleAutomaton {
     liveStates = live;
     kind = new byte[n];
     for (int s = 0; s < n; s++) {
-      kind[s] = (byte) ((callStart[s] < callStart[s + 1] ? HAS_CALLS : 0) | (hasBytes(s) ? HAS_BYTES : 0)
-          | (dfa.isAccepting(s) ? ACCEPTING : 0));
+      kind[s] =
+          (byte)
+              ((callStart[s] < callStart[s + 1] ? HAS_CALLS : 0)
+                  | (hasBytes(s) ? HAS_BYTES : 0)
+                  | (dfa.isAccepting(s) ? ACCEPTING : 0));
     }
   }
 

@@ -14,23 +14,25 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  * <p>The top is examined alone, with {@link Stacks#CONTEXT} below it: calls push callee frames as
  * usual, and a return past {@code r}'s own frame is blocked and noted ({@link Stacks#ENDS}). For a
  * token {@code t} of length {@code L}, with the configuration after its first {@code d} bytes:
+ *
  * <ul>
  *   <li>accepted: after all {@code L} bytes some stack is alive, or {@code r} may end exactly there
  *       (the caller then goes on; every caller state is live);
  *   <li>uncertain: not accepted, and for some {@code 1 <= d < L}, {@code r} may end after {@code d}
- *       bytes and {@code t[d]} is in {@code FOLLOW(r)} ({@link FollowBytes}); at run time these
- *       are walked through the real stack;
+ *       bytes and {@code t[d]} is in {@code FOLLOW(r)} ({@link FollowBytes}); at run time these are
+ *       walked through the real stack;
  *   <li>rejected otherwise (whatever the stack: no caller can read {@code t[d]}).
  * </ul>
+ *
  * Ending after 0 bytes is not counted: the matcher's configuration already holds the stacks where
  * {@code r} has returned, and their own tops classify the token.
  *
  * <p>Walk: this is a {@link SortedWalk.Recognizer} of the vocabulary sorted by bytes ({@link
  * SortedVocabulary}), the one walk the token index's DFA masks use too: the configuration kept per
  * depth so a shared prefix is walked once; after a death at depth {@code D}, every following token
- * sharing the first {@code D + 1} bytes gets the same answer without a walk. A configuration that is
- * one frame of {@code r} itself over {@code CONTEXT} is kept as a bare DFA state and stepped through
- * the table (most of a rule's states); only calls and returns go through {@link Stacks}.
+ * sharing the first {@code D + 1} bytes gets the same answer without a walk. A configuration that
+ * is one frame of {@code r} itself over {@code CONTEXT} is kept as a bare DFA state and stepped
+ * through the table (most of a rule's states); only calls and returns go through {@link Stacks}.
  */
 final class RuleTokenWalk implements SortedWalk.Recognizer {
   private final RuleAutomaton[] rules;
@@ -76,7 +78,8 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
   /**
    * The sets of stack top {@code (r, s)}, walking {@code view}: the full sorted vocabulary, or the
    * part of it not made only of {@code s}'s loop bytes ({@link RuleAutomaton#loopBytes}: those
-   * tokens are accepted as they are, they leave the walk in {@code s} or in the loop one step ahead).
+   * tokens are accepted as they are, they leave the walk in {@code s} or in the loop one step
+   * ahead).
    */
   Sets compute(int r, int s, VocabView view) {
     this.a = rules[r];
@@ -116,9 +119,9 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
 
   /**
    * Dead after {@code d} bytes ({@code d >= 1}), the token goes on. If r ended exactly there, the
-   * answer depends on the next byte: the same for every token sharing the first {@code d + 1} bytes.
-   * Otherwise it is the same for every token sharing the first {@code d} bytes. Uncertain answers
-   * are reported for each such token; rejections are skipped.
+   * answer depends on the next byte: the same for every token sharing the first {@code d + 1}
+   * bytes. Otherwise it is the same for every token sharing the first {@code d} bytes. Uncertain
+   * answers are reported for each such token; rejections are skipped.
    */
   @Override
   public int died(int id, byte[] b, int d) {

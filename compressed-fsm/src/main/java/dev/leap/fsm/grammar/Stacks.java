@@ -10,17 +10,17 @@ import java.util.Arrays;
  * set of stacks.
  *
  * <p>A <em>frame</em> is (compiled rule, state of its automaton, parent frame); a stack is its top
- * frame, linked down to the bottom. Frames are interned (one id per distinct triple), so equal stacks
- * are one id and stacks share their common tails. The parent of a bottom frame is {@link #BOTTOM}
- * (below root: the end of the text) or, when a rule is examined on its own before the caller is
- * known (the per-state token precomputation), {@link #CONTEXT}.
+ * frame, linked down to the bottom. Frames are interned (one id per distinct triple), so equal
+ * stacks are one id and stacks share their common tails. The parent of a bottom frame is {@link
+ * #BOTTOM} (below root: the end of the text) or, when a rule is examined on its own before the
+ * caller is known (the per-state token precomputation), {@link #CONTEXT}.
  *
  * <p>A <em>configuration</em> is a set of stacks, each closed under the moves that read no byte:
- * <em>call</em> (a call edge {@code s --k--> t} of the top replaces the top by {@code (rule, t)} and
- * pushes {@code (k, 0)}) and <em>return</em> (a top in an accepting state is popped; its parent is
- * the caller's frame already at the call's target). A configuration keeps only the stacks whose top
- * has a byte transition; whether some stack returned past {@link #BOTTOM} (the text may end) or past
- * {@link #CONTEXT} (the rule may end, the caller decides what follows) comes back as flags.
+ * <em>call</em> (a call edge {@code s --k--> t} of the top replaces the top by {@code (rule, t)}
+ * and pushes {@code (k, 0)}) and <em>return</em> (a top in an accepting state is popped; its parent
+ * is the caller's frame already at the call's target). A configuration keeps only the stacks whose
+ * top has a byte transition; whether some stack returned past {@link #BOTTOM} (the text may end) or
+ * past {@link #CONTEXT} (the rule may end, the caller decides what follows) comes back as flags.
  * Closures terminate because the grammar has no left recursion (pushing without reading a byte
  * always stops) and frames already seen in the same closure are skipped.
  *
@@ -31,8 +31,10 @@ import java.util.Arrays;
 final class Stacks {
   static final int BOTTOM = -1;
   static final int CONTEXT = -2;
+
   /** Flag: a stack returned past {@link #BOTTOM}: the text may end here. */
   static final int ACCEPT = 1;
+
   /** Flag: a stack returned past {@link #CONTEXT}: the examined rule may end here. */
   static final int ENDS = 2;
 
@@ -97,8 +99,14 @@ final class Stacks {
     }
     int depth = parent < 0 ? 1 : fDepth[parent] + 1;
     if (depth > maxDepth) {
-      throw new GrammarLimitException("stack depth", maxDepth, "grammar stack depth limit of " + maxDepth
-          + " frames reached calling rule \"" + rules[rule].name + "\": the output nests too deeply");
+      throw new GrammarLimitException(
+          "stack depth",
+          maxDepth,
+          "grammar stack depth limit of "
+              + maxDepth
+              + " frames reached calling rule \""
+              + rules[rule].name
+              + "\": the output nests too deeply");
     }
     if (frames == fRule.length) {
       int n = frames * 2;
@@ -131,7 +139,8 @@ final class Stacks {
 
   /**
    * Steps the stacks {@code src[0, n)} on byte {@code b} and closes the result into {@code out}
-   * (cleared first, sorted); returns the flags. {@code out} empty with no flag: the byte is rejected.
+   * (cleared first, sorted); returns the flags. {@code out} empty with no flag: the byte is
+   * rejected.
    */
   int step(int[] src, int n, int b, IntArrayList out) {
     out.clear();
@@ -175,8 +184,14 @@ final class Stacks {
       RuleAutomaton a = rules[r];
       if (a.hasBytes(s)) {
         if (out.size() >= maxStacks) {
-          throw new GrammarLimitException("live stacks", maxStacks, "grammar ambiguity limit of " + maxStacks
-              + " live stacks reached in rule \"" + a.name + "\": the grammar allows too many parses of this text");
+          throw new GrammarLimitException(
+              "live stacks",
+              maxStacks,
+              "grammar ambiguity limit of "
+                  + maxStacks
+                  + " live stacks reached in rule \""
+                  + a.name
+                  + "\": the grammar allows too many parses of this text");
         }
         out.add(g);
       }

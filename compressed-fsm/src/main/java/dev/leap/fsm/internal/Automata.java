@@ -33,7 +33,8 @@ public final class Automata {
    * @throws EmptyLanguageException the tree matches nothing
    */
   public static Dfa compileNonEmpty(Re re, String source, int maxStates) {
-    Dfa dfa = Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
+    Dfa dfa =
+        Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
     if (dfa == null) {
       throw new EmptyLanguageException(source);
     }
@@ -109,7 +110,8 @@ public final class Automata {
       boolean inB = qb.getInt(s) != Dfa.DEAD && b.isAccepting(qb.getInt(s));
       accepting[s] = minus ? inA && !inB : inA && inB;
     }
-    return Minimizer.minimize(new Determinizer.RawDfa(n, k, classOf, table.toIntArray(), accepting));
+    return Minimizer.minimize(
+        new Determinizer.RawDfa(n, k, classOf, table.toIntArray(), accepting));
   }
 
   private static long pair(int x, int y) {

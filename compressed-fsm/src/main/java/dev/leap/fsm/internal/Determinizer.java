@@ -89,9 +89,17 @@ public final class Determinizer {
           work += target.length;
           if (work > MAX_SUBSET_WORK) {
             // Subsets this large mean the DFA would not fit the state limit's memory either.
-            throw new AutomatonTooLargeException(source, maxStates, id + 1, "determinization would hold more than "
-                + MAX_SUBSET_WORK + " NFA states in its subsets (at " + (id + 1) + " DFA states); simplify the"
-                + " constraint: " + Excerpt.around(source, -1));
+            throw new AutomatonTooLargeException(
+                source,
+                maxStates,
+                id + 1,
+                "determinization would hold more than "
+                    + MAX_SUBSET_WORK
+                    + " NFA states in its subsets (at "
+                    + (id + 1)
+                    + " DFA states); simplify the"
+                    + " constraint: "
+                    + Excerpt.around(source, -1));
           }
           ids.put(key, id);
           sets.add(target);
@@ -107,7 +115,8 @@ public final class Determinizer {
   }
 
   /** The sorted epsilon closure of {@code seeds[0..n)}. */
-  private static int[] closure(Nfa nfa, int[] seeds, int n, int[] stamp, int[] stack, int[] stampHolder) {
+  private static int[] closure(
+      Nfa nfa, int[] seeds, int n, int[] stamp, int[] stack, int[] stampHolder) {
     int mark = ++stampHolder[0];
     int sp = 0;
     IntArrayList out = new IntArrayList();

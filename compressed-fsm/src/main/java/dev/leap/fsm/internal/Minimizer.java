@@ -12,16 +12,15 @@ import java.util.HashMap;
  * <p>The raw DFA is first trimmed: states that cannot reach acceptance are dropped and transitions
  * into them become undefined ({@link Dfa#DEAD}); refinement runs on that partial DFA, with no
  * explicit sink. Two partitions are refined together: the states into <em>blocks</em>, and the
- * transitions into <em>cords</em> (initially one per byte class; a cord is later the transitions
- * of one class into a union of blocks). Processing a cord splits the blocks by which states have a
+ * transitions into <em>cords</em> (initially one per byte class; a cord is later the transitions of
+ * one class into a union of blocks). Processing a cord splits the blocks by which states have a
  * transition in it; a new block splits the cords by which transitions lead into it. A split always
  * makes the smaller part the new set, and each new set is processed once (Hopcroft's "smaller
  * half"), which gives the bound. The initial cords hold every transition of their class, so a state
  * with a transition on a class never shares a block with one that has none.
  *
- * <p>The blocks are numbered in breadth-first order from the initial state (so equal languages
- * give equal tables), and byte classes are re-merged where the minimal table no longer tells them
- * apart.
+ * <p>The blocks are numbered in breadth-first order from the initial state (so equal languages give
+ * equal tables), and byte classes are re-merged where the minimal table no longer tells them apart.
  */
 public final class Minimizer {
   private Minimizer() {}
@@ -39,8 +38,10 @@ public final class Minimizer {
     final int[] first;
     final int[] past;
     final int[] marked;
+
     /** Sets with marked elements, {@code touched[0, touchedCount)}. */
     final int[] touched;
+
     int touchedCount;
 
     Partition(int n) {
@@ -73,7 +74,10 @@ public final class Minimizer {
       }
     }
 
-    /** Splits every touched set into its marked and unmarked parts; the smaller part becomes a new set. */
+    /**
+     * Splits every touched set into its marked and unmarked parts; the smaller part becomes a new
+     * set.
+     */
     void split() {
       while (touchedCount > 0) {
         int s = touched[--touchedCount];

@@ -46,8 +46,10 @@ public final class Nfa {
   final int start;
   final int accept;
   private final String source;
+
   /** Nodes that occur more than once in the tree (by identity). */
   private final Set<Re> shared = Collections.newSetFromMap(new IdentityHashMap<>());
+
   /** Per shared node: exit state -> entry state of the fragment already built. */
   private final Map<Re, Int2IntOpenHashMap> built = new IdentityHashMap<>();
 
@@ -107,9 +109,15 @@ public final class Nfa {
       Arrays.fill(epsHead, states, n, -1);
     }
     if (states >= MAX_STATES) {
-      throw new AutomatonTooLargeException(source, MAX_STATES, states, "the NFA would exceed its limit of "
-          + MAX_STATES + " states: the constraint is too large to compile (a repetition of a large part, or a very large"
-          + " schema): " + Excerpt.around(source, -1));
+      throw new AutomatonTooLargeException(
+          source,
+          MAX_STATES,
+          states,
+          "the NFA would exceed its limit of "
+              + MAX_STATES
+              + " states: the constraint is too large to compile (a repetition of a large part, or a very large"
+              + " schema): "
+              + Excerpt.around(source, -1));
     }
     return states++;
   }
@@ -132,8 +140,7 @@ public final class Nfa {
 
   private void add(Re re, int from, int to) {
     if (shared.contains(re)) {
-      Int2IntOpenHashMap byExit =
-          built.computeIfAbsent(re, k -> new Int2IntOpenHashMap());
+      Int2IntOpenHashMap byExit = built.computeIfAbsent(re, k -> new Int2IntOpenHashMap());
       int entry = byExit.getOrDefault(to, -1);
       if (entry < 0) {
         entry = newState();

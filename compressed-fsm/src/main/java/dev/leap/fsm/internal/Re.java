@@ -4,9 +4,9 @@ import dev.leap.fsm.Dfa;
 import java.util.List;
 
 /**
- * The regex syntax tree over Unicode code points. Character sets are sorted, disjoint,
- * non-adjacent inclusive ranges {@code [lo0, hi0, lo1, hi1, ...]} of code points, surrogates
- * excluded (they have no UTF-8 encoding).
+ * The regex syntax tree over Unicode code points. Character sets are sorted, disjoint, non-adjacent
+ * inclusive ranges {@code [lo0, hi0, lo1, hi1, ...]} of code points, surrogates excluded (they have
+ * no UTF-8 encoding).
  */
 public sealed interface Re {
 
@@ -24,9 +24,9 @@ public sealed interface Re {
   record Repeat(Re item, int min, int max) implements Re {}
 
   /**
-   * A language given as a byte-level automaton (the result of an intersection or difference,
-   * {@link Automata}); it matches UTF-8 bytes directly, not code points. The DFA is minimal and
-   * trimmed, as every {@link Automata} result is.
+   * A language given as a byte-level automaton (the result of an intersection or difference, {@link
+   * Automata}); it matches UTF-8 bytes directly, not code points. The DFA is minimal and trimmed,
+   * as every {@link Automata} result is.
    */
   record Automaton(Dfa dfa) implements Re {}
 

@@ -38,11 +38,18 @@ public final class RegexParser {
   private static final int[] WORD = CharRanges.of('0', '9', 'A', 'Z', '_', '_', 'a', 'z');
   private static final int[] SPACE = CharRanges.of('\t', '\r', ' ', ' ');
   private static final int[] DOT = CharRanges.negate(new int[] {'\n', '\n'});
-  /** ECMA-262's {@code \s}: WhiteSpace and LineTerminator (the same with and without the u flag). */
-  private static final int[] ECMA_SPACE = CharRanges.of('\t', '\r', ' ', ' ', 0xA0, 0xA0, 0x1680, 0x1680,
-      0x2000, 0x200A, 0x2028, 0x2029, 0x202F, 0x202F, 0x205F, 0x205F, 0x3000, 0x3000, 0xFEFF, 0xFEFF);
+
+  /**
+   * ECMA-262's {@code \s}: WhiteSpace and LineTerminator (the same with and without the u flag).
+   */
+  private static final int[] ECMA_SPACE =
+      CharRanges.of(
+          '\t', '\r', ' ', ' ', 0xA0, 0xA0, 0x1680, 0x1680, 0x2000, 0x200A, 0x2028, 0x2029, 0x202F,
+          0x202F, 0x205F, 0x205F, 0x3000, 0x3000, 0xFEFF, 0xFEFF);
+
   /** ECMA-262's {@code .} without the s flag: any code point but a LineTerminator. */
-  private static final int[] ECMA_DOT = CharRanges.negate(CharRanges.of('\n', '\n', '\r', '\r', 0x2028, 0x2029));
+  private static final int[] ECMA_DOT =
+      CharRanges.negate(CharRanges.of('\n', '\n', '\r', '\r', 0x2028, 0x2029));
 
   private final String pattern;
   private final int[] space;
@@ -61,10 +68,10 @@ public final class RegexParser {
   }
 
   /**
-   * Parses {@code pattern} in Leap's dialect; with {@code ecma}, {@code \s}, {@code \S} and {@code .}
-   * have ECMA-262's meaning (as JSON Schema's {@code pattern} reads them: {@code \s} also matches
-   * the Unicode spaces and line terminators, {@code .} matches neither {@code \r} nor U+2028/2029);
-   * {@code \d \w} are ASCII in both.
+   * Parses {@code pattern} in Leap's dialect; with {@code ecma}, {@code \s}, {@code \S} and {@code
+   * .} have ECMA-262's meaning (as JSON Schema's {@code pattern} reads them: {@code \s} also
+   * matches the Unicode spaces and line terminators, {@code .} matches neither {@code \r} nor
+   * U+2028/2029); {@code \d \w} are ASCII in both.
    */
   public static Re parse(String pattern, boolean ecma) {
     RegexParser p = new RegexParser(pattern, ecma);
@@ -91,7 +98,9 @@ public final class RegexParser {
     return pattern.charAt(pos);
   }
 
-  /** {@code top}: the regex's own alternatives, where {@code ^} and {@code $} may stand at the ends. */
+  /**
+   * {@code top}: the regex's own alternatives, where {@code ^} and {@code $} may stand at the ends.
+   */
   private Re parseAlt(int end, boolean top) {
     List<Re> options = new ArrayList<>();
     options.add(parseConcat(end, top));
@@ -188,7 +197,8 @@ public final class RegexParser {
       }
     }
     if (!more(end) || peek() != '}') {
-      throw error("'{' does not start a valid repetition {m}, {m,} or {m,n} (escape it as \\{)", start);
+      throw error(
+          "'{' does not start a valid repetition {m}, {m,} or {m,n} (escape it as \\{)", start);
     }
     pos++;
     if (max != -1 && max < min) {
@@ -208,7 +218,8 @@ public final class RegexParser {
       pos++;
     }
     if (pos == from) {
-      throw error("'{' does not start a valid repetition {m}, {m,} or {m,n} (escape it as \\{)", start);
+      throw error(
+          "'{' does not start a valid repetition {m}, {m,} or {m,n} (escape it as \\{)", start);
     }
     return (int) v;
   }
@@ -227,9 +238,13 @@ public final class RegexParser {
       case '\\':
         return parseEscapeAtom(end);
       case '^':
-        throw error("'^' is supported only at the start of the regex or of one of its top-level alternatives", at);
+        throw error(
+            "'^' is supported only at the start of the regex or of one of its top-level alternatives",
+            at);
       case '$':
-        throw error("'$' is supported only at the end of the regex or of one of its top-level alternatives", at);
+        throw error(
+            "'$' is supported only at the end of the regex or of one of its top-level alternatives",
+            at);
       case '*':
       case '+':
       case '?':
@@ -277,7 +292,9 @@ public final class RegexParser {
         skipGroupName(end, at);
       } else if (k == 'P' && pos + 1 < end && pattern.charAt(pos + 1) == '=') {
         throw error("backreferences (?P=name) are not supported", at);
-      } else if (k == '<' && pos + 1 < end && (pattern.charAt(pos + 1) == '=' || pattern.charAt(pos + 1) == '!')) {
+      } else if (k == '<'
+          && pos + 1 < end
+          && (pattern.charAt(pos + 1) == '=' || pattern.charAt(pos + 1) == '!')) {
         throw error("lookbehind is not supported", at);
       } else if (k == '<') {
         pos++;
@@ -385,7 +402,8 @@ public final class RegexParser {
         throw error("named characters (\\N) are not supported", at);
       default:
         if (c >= '0' && c <= '9') {
-          throw error("backreferences and octal escapes (\\" + (char) c + ") are not supported", at);
+          throw error(
+              "backreferences and octal escapes (\\" + (char) c + ") are not supported", at);
         }
         if (Character.isLetterOrDigit(c)) {
           throw error("unknown escape \\" + new String(Character.toChars(c)), at);
@@ -461,11 +479,16 @@ public final class RegexParser {
         break;
       }
       int itemAt = pos;
-      if (c == '[' && pos + 1 < end
-          && (pattern.charAt(pos + 1) == ':' || pattern.charAt(pos + 1) == '=' || pattern.charAt(pos + 1) == '.')) {
+      if (c == '['
+          && pos + 1 < end
+          && (pattern.charAt(pos + 1) == ':'
+              || pattern.charAt(pos + 1) == '='
+              || pattern.charAt(pos + 1) == '.')) {
         throw error("POSIX classes ([:name:]) are not supported", pos);
       }
-      if ((c == '&' || c == '~' || c == '|' || c == '-') && pos + 1 < end && pattern.charAt(pos + 1) == c
+      if ((c == '&' || c == '~' || c == '|' || c == '-')
+          && pos + 1 < end
+          && pattern.charAt(pos + 1) == c
           && !(c == '-' && first)) {
         throw error("class set operations ('" + c + c + "') are not supported", pos);
       }

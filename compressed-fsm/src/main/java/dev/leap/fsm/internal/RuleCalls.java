@@ -5,22 +5,26 @@ import java.util.Arrays;
 
 /**
  * How a call of a compiled grammar rule is written into a rule's tree, so that the ordinary regex
- * pipeline builds the rule's automaton: a four-byte <em>marker</em> {@code FF d2 d1 d0}, the decimal
- * digits of the rule's index as bytes {@code F5..FE}. Bytes {@code F5..FF} never occur in UTF-8, so
- * a marker never matches text; the grammar engine ({@code dev.leap.fsm.grammar.RuleAutomaton}) reads
- * marker paths back as call edges.
+ * pipeline builds the rule's automaton: a four-byte <em>marker</em> {@code FF d2 d1 d0}, the
+ * decimal digits of the rule's index as bytes {@code F5..FE}. Bytes {@code F5..FF} never occur in
+ * UTF-8, so a marker never matches text; the grammar engine ({@code
+ * dev.leap.fsm.grammar.RuleAutomaton}) reads marker paths back as call edges.
  */
 public final class RuleCalls {
   private RuleCalls() {}
 
   /** First byte of a call marker. */
   public static final int MARK = 0xFF;
+
   /** Digit bytes are {@code DIGIT0 .. DIGIT0 + 9}. */
   public static final int DIGIT0 = 0xF5;
+
   /** Most compiled rules a grammar may have (three decimal digits). */
   public static final int MAX_RULES = 1000;
 
-  /** The marker tree for a call of compiled rule {@code k} (0 to 999): a four-state byte automaton. */
+  /**
+   * The marker tree for a call of compiled rule {@code k} (0 to 999): a four-state byte automaton.
+   */
   public static Re call(int k) {
     if (k < 0 || k >= MAX_RULES) {
       throw new IllegalArgumentException("rule index " + k + " outside 0.." + (MAX_RULES - 1));

@@ -11,9 +11,9 @@ import java.util.Set;
  *
  * <p>Invariants the callers rely on: {@link #NOTHING} is one shared instance (the converters test
  * for it by identity), {@link #alt} drops options that are an empty character set (as {@link
- * #NOTHING} is) and returns {@link #NOTHING} when none is left; {@link #seq} flattens nested
- * {@link Re.Concat}s and drops {@link Re.Empty} (so a node meant to be shared must be wrapped in a
- * new {@link Re.Concat} by hand, never passed through {@link #seq}, which would copy its items).
+ * #NOTHING} is) and returns {@link #NOTHING} when none is left; {@link #seq} flattens nested {@link
+ * Re.Concat}s and drops {@link Re.Empty} (so a node meant to be shared must be wrapped in a new
+ * {@link Re.Concat} by hand, never passed through {@link #seq}, which would copy its items).
  */
 public final class Trees {
   private Trees() {}
@@ -47,7 +47,9 @@ public final class Trees {
     return list.isEmpty() ? Re.EMPTY : list.size() == 1 ? list.get(0) : new Re.Concat(list);
   }
 
-  /** The union of {@code options}, empty character sets left out; {@link #NOTHING} if none is left. */
+  /**
+   * The union of {@code options}, empty character sets left out; {@link #NOTHING} if none is left.
+   */
   public static Re alt(List<Re> options) {
     List<Re> live = new ArrayList<>();
     for (Re r : options) {

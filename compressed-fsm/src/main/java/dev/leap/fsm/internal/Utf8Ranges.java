@@ -37,7 +37,8 @@ public final class Utf8Ranges {
       }
     }
     int n = length(lo);
-    // Split so that each continuation position covers either a full 0x80..0xBF span or a common prefix.
+    // Split so that each continuation position covers either a full 0x80..0xBF span or a common
+    // prefix.
     for (int i = 1; i < n; i++) {
       int m = (1 << (6 * i)) - 1;
       if ((lo & ~m) != (hi & ~m)) {
@@ -75,7 +76,9 @@ public final class Utf8Ranges {
         return new byte[] {(byte) (0xC0 | (cp >> 6)), (byte) (0x80 | (cp & 0x3F))};
       case 3:
         return new byte[] {
-          (byte) (0xE0 | (cp >> 12)), (byte) (0x80 | ((cp >> 6) & 0x3F)), (byte) (0x80 | (cp & 0x3F))
+          (byte) (0xE0 | (cp >> 12)),
+          (byte) (0x80 | ((cp >> 6) & 0x3F)),
+          (byte) (0x80 | (cp & 0x3F))
         };
       default:
         return new byte[] {

@@ -12,28 +12,37 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The sorted vocabulary as one per-state walk sees it: either all of it, or only the tokens that
  * are <em>not</em> made entirely of a given byte set {@code L}, with the common-prefix lengths and
- * skip links recomputed for that subsequence ({@link SkipLinks}), plus the bitset of the tokens left out.
+ * skip links recomputed for that subsequence ({@link SkipLinks}), plus the bitset of the tokens
+ * left out.
  *
  * <p>Why: a state {@code s} whose self-loop bytes are {@code L} (the inside of a JSON string, an
  * identifier) keeps every token made only of {@code L} in {@code s} itself, so those tokens are
- * accepted without a walk, and the walk visits the rest. Views are built once per distinct {@code L}
- * and vocabulary and shared by every constraint compiled against that vocabulary ({@link #of}: the
- * token index's DFA masks and the grammar's per-state token sets), so a warm vocabulary pays for a
- * view once. Immutable.
+ * accepted without a walk, and the walk visits the rest. Views are built once per distinct {@code
+ * L} and vocabulary and shared by every constraint compiled against that vocabulary ({@link #of}:
+ * the token index's DFA masks and the grammar's per-state token sets), so a warm vocabulary pays
+ * for a view once. Immutable.
  */
 public final class VocabView {
-  /** Self-loops on fewer bytes than this are walked over the full vocabulary (little to leave out). */
+  /**
+   * Self-loops on fewer bytes than this are walked over the full vocabulary (little to leave out).
+   */
   public static final int MIN_LOOP_BYTES = 32;
 
   public final int[] ids;
   public final SkipLinks links;
+
   /** Tokens left out of the walk (all of whose bytes are in {@code L}); null for the full view. */
   public final long[] loopOnly;
 
-  /** Views by vocabulary and self-loop set (weak keys: a vocabulary no longer used takes its views with it). */
+  /**
+   * Views by vocabulary and self-loop set (weak keys: a vocabulary no longer used takes its views
+   * with it).
+   */
   private static final Map<SortedVocabulary, ConcurrentHashMap<Key, VocabView>> VIEWS =
       Collections.synchronizedMap(new WeakHashMap<>());
-  private static final Map<SortedVocabulary, VocabView> FULL = Collections.synchronizedMap(new WeakHashMap<>());
+
+  private static final Map<SortedVocabulary, VocabView> FULL =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   private VocabView(int[] ids, SkipLinks links, long[] loopOnly) {
     this.ids = ids;
@@ -47,11 +56,16 @@ public final class VocabView {
    * vocabulary without the tokens made only of those bytes. Do not modify {@code loop} afterwards.
    */
   public static VocabView of(SortedVocabulary v, long[] loop, int vocabSize) {
-    int bits = Long.bitCount(loop[0]) + Long.bitCount(loop[1]) + Long.bitCount(loop[2]) + Long.bitCount(loop[3]);
+    int bits =
+        Long.bitCount(loop[0])
+            + Long.bitCount(loop[1])
+            + Long.bitCount(loop[2])
+            + Long.bitCount(loop[3]);
     if (bits < MIN_LOOP_BYTES) {
       return FULL.computeIfAbsent(v, VocabView::full);
     }
-    ConcurrentHashMap<Key, VocabView> views = VIEWS.computeIfAbsent(v, k -> new ConcurrentHashMap<>());
+    ConcurrentHashMap<Key, VocabView> views =
+        VIEWS.computeIfAbsent(v, k -> new ConcurrentHashMap<>());
     return views.computeIfAbsent(new Key(loop), k -> without(v, k.loop, vocabSize));
   }
 
@@ -60,7 +74,10 @@ public final class VocabView {
     return new VocabView(v.ids(), v.links(), null);
   }
 
-  /** The view without the tokens made only of bytes in {@code loop} (four words, a 256-bit set), built now (not shared). */
+  /**
+   * The view without the tokens made only of bytes in {@code loop} (four words, a 256-bit set),
+   * built now (not shared).
+   */
   public static VocabView without(SortedVocabulary v, long[] loop, int vocabSize) {
     byte[][] bytes = v.tokenBytes();
     int[] all = v.ids();

@@ -30,7 +30,10 @@ final class Alternatives {
     this.converter = converter;
   }
 
-  /** The values of object schema {@code o} with {@code oneOf} or {@code anyOf}, at nesting {@code level}. */
+  /**
+   * The values of object schema {@code o} with {@code oneOf} or {@code anyOf}, at nesting {@code
+   * level}.
+   */
   Re value(ObjectNode o, String ptr, int level) {
     String key = o.has("oneOf") ? "oneOf" : "anyOf";
     if (o.has("oneOf") && o.has("anyOf")) {
@@ -45,10 +48,15 @@ final class Alternatives {
       JsonNode b = arr.get(i);
       String p = ptr + "/" + key + "/" + i;
       if (Keywords.hasAssertions(siblings) || kinds != null) {
-        branches.add(converter.references.valueOfMerge(() -> {
-          JsonNode merged = Keywords.hasAssertions(siblings) ? converter.merge.merge(siblings, b, p) : b;
-          return kinds == null ? merged : converter.merge.merge(merged, kinds, p);
-        }, p, level));
+        branches.add(
+            converter.references.valueOfMerge(
+                () -> {
+                  JsonNode merged =
+                      Keywords.hasAssertions(siblings) ? converter.merge.merge(siblings, b, p) : b;
+                  return kinds == null ? merged : converter.merge.merge(merged, kinds, p);
+                },
+                p,
+                level));
       } else {
         branches.add(converter.value(b, p, level));
       }
@@ -58,23 +66,28 @@ final class Alternatives {
 
   /**
    * For oneOf: null if no value can be valid against two branches (then exactly-one is
-   * alternation), else a schema {@code {"type": [...]}} of the kinds of value on which the
-   * branches are proven disjoint, to merge into every branch (the other kinds are not generated,
-   * and that is noted). Fails (naming oneOf) if there is no such kind.
+   * alternation), else a schema {@code {"type": [...]}} of the kinds of value on which the branches
+   * are proven disjoint, to merge into every branch (the other kinds are not generated, and that is
+   * noted). Fails (naming oneOf) if there is no such kind.
    */
   private JsonNode oneOfKinds(ObjectNode siblings, JsonNode arr, String ptr) {
     int mark = converter.references.followedMark();
     try {
       List<JsonNode> schemas = new ArrayList<>();
       for (int i = 0; i < arr.size(); i++) {
-        schemas.add(Keywords.hasAssertions(siblings) ? converter.merge.merge(siblings, arr.get(i), ptr + "/oneOf/" + i)
-            : arr.get(i));
+        schemas.add(
+            Keywords.hasAssertions(siblings)
+                ? converter.merge.merge(siblings, arr.get(i), ptr + "/oneOf/" + i)
+                : arr.get(i));
       }
       Disjoint proof = disjointness(ptr);
       Set<Disjoint.Kind> allowed = EnumSet.noneOf(Disjoint.Kind.class);
       for (JsonNode schema : schemas) {
         JsonNode r = proof.resolved(schema);
-        allowed.addAll(r.isObject() ? proof.kinds(r) : r.asBoolean() ? EnumSet.allOf(Disjoint.Kind.class) : Set.of());
+        allowed.addAll(
+            r.isObject()
+                ? proof.kinds(r)
+                : r.asBoolean() ? EnumSet.allOf(Disjoint.Kind.class) : Set.of());
       }
       Set<Disjoint.Kind> ok = EnumSet.copyOf(allowed);
       for (int i = 0; i < schemas.size(); i++) {
@@ -82,7 +95,8 @@ final class Alternatives {
           ok.retainAll(proof.provenKinds(schemas.get(i), schemas.get(j)));
         }
       }
-      if (allowed.contains(Disjoint.Kind.OBJECT) && !ok.contains(Disjoint.Kind.OBJECT)
+      if (allowed.contains(Disjoint.Kind.OBJECT)
+          && !ok.contains(Disjoint.Kind.OBJECT)
           && generatedObjectsDisjoint(schemas, proof)) {
         ok.add(Disjoint.Kind.OBJECT);
       }
@@ -91,16 +105,22 @@ final class Alternatives {
       }
       List<String> types = typesOf(ok);
       if (types.isEmpty()) {
-        converter.notHonoured("oneOf", ptr, "its branches may both hold for one value (Leap proves oneOf branches"
-            + " disjoint, kind of value by kind, by type, const/enum, numeric bounds, string lengths and patterns, or a"
-            + " member one requires and the other forbids or requires with a disjoint value), so exactly-one could not"
-            + " be enforced");
+        converter.notHonoured(
+            "oneOf",
+            ptr,
+            "its branches may both hold for one value (Leap proves oneOf branches"
+                + " disjoint, kind of value by kind, by type, const/enum, numeric bounds, string lengths and patterns, or a"
+                + " member one requires and the other forbids or requires with a disjoint value), so exactly-one could not"
+                + " be enforced");
         return null;
       }
       Set<Disjoint.Kind> dropped = EnumSet.copyOf(allowed);
       dropped.removeAll(ok);
-      converter.narrowed.add((ptr.isEmpty() ? "#" : "#" + ptr) + "/oneOf: values of kind "
-          + dropped.toString().toLowerCase(Locale.ROOT) + " are not generated (more than one branch may hold for them)");
+      converter.narrowed.add(
+          (ptr.isEmpty() ? "#" : "#" + ptr)
+              + "/oneOf: values of kind "
+              + dropped.toString().toLowerCase(Locale.ROOT)
+              + " are not generated (more than one branch may hold for them)");
       ObjectNode t = JsonNodeFactory.instance.objectNode();
       ArrayNode list = t.putArray("type");
       types.forEach(list::add);
@@ -125,7 +145,10 @@ final class Alternatives {
     return each;
   }
 
-  /** The JSON Schema types of the kinds {@code ok} (numbers that are not whole alone have no type of their own). */
+  /**
+   * The JSON Schema types of the kinds {@code ok} (numbers that are not whole alone have no type of
+   * their own).
+   */
   private static List<String> typesOf(Set<Disjoint.Kind> ok) {
     List<String> types = new ArrayList<>();
     for (Disjoint.Kind k : ok) {
@@ -136,7 +159,7 @@ final class Alternatives {
         case ARRAY -> types.add("array");
         case STRING -> types.add("string");
         case WHOLE -> types.add(ok.contains(Disjoint.Kind.FRACTION) ? "number" : "integer");
-        default -> { }
+        default -> {}
       }
     }
     return types;
@@ -150,23 +173,36 @@ final class Alternatives {
    * presence keywords may name further members) {@code schema} itself.
    */
   static JsonNode asGenerated(JsonNode schema) {
-    if (!schema.isObject() || !schema.has("properties") || schema.has("additionalProperties")
+    if (!schema.isObject()
+        || !schema.has("properties")
+        || schema.has("additionalProperties")
         || schema.has("patternProperties")) {
       return schema;
     }
-    for (String k : List.of("dependencies", "dependentRequired", "dependentSchemas", "anyOf", "oneOf", "allOf", "not",
-        "$ref")) {
+    for (String k :
+        List.of(
+            "dependencies",
+            "dependentRequired",
+            "dependentSchemas",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "not",
+            "$ref")) {
       if (schema.has(k)) {
         return schema; // they may name further members that Leap then generates
       }
     }
     ObjectNode closed = ((ObjectNode) schema).deepCopy();
     ObjectNode props = ((ObjectNode) closed.get("properties")).deepCopy();
-    schema.path("required").forEach(r -> {
-      if (!props.has(r.asText())) {
-        props.set(r.asText(), JsonNodeFactory.instance.booleanNode(true));
-      }
-    });
+    schema
+        .path("required")
+        .forEach(
+            r -> {
+              if (!props.has(r.asText())) {
+                props.set(r.asText(), JsonNodeFactory.instance.booleanNode(true));
+              }
+            });
     closed.set("properties", props);
     closed.put("additionalProperties", false);
     return closed;
@@ -216,12 +252,14 @@ final class Alternatives {
 
   /** The disjointness prover, resolving references and merging allOf as this converter does. */
   private Disjoint disjointness(String ptr) {
-    return new Disjoint(x -> {
-      try {
-        return converter.references.resolveShallow(x, ptr);
-      } catch (ConstraintException e) {
-        return JsonNodeFactory.instance.booleanNode(true); // a merge Leap cannot do proves nothing
-      }
-    });
+    return new Disjoint(
+        x -> {
+          try {
+            return converter.references.resolveShallow(x, ptr);
+          } catch (ConstraintException e) {
+            return JsonNodeFactory.instance.booleanNode(
+                true); // a merge Leap cannot do proves nothing
+          }
+        });
   }
 }

@@ -28,7 +28,9 @@ final class AnyValues {
     this.converter = converter;
   }
 
-  /** Any JSON value at nesting {@code level} with containers nested at most {@code depth} levels. */
+  /**
+   * Any JSON value at nesting {@code level} with containers nested at most {@code depth} levels.
+   */
   Re value(int level, int depth) {
     if (converter.rules != null) {
       return converter.rules.anyValue(); // nested without bound, through the stack
@@ -38,7 +40,8 @@ final class AnyValues {
     if (re == null) {
       re = tree(level, depth);
       if (converter.automata) {
-        re = new Re.Automaton(Automata.compile(re, "JSON Schema", converter.options.maxDfaStates()));
+        re =
+            new Re.Automaton(Automata.compile(re, "JSON Schema", converter.options.maxDfaStates()));
       }
       memo.put(key, re);
     }
@@ -46,17 +49,34 @@ final class AnyValues {
   }
 
   private Re tree(int level, int depth) {
-    List<Re> options = new ArrayList<>(List.of(lit("null"), lit("true"), lit("false"),
-        converter.numbers.number(JsonNodeFactory.instance.objectNode(), ""), StringValues.anyString()));
+    List<Re> options =
+        new ArrayList<>(
+            List.of(
+                lit("null"),
+                lit("true"),
+                lit("false"),
+                converter.numbers.number(JsonNodeFactory.instance.objectNode(), ""),
+                StringValues.anyString()));
     if (depth > 0) {
       JsonLayout layout = converter.layout;
       String in = layout.newline(level + 1);
       String out = layout.newline(level);
       Re inner = value(level + 1, depth - 1);
       Re member = seq(lit(in), StringValues.anyString(), lit(layout.colon()), inner);
-      options.add(alt(List.of(lit("[]"), seq(lit("[" + in), inner, rep(seq(lit("," + in), inner), 0, -1),
-          lit(out + "]")))));
-      options.add(alt(List.of(lit("{}"), seq(lit("{"), member, rep(seq(lit(","), member), 0, -1), lit(out + "}")))));
+      options.add(
+          alt(
+              List.of(
+                  lit("[]"),
+                  seq(
+                      lit("[" + in),
+                      inner,
+                      rep(seq(lit("," + in), inner), 0, -1),
+                      lit(out + "]")))));
+      options.add(
+          alt(
+              List.of(
+                  lit("{}"),
+                  seq(lit("{"), member, rep(seq(lit(","), member), 0, -1), lit(out + "}")))));
     }
     return alt(options);
   }

@@ -32,7 +32,8 @@ final class ArrayValues {
     int min = o.has("minItems") ? Converter.nonNegative(o, "minItems", ptr) : 0;
     int max = o.has("maxItems") ? Converter.nonNegative(o, "maxItems", ptr) : -1;
     if (o.path("uniqueItems").asBoolean(false) && (max < 0 || max > 1)) {
-      converter.notHonoured("uniqueItems", ptr, "unique items are not expressible as a regular language");
+      converter.notHonoured(
+          "uniqueItems", ptr, "unique items are not expressible as a regular language");
     }
     if (max >= 0 && max < min) {
       return NOTHING;
@@ -47,17 +48,26 @@ final class ArrayValues {
         prefix.add(converter.value(tuple.get(i), ptr + "/" + key + "/" + i, level + 1));
       }
       JsonNode after = o.has("prefixItems") ? items : o.get("additionalItems");
-      rest = after == null ? converter.any.value(level + 1, Converter.ANY_DEPTH - 1)
-          : converter.value(after, ptr + "/" + (o.has("prefixItems") ? "items" : "additionalItems"), level + 1);
+      rest =
+          after == null
+              ? converter.any.value(level + 1, Converter.ANY_DEPTH - 1)
+              : converter.value(
+                  after,
+                  ptr + "/" + (o.has("prefixItems") ? "items" : "additionalItems"),
+                  level + 1);
     } else {
-      rest = items == null ? converter.any.value(level + 1, Converter.ANY_DEPTH - 1)
-          : converter.value(items, ptr + "/items", level + 1);
+      rest =
+          items == null
+              ? converter.any.value(level + 1, Converter.ANY_DEPTH - 1)
+              : converter.value(items, ptr + "/items", level + 1);
     }
     String in = converter.layout.newline(level + 1);
     String out = converter.layout.newline(level);
     int k = prefix.size();
     if (min > RegexParser.MAX_REPEAT || max > RegexParser.MAX_REPEAT) {
-      converter.notHonoured(max > RegexParser.MAX_REPEAT ? "maxItems" : "minItems", ptr,
+      converter.notHonoured(
+          max > RegexParser.MAX_REPEAT ? "maxItems" : "minItems",
+          ptr,
           "item counts above " + RegexParser.MAX_REPEAT);
       min = Math.min(min, RegexParser.MAX_REPEAT);
       max = -1;
@@ -77,8 +87,13 @@ final class ArrayValues {
     if (max == 0) {
       return lit("[]");
     }
-    Re elements = k > 0 ? seq(lit(in), prefix.get(0), tail)
-        : seq(lit(in), rest, rep(seq(lit("," + in), rest), Math.max(0, min - 1), max < 0 ? -1 : max - 1));
+    Re elements =
+        k > 0
+            ? seq(lit(in), prefix.get(0), tail)
+            : seq(
+                lit(in),
+                rest,
+                rep(seq(lit("," + in), rest), Math.max(0, min - 1), max < 0 ? -1 : max - 1));
     Re body = seq(lit("["), elements, lit(out + "]"));
     return min == 0 ? alt(List.of(lit("[]"), body)) : body;
   }

@@ -25,8 +25,8 @@ import java.util.Set;
 
 /**
  * One conversion of a schema document to a regex tree: the dispatch from a schema to the converter
- * of each kind of value, and the state they share (options, what was ignored and narrowed, the
- * memo of converted schemas, the {@code $ref} expansion depths in {@link References}).
+ * of each kind of value, and the state they share (options, what was ignored and narrowed, the memo
+ * of converted schemas, the {@code $ref} expansion depths in {@link References}).
  *
  * <p>{@link #value} is the entry for every sub-schema: it returns the language of the values the
  * schema allows at a nesting level, memoized by schema node and {@link #memoKey}; the result is
@@ -48,10 +48,13 @@ final class Converter {
   final JsonNode root;
   final JsonSchemaOptions options;
   final JsonLayout layout;
+
   /** What lenient mode ignored ({@code #/pointer/keyword: why}). */
   final List<String> ignored = new ArrayList<>();
+
   /** Where Leap generates less than the schema allows beyond its documented rules, and why. */
   final List<String> narrowed = new ArrayList<>();
+
   /** Whether large values become embedded minimal automata ({@link #MINIMIZE_ABOVE}). */
   final boolean automata;
 
@@ -65,13 +68,17 @@ final class Converter {
   final Dependencies dependencies;
   final Alternatives alternatives;
   final AnyValues any;
-  /** Recursion and free-form values as grammar rules, or null: unrolled and nested {@link #ANY_DEPTH} levels. */
+
+  /**
+   * Recursion and free-form values as grammar rules, or null: unrolled and nested {@link
+   * #ANY_DEPTH} levels.
+   */
   final RecursiveRules rules;
 
   /**
-   * Results of {@link #value} by schema node (identity) and {@link #memoKey}: a definition used
-   * in many places, or reached again through recursion at the same unrolling depth, is converted
-   * once, and the one result is shared in the tree (the NFA builds shared nodes once).
+   * Results of {@link #value} by schema node (identity) and {@link #memoKey}: a definition used in
+   * many places, or reached again through recursion at the same unrolling depth, is converted once,
+   * and the one result is shared in the tree (the NFA builds shared nodes once).
    */
   private final Map<JsonNode, Map<String, Re>> memo = new IdentityHashMap<>();
 
@@ -83,17 +90,26 @@ final class Converter {
     return new Converter(root, options, true, true, false);
   }
 
-  /** As {@link #forDfa}, but objects with {@code properties} get no further members (the narrowing past the state limit). */
+  /**
+   * As {@link #forDfa}, but objects with {@code properties} get no further members (the narrowing
+   * past the state limit).
+   */
   static Converter withoutExtraMembers(JsonNode root, JsonSchemaOptions options) {
     return new Converter(root, options, true, false, false);
   }
 
-  /** As {@link #forDfa}, with recursion and free-form values as grammar rules ({@link RecursiveRules}; compact layout only). */
+  /**
+   * As {@link #forDfa}, with recursion and free-form values as grammar rules ({@link
+   * RecursiveRules}; compact layout only).
+   */
   static Converter withRules(JsonNode root, JsonSchemaOptions options) {
     return new Converter(root, options, true, true, true);
   }
 
-  /** As {@link #forDfa}, but no value embedded as an automaton: a tree whose regex text can be printed. */
+  /**
+   * As {@link #forDfa}, but no value embedded as an automaton: a tree whose regex text can be
+   * printed.
+   */
   static Converter printable(JsonNode root, JsonSchemaOptions options) {
     return new Converter(root, options, false, true, false);
   }
@@ -104,7 +120,11 @@ final class Converter {
    *     ({@link ExtraMembers})
    * @param asRules recursion and free-form values as grammar rules ({@link RecursiveRules})
    */
-  private Converter(JsonNode root, JsonSchemaOptions options, boolean automata, boolean beyondProperties,
+  private Converter(
+      JsonNode root,
+      JsonSchemaOptions options,
+      boolean automata,
+      boolean beyondProperties,
       boolean asRules) {
     this.root = root;
     this.options = options;
@@ -171,8 +191,10 @@ final class Converter {
       return schema.asBoolean() ? any.value(level, ANY_DEPTH) : NOTHING;
     }
     if (!schema.isObject()) {
-      throw new JsonSchemaException("(schema)", ptr, "a schema must be an object or a boolean, found "
-          + schema.getNodeType());
+      throw new JsonSchemaException(
+          "(schema)",
+          ptr,
+          "a schema must be an object or a boolean, found " + schema.getNodeType());
     }
     ObjectNode o = (ObjectNode) schema;
     if (o.has("$ref")) {
@@ -192,7 +214,8 @@ final class Converter {
     boolean presenceCombinators = false;
     for (String k : List.of("anyOf", "oneOf")) {
       if (o.has(k)) {
-        presenceCombinators = PresenceSchemas.presenceOnly(JsonNodeFactory.instance.objectNode().set(k, o.get(k)), o);
+        presenceCombinators =
+            PresenceSchemas.presenceOnly(JsonNodeFactory.instance.objectNode().set(k, o.get(k)), o);
         if (!presenceCombinators) {
           return alternatives.value(o, ptr, level);
         }
@@ -219,7 +242,10 @@ final class Converter {
           excludedTypes.add("integer");
         }
       } else {
-        notHonoured("not", ptr, "supported only when it excludes types or asserts which members are present");
+        notHonoured(
+            "not",
+            ptr,
+            "supported only when it excludes types or asserts which members are present");
       }
     }
     if (o.has("const") || o.has("enum")) {
@@ -263,12 +289,17 @@ final class Converter {
       try {
         restDfa = Automata.compile(value(rest, ptr, level), "enum siblings", 20_000);
       } catch (ConstraintException e) {
-        notHonoured("enum", ptr, "the keywords beside enum/const are too large to check its values against");
+        notHonoured(
+            "enum",
+            ptr,
+            "the keywords beside enum/const are too large to check its values against");
         checked = false;
       }
       List<JsonNode> kept = new ArrayList<>();
       for (JsonNode v : values) {
-        if (!checked || (restDfa != null && restDfa.matches(layout.write(v, level).getBytes(StandardCharsets.UTF_8)))) {
+        if (!checked
+            || (restDfa != null
+                && restDfa.matches(layout.write(v, level).getBytes(StandardCharsets.UTF_8)))) {
           kept.add(v);
         }
       }
@@ -293,7 +324,10 @@ final class Converter {
     return alt(out);
   }
 
-  /** The types {@code o} allows ({@code integer} folded into {@code number}); every type if it has no {@code type}. */
+  /**
+   * The types {@code o} allows ({@code integer} folded into {@code number}); every type if it has
+   * no {@code type}.
+   */
   List<String> types(ObjectNode o, String ptr) {
     JsonNode t = o.get("type");
     List<String> out = new ArrayList<>();
@@ -364,16 +398,22 @@ final class Converter {
       Dfa acc = Automata.compile(parts.get(0), "JSON Schema", options.maxDfaStates());
       for (int i = 1; i < parts.size() && acc != null; i++) {
         Dfa next = Automata.compile(parts.get(i), "JSON Schema", options.maxDfaStates());
-        acc = next == null ? null : Automata.intersect(acc, next, options.maxDfaStates(), "JSON Schema");
+        acc =
+            next == null
+                ? null
+                : Automata.intersect(acc, next, options.maxDfaStates(), "JSON Schema");
       }
       return acc == null ? NOTHING : new Re.Automaton(acc);
     } catch (AutomatonTooLargeException e) {
-      notHonoured(keyword, ptr, "the intersection of its keywords' languages exceeds the state limit");
+      notHonoured(
+          keyword, ptr, "the intersection of its keywords' languages exceeds the state limit");
       return parts.get(0);
     }
   }
 
-  /** The value of {@code key} in {@code o}, a non-negative int, or a {@link JsonSchemaException}. */
+  /**
+   * The value of {@code key} in {@code o}, a non-negative int, or a {@link JsonSchemaException}.
+   */
   static int nonNegative(ObjectNode o, String key, String ptr) {
     JsonNode n = o.get(key);
     if (!n.canConvertToInt() || n.asInt() < 0) {

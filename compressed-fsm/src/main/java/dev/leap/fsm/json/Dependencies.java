@@ -20,7 +20,10 @@ import java.util.Map;
  * valid objects, noted as narrowed), or, when that member is required, the keyword is not honoured.
  */
 final class Dependencies {
-  /** A dependent schema's demand that member {@code member}'s value meets {@code schema} (see {@link Presence.Meets}). */
+  /**
+   * A dependent schema's demand that member {@code member}'s value meets {@code schema} (see {@link
+   * Presence.Meets}).
+   */
   record ValueConstraint(String member, JsonNode schema, String ptr) {}
 
   private final Converter converter;
@@ -56,7 +59,13 @@ final class Dependencies {
    * What dependency {@code d} of member {@code key} requires of the object ({@link Presence#FALSE}
    * where the member is left out instead), or null where the keyword is not honoured (lenient).
    */
-  private Presence dependent(JsonNode d, String kw, String p, ObjectNode o, String key, List<ValueConstraint> constraints) {
+  private Presence dependent(
+      JsonNode d,
+      String kw,
+      String p,
+      ObjectNode o,
+      String key,
+      List<ValueConstraint> constraints) {
     if (d.isArray()) {
       List<Presence> names = new ArrayList<>();
       d.forEach(n -> names.add(new Presence.Has(n.asText())));
@@ -75,8 +84,9 @@ final class Dependencies {
         why = x.getMessage();
       }
     } else {
-      why = "a dependent schema is supported when it asserts which members are present (required, anyOf, ...)"
-          + " and what their values meet (properties)";
+      why =
+          "a dependent schema is supported when it asserts which members are present (required, anyOf, ...)"
+              + " and what their values meet (properties)";
     }
     if (then != null) {
       return then;
@@ -111,22 +121,26 @@ final class Dependencies {
       if (!Keywords.asserts(k)) {
         continue;
       }
-      boolean ok = switch (k) {
-        case "required" -> v.isArray();
-        case "properties" -> v.isObject();
-        case "type" -> true;
-        case "not" -> PresenceSchemas.presenceOnly(v);
-        case "$ref" -> v.isTextual() && converter.references.localTarget(v.asText(), schema) != null
-            && conditionOnly(converter.references.localTarget(v.asText(), schema).node(), depth + 1);
-        case "anyOf", "oneOf", "allOf" -> {
-          boolean all = v.isArray();
-          for (JsonNode b : v) {
-            all &= conditionOnly(b, depth + 1);
-          }
-          yield all;
-        }
-        default -> false;
-      };
+      boolean ok =
+          switch (k) {
+            case "required" -> v.isArray();
+            case "properties" -> v.isObject();
+            case "type" -> true;
+            case "not" -> PresenceSchemas.presenceOnly(v);
+            case "$ref" ->
+                v.isTextual()
+                    && converter.references.localTarget(v.asText(), schema) != null
+                    && conditionOnly(
+                        converter.references.localTarget(v.asText(), schema).node(), depth + 1);
+            case "anyOf", "oneOf", "allOf" -> {
+              boolean all = v.isArray();
+              for (JsonNode b : v) {
+                all &= conditionOnly(b, depth + 1);
+              }
+              yield all;
+            }
+            default -> false;
+          };
       if (!ok) {
         return false;
       }
@@ -141,26 +155,36 @@ final class Dependencies {
    * writing a member in a version that claims fewer constraints than its value meets never makes a
    * valid object invalid, and every valid object has a version choice that satisfies the formula.
    */
-  private Presence condition(JsonNode schema, String ptr, ObjectNode o, String key, List<ValueConstraint> constraints) {
+  private Presence condition(
+      JsonNode schema, String ptr, ObjectNode o, String key, List<ValueConstraint> constraints) {
     if (schema.isBoolean()) {
       return schema.asBoolean() ? Presence.TRUE : Presence.FALSE;
     }
     List<Presence> all = new ArrayList<>();
     if (schema.path("$ref").isTextual()) {
-      all.add(condition(converter.references.target(schema.get("$ref").asText(), schema, ptr).node(), ptr, o, key,
-          constraints));
+      all.add(
+          condition(
+              converter.references.target(schema.get("$ref").asText(), schema, ptr).node(),
+              ptr,
+              o,
+              key,
+              constraints));
     }
     schema.path("required").forEach(n -> all.add(new Presence.Has(n.asText())));
     if (schema.has("type")) {
       JsonNode t = schema.get("type");
-      boolean object = t.isArray() ? Keywords.containsValue(t, JsonNodeFactory.instance.textNode("object"))
-          : t.asText().equals("object");
+      boolean object =
+          t.isArray()
+              ? Keywords.containsValue(t, JsonNodeFactory.instance.textNode("object"))
+              : t.asText().equals("object");
       all.add(object ? Presence.TRUE : Presence.FALSE);
     }
-    for (Iterator<Map.Entry<String, JsonNode>> it = schema.path("properties").fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = schema.path("properties").fields();
+        it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       JsonNode c = e.getValue();
-      if (c.isBoolean() && c.asBoolean() || c.isObject() && !Keywords.hasAssertions((ObjectNode) c) && !c.has("$ref")) {
+      if (c.isBoolean() && c.asBoolean()
+          || c.isObject() && !Keywords.hasAssertions((ObjectNode) c) && !c.has("$ref")) {
         continue; // met by every value
       }
       Presence has = new Presence.Has(e.getKey());
@@ -168,8 +192,12 @@ final class Dependencies {
         all.add(Presence.not(has));
         continue;
       }
-      constraints.add(new ValueConstraint(e.getKey(), c, ptr + "/properties/" + Keywords.escapePointer(e.getKey())));
-      all.add(Presence.or(List.of(Presence.not(has), new Presence.Meets(e.getKey(), constraints.size() - 1))));
+      constraints.add(
+          new ValueConstraint(
+              e.getKey(), c, ptr + "/properties/" + Keywords.escapePointer(e.getKey())));
+      all.add(
+          Presence.or(
+              List.of(Presence.not(has), new Presence.Meets(e.getKey(), constraints.size() - 1))));
     }
     if (schema.has("not")) {
       all.add(Presence.not(PresenceSchemas.formula(schema.get("not"))));
@@ -191,8 +219,11 @@ final class Dependencies {
           continue;
         }
         if (!converter.alternatives.branchesDisjoint(branches, o, key, ptr)) {
-          converter.notHonoured("oneOf", ptr, "its branches constrain member values and may both hold for one object, so"
-              + " exactly-one could not be enforced");
+          converter.notHonoured(
+              "oneOf",
+              ptr,
+              "its branches constrain member values and may both hold for one object, so"
+                  + " exactly-one could not be enforced");
           continue;
         }
       }

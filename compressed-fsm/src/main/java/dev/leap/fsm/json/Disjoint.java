@@ -26,19 +26,30 @@ import java.util.function.UnaryOperator;
  * <p>Sound, not complete: only the keywords below are read, and leaving a keyword out only makes a
  * schema allow more, so a proof on the rest holds for the whole. The kinds of value a schema allows
  * are read from {@code type}, {@code const}/{@code enum} and its {@code anyOf}/{@code oneOf}
- * branches. Two schemas are disjoint when, for every kind of value both allow: their {@code const}/{@code enum} values share none; or (numbers)
- * their bounds leave no common number; or (objects) a member that one requires is forbidden by the
- * other ({@code false}, {@code {"not": {}}}, or {@code additionalProperties: false} without a
- * matching pattern), or is required by both with provably disjoint values.
+ * branches. Two schemas are disjoint when, for every kind of value both allow: their {@code
+ * const}/{@code enum} values share none; or (numbers) their bounds leave no common number; or
+ * (objects) a member that one requires is forbidden by the other ({@code false}, {@code {"not":
+ * {}}}, or {@code additionalProperties: false} without a matching pattern), or is required by both
+ * with provably disjoint values.
  */
 final class Disjoint {
   /** Kinds of JSON values; numbers split by whether they are whole (JSON Schema's integers). */
-  enum Kind { NULL, BOOLEAN, OBJECT, ARRAY, STRING, WHOLE, FRACTION }
+  enum Kind {
+    NULL,
+    BOOLEAN,
+    OBJECT,
+    ARRAY,
+    STRING,
+    WHOLE,
+    FRACTION
+  }
 
   /** How deep member values are compared. */
   static final int MAX_DEPTH = 8;
 
-  /** String lengths above this are read as unbounded (an over-approximation keeps a proof sound). */
+  /**
+   * String lengths above this are read as unbounded (an over-approximation keeps a proof sound).
+   */
   static final int MAX_LENGTH_READ = 256;
 
   private final UnaryOperator<JsonNode> resolve;
@@ -57,7 +68,9 @@ final class Disjoint {
     return resolve.apply(schema);
   }
 
-  /** The kinds of value for which no value is valid against both (kinds neither allows included). */
+  /**
+   * The kinds of value for which no value is valid against both (kinds neither allows included).
+   */
   Set<Kind> provenKinds(JsonNode a, JsonNode b) {
     Set<Kind> out = EnumSet.allOf(Kind.class);
     JsonNode ra = resolve.apply(a);
@@ -189,7 +202,10 @@ final class Disjoint {
         Set<Kind> union = EnumSet.noneOf(Kind.class);
         for (JsonNode branch : branches) {
           JsonNode r = resolve.apply(branch);
-          union.addAll(r.isObject() ? kinds(r, depth + 1) : isFalse(r) ? EnumSet.noneOf(Kind.class) : EnumSet.allOf(Kind.class));
+          union.addAll(
+              r.isObject()
+                  ? kinds(r, depth + 1)
+                  : isFalse(r) ? EnumSet.noneOf(Kind.class) : EnumSet.allOf(Kind.class));
         }
         out.retainAll(union);
       }
@@ -197,7 +213,9 @@ final class Disjoint {
     return out;
   }
 
-  /** The values {@code const} and {@code enum} allow (both must hold), or null if neither is given. */
+  /**
+   * The values {@code const} and {@code enum} allow (both must hold), or null if neither is given.
+   */
   static List<JsonNode> literals(JsonNode schema) {
     List<JsonNode> out = null;
     if (schema.has("enum") && schema.get("enum").isArray()) {
@@ -234,7 +252,9 @@ final class Disjoint {
     return Kind.STRING;
   }
 
-  /** JSON Schema's equality: numbers by value, containers member by member, everything else as JSON. */
+  /**
+   * JSON Schema's equality: numbers by value, containers member by member, everything else as JSON.
+   */
   static boolean sameValue(JsonNode x, JsonNode y) {
     if (x.isNumber() && y.isNumber()) {
       return x.decimalValue().compareTo(y.decimalValue()) == 0;
@@ -266,9 +286,10 @@ final class Disjoint {
   }
 
   /**
-   * A DFA over the UTF-8 bytes of decoded strings that accepts at least every string valid
-   * against {@code schema}'s {@code pattern}, lengths and {@code const}/{@code enum} (never fewer: an over-approximation is what a
-   * proof may use), or null if it cannot say. A pattern outside Leap's dialect says nothing.
+   * A DFA over the UTF-8 bytes of decoded strings that accepts at least every string valid against
+   * {@code schema}'s {@code pattern}, lengths and {@code const}/{@code enum} (never fewer: an
+   * over-approximation is what a proof may use), or null if it cannot say. A pattern outside Leap's
+   * dialect says nothing.
    */
   static Dfa decodedStrings(JsonNode schema) {
     Re anyCp = new Re.Chars(CharRanges.negate(new int[0]));
@@ -345,11 +366,15 @@ final class Disjoint {
       boolean hiEx = false;
       if (schema.path("minimum").isNumber()) {
         lo = schema.get("minimum").decimalValue();
-        loEx = schema.path("exclusiveMinimum").isBoolean() && schema.get("exclusiveMinimum").asBoolean(); // draft 4
+        loEx =
+            schema.path("exclusiveMinimum").isBoolean()
+                && schema.get("exclusiveMinimum").asBoolean(); // draft 4
       }
       if (schema.path("maximum").isNumber()) {
         hi = schema.get("maximum").decimalValue();
-        hiEx = schema.path("exclusiveMaximum").isBoolean() && schema.get("exclusiveMaximum").asBoolean();
+        hiEx =
+            schema.path("exclusiveMaximum").isBoolean()
+                && schema.get("exclusiveMaximum").asBoolean();
       }
       if (schema.path("exclusiveMinimum").isNumber()) {
         BigDecimal e = schema.get("exclusiveMinimum").decimalValue();
@@ -380,7 +405,8 @@ final class Disjoint {
 
   /**
    * The schema member {@code name} of an object must satisfy, as far as {@code properties} and
-   * {@code additionalProperties} say ({@code true} where a pattern might apply: patterns are not read).
+   * {@code additionalProperties} say ({@code true} where a pattern might apply: patterns are not
+   * read).
    */
   private static JsonNode member(JsonNode schema, String name) {
     JsonNode p = schema.path("properties").get(name);
@@ -394,7 +420,10 @@ final class Disjoint {
     return ap == null ? BooleanNode.TRUE : ap;
   }
 
-  /** Whether {@code schema} allows no value: {@code false}, or {@code not} of a schema that allows everything. */
+  /**
+   * Whether {@code schema} allows no value: {@code false}, or {@code not} of a schema that allows
+   * everything.
+   */
   static boolean isFalse(JsonNode schema) {
     if (schema.isBoolean()) {
       return !schema.asBoolean();

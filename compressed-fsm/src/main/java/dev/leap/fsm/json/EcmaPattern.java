@@ -13,10 +13,10 @@ import java.util.List;
  * matches somewhere in it) as the language of the decoded strings it accepts.
  *
  * <p>Anchors: {@code ^} and {@code $} may start and end each top-level alternative, also inside a
- * group that spans a whole alternative ({@code ^$|^[0-9]+$}, {@code (^a)|(^b$)}, {@code
- * (^x|y$)}), since a search for {@code A|B} matches exactly where a search for {@code A} or one for
- * {@code B} does. Anchors elsewhere (inside a repetition, after text) are a {@link
- * RegexSyntaxException}. Classes have ECMA's meaning ({@link RegexParser#parse(String, boolean)}).
+ * group that spans a whole alternative ({@code ^$|^[0-9]+$}, {@code (^a)|(^b$)}, {@code (^x|y$)}),
+ * since a search for {@code A|B} matches exactly where a search for {@code A} or one for {@code B}
+ * does. Anchors elsewhere (inside a repetition, after text) are a {@link RegexSyntaxException}.
+ * Classes have ECMA's meaning ({@link RegexParser#parse(String, boolean)}).
  */
 final class EcmaPattern {
   private EcmaPattern() {}
@@ -28,8 +28,9 @@ final class EcmaPattern {
    */
   static Re searchLanguage(String pattern) {
     Re anyString = new Re.Repeat(new Re.Chars(CharRanges.negate(new int[0])), 0, -1);
-    List<List<Re>> byAnchors = new ArrayList<>(List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
-        new ArrayList<>()));
+    List<List<Re>> byAnchors =
+        new ArrayList<>(
+            List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
     collect(pattern, pattern, 0, false, false, byAnchors);
     List<Re> options = new ArrayList<>();
     for (int k = 0; k < 4; k++) {
@@ -57,7 +58,8 @@ final class EcmaPattern {
    * Adds each alternative of {@code p} (at {@code offset} in {@code full}) to {@code byAnchors},
    * indexed by its anchors (1: at the start, 2: at the end).
    */
-  private static void collect(String full, String p, int offset, boolean start, boolean end, List<List<Re>> byAnchors) {
+  private static void collect(
+      String full, String p, int offset, boolean start, boolean end, List<List<Re>> byAnchors) {
     int[] depth = syntaxDepth(p);
     int from = 0;
     for (int i = 0; i <= p.length(); i++) {
@@ -69,8 +71,16 @@ final class EcmaPattern {
   }
 
   /** Adds the top-level alternative {@code p[from, to)} (see {@link #collect}). */
-  private static void alternative(String full, String p, int[] depth, int offset, int from, int to, boolean start,
-      boolean end, List<List<Re>> byAnchors) {
+  private static void alternative(
+      String full,
+      String p,
+      int[] depth,
+      int offset,
+      int from,
+      int to,
+      boolean start,
+      boolean end,
+      List<List<Re>> byAnchors) {
     if (from < to && p.charAt(from) == '^') {
       start = true;
       from++;
@@ -85,7 +95,9 @@ final class EcmaPattern {
       return;
     }
     try {
-      byAnchors.get((start ? 1 : 0) | (end ? 2 : 0)).add(RegexParser.parse(p.substring(from, to), true));
+      byAnchors
+          .get((start ? 1 : 0) | (end ? 2 : 0))
+          .add(RegexParser.parse(p.substring(from, to), true));
     } catch (RegexSyntaxException x) {
       // The index in the whole pattern, not in the alternative.
       throw new RegexSyntaxException(x.getDescription(), full, offset + from + x.getIndex());
@@ -143,7 +155,9 @@ final class EcmaPattern {
         if (p.startsWith("(?:", from)) {
           return from + 3;
         }
-        return p.startsWith("(?", from) ? -1 : from + 1; // named groups and other (? forms: left to the parser
+        return p.startsWith("(?", from)
+            ? -1
+            : from + 1; // named groups and other (? forms: left to the parser
       }
     }
     return -1;

@@ -39,10 +39,13 @@ final class ExtraMembers {
   static final int MAX_OVERLAPPING_PATTERNS = 4;
 
   private final Converter converter;
+
   /** Whether objects with {@code properties} may have further members. */
   private final boolean beyondProperties;
+
   /** Whether some object with {@code properties} was given further members. */
   private boolean besideProperties;
+
   /** The decoded-name automata of patternProperties patterns (empty: matches nothing). */
   private final Map<String, Optional<Dfa>> namePatterns = new HashMap<>();
 
@@ -51,7 +54,10 @@ final class ExtraMembers {
     this.beyondProperties = beyondProperties;
   }
 
-  /** Whether some object with {@code properties} was given further members (a retry without them may fit the limits). */
+  /**
+   * Whether some object with {@code properties} was given further members (a retry without them may
+   * fit the limits).
+   */
   boolean besideProperties() {
     return besideProperties;
   }
@@ -66,7 +72,10 @@ final class ExtraMembers {
    */
   Re member(ObjectNode o, String ptr, int level, Set<String> listed) {
     JsonNode additional = o.get("additionalProperties");
-    boolean others = additional == null ? !o.has("properties") : !(additional.isBoolean() && !additional.asBoolean());
+    boolean others =
+        additional == null
+            ? !o.has("properties")
+            : !(additional.isBoolean() && !additional.asBoolean());
     List<String> patterns = new ArrayList<>();
     o.path("patternProperties").fieldNames().forEachRemaining(patterns::add);
     if (patterns.isEmpty() && !others || o.has("properties") && !beyondProperties) {
@@ -80,7 +89,9 @@ final class ExtraMembers {
     try {
       keys = keyLanguages(o, ptr, listed, patterns, anyKey, others);
     } catch (AutomatonTooLargeException e) {
-      converter.notHonoured(patterns.isEmpty() ? "additionalProperties" : "patternProperties", ptr,
+      converter.notHonoured(
+          patterns.isEmpty() ? "additionalProperties" : "patternProperties",
+          ptr,
           "the key languages of the members beyond properties exceed the state limit");
       return null;
     }
@@ -88,22 +99,28 @@ final class ExtraMembers {
     for (int i = 0; i < keys.bySubset().size(); i++) {
       List<String> which = keys.subsets().get(i);
       String p = ptr + "/patternProperties/" + Keywords.escapePointer(which.get(0));
-      Re v = converter.references.valueOfMerge(() -> {
-        JsonNode acc = null;
-        for (String name : which) {
-          JsonNode schema = o.get("patternProperties").get(name);
-          acc = acc == null ? schema : converter.merge.merge(acc, schema, p);
-        }
-        return acc;
-      }, p, level + 1);
+      Re v =
+          converter.references.valueOfMerge(
+              () -> {
+                JsonNode acc = null;
+                for (String name : which) {
+                  JsonNode schema = o.get("patternProperties").get(name);
+                  acc = acc == null ? schema : converter.merge.merge(acc, schema, p);
+                }
+                return acc;
+              },
+              p,
+              level + 1);
       if (v != NOTHING) {
-        out.add(seq(lit(in + "\""), new Re.Automaton(keys.bySubset().get(i)), lit("\"" + colon), v));
+        out.add(
+            seq(lit(in + "\""), new Re.Automaton(keys.bySubset().get(i)), lit("\"" + colon), v));
       }
     }
     if (keys.others() != null) {
-      Re v = additional != null && additional.isObject()
-          ? converter.value(additional, ptr + "/additionalProperties", level + 1)
-          : converter.any.value(level + 1, Converter.ANY_DEPTH - 1);
+      Re v =
+          additional != null && additional.isObject()
+              ? converter.value(additional, ptr + "/additionalProperties", level + 1)
+              : converter.any.value(level + 1, Converter.ANY_DEPTH - 1);
       // With nothing to leave out, the key stays a tree (which has regex text).
       Re key = keys.nothingLeftOut() ? anyKey : new Re.Automaton(keys.others());
       if (v != NOTHING) {
@@ -119,11 +136,18 @@ final class ExtraMembers {
    * @param bySubset per subset of patterns, the keys matching exactly those (and no listed name)
    * @param subsets the patterns of each subset
    * @param others the keys matching no pattern and no listed name (null: none, or not allowed)
-   * @param nothingLeftOut there are neither patterns nor listed names to leave out of {@code others}
+   * @param nothingLeftOut there are neither patterns nor listed names to leave out of {@code
+   *     others}
    */
-  private record KeyLanguages(List<Dfa> bySubset, List<List<String>> subsets, Dfa others, boolean nothingLeftOut) {}
+  private record KeyLanguages(
+      List<Dfa> bySubset, List<List<String>> subsets, Dfa others, boolean nothingLeftOut) {}
 
-  private KeyLanguages keyLanguages(ObjectNode o, String ptr, Set<String> listed, List<String> patterns, Re anyKey,
+  private KeyLanguages keyLanguages(
+      ObjectNode o,
+      String ptr,
+      Set<String> listed,
+      List<String> patterns,
+      Re anyKey,
       boolean others) {
     int max = converter.options.maxDfaStates();
     Dfa taken = null;
@@ -136,8 +160,12 @@ final class ExtraMembers {
     List<Dfa> keys = new ArrayList<>();
     for (String pat : patterns) {
       // pattern() spells characters canonically, except a lenient fallback: keep keys canonical.
-      Dfa lang = Automata.compile(converter.strings.pattern(pat, ptr + "/patternProperties/" + Keywords.escapePointer(pat)),
-          "patternProperties", max);
+      Dfa lang =
+          Automata.compile(
+              converter.strings.pattern(
+                  pat, ptr + "/patternProperties/" + Keywords.escapePointer(pat)),
+              "patternProperties",
+              max);
       keys.add(lang == null ? null : Automata.intersect(lang, canonical, max, "patternProperties"));
     }
     // Keys matching exactly the patterns of subset S (all subsets when few, else singletons).
@@ -159,7 +187,12 @@ final class ExtraMembers {
       boolean first = true;
       for (int i = 0; i < k && (first || lang != null); i++) {
         if ((sub & (1 << i)) != 0) {
-          lang = first ? keys.get(i) : keys.get(i) == null ? null : Automata.intersect(lang, keys.get(i), max, "patternProperties");
+          lang =
+              first
+                  ? keys.get(i)
+                  : keys.get(i) == null
+                      ? null
+                      : Automata.intersect(lang, keys.get(i), max, "patternProperties");
           first = false;
         }
       }
@@ -186,7 +219,10 @@ final class ExtraMembers {
     if (others) {
       otherKeys = canonical;
       for (Dfa key : keys) {
-        otherKeys = otherKeys == null || key == null ? otherKeys : Automata.minus(otherKeys, key, max, "patternProperties");
+        otherKeys =
+            otherKeys == null || key == null
+                ? otherKeys
+                : Automata.minus(otherKeys, key, max, "patternProperties");
       }
       if (otherKeys != null && taken != null) {
         otherKeys = Automata.minus(otherKeys, taken, max, "additionalProperties");
@@ -218,18 +254,29 @@ final class ExtraMembers {
     return acc;
   }
 
-  /** Whether member name {@code name} matches {@code pattern} (searched, as JSON Schema reads it). */
+  /**
+   * Whether member name {@code name} matches {@code pattern} (searched, as JSON Schema reads it).
+   */
   private boolean nameMatches(String pattern, String name, String ptr) {
     Re decoded;
     try {
       decoded = EcmaPattern.searchLanguage(pattern);
     } catch (ConstraintException e) {
-      converter.notHonoured("patternProperties", ptr, "outside Leap's regex dialect: "
-          + e.getMessage().lines().findFirst().orElse(""));
+      converter.notHonoured(
+          "patternProperties",
+          ptr,
+          "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
       return false;
     }
-    Dfa dfa = namePatterns.computeIfAbsent(pattern, k -> Optional.ofNullable(
-        Automata.compile(decoded, "patternProperties", converter.options.maxDfaStates()))).orElse(null);
+    Dfa dfa =
+        namePatterns
+            .computeIfAbsent(
+                pattern,
+                k ->
+                    Optional.ofNullable(
+                        Automata.compile(
+                            decoded, "patternProperties", converter.options.maxDfaStates())))
+            .orElse(null);
     return dfa != null && dfa.matches(name.getBytes(StandardCharsets.UTF_8));
   }
 }

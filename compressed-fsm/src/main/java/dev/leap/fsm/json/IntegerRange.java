@@ -62,7 +62,10 @@ final class IntegerRange {
     return alt(parts);
   }
 
-  /** Digit strings of equal length from {@code x} to {@code y} (x <= y), leading zeros allowed inside. */
+  /**
+   * Digit strings of equal length from {@code x} to {@code y} (x <= y), leading zeros allowed
+   * inside.
+   */
   static Re sameLength(String x, String y) {
     int n = x.length();
     if (n == 1) {

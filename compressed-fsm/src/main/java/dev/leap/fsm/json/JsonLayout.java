@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * Where whitespace goes in generated JSON, in one place: compact ({@code indent < 0}: no whitespace
- * at all) or a fixed indent of {@code indent} spaces per nesting level. In the indented layout every
- * member and element starts on a new line indented one level deeper than its container
+ * at all) or a fixed indent of {@code indent} spaces per nesting level. In the indented layout
+ * every member and element starts on a new line indented one level deeper than its container
  * ({@link #newline(int)} of {@code level + 1}), the closing bracket on a new line at the
  * container's level, and a key is followed by {@code ": "}; an empty container is {@code {}} or
  * {@code []}. Separators are a bare {@code ","} in both layouts.
@@ -22,7 +22,9 @@ final class JsonLayout {
   private final int indent;
   private final ObjectMapper mapper = Json.MAPPER;
 
-  /** @param indent {@code -1} for compact, else the spaces per level */
+  /**
+   * @param indent {@code -1} for compact, else the spaces per level
+   */
   JsonLayout(int indent) {
     this.indent = indent;
   }
@@ -36,7 +38,9 @@ final class JsonLayout {
     return compact() ? 0 : level;
   }
 
-  /** Before a member or element at nesting {@code level}, or a closing bracket of a container at it. */
+  /**
+   * Before a member or element at nesting {@code level}, or a closing bracket of a container at it.
+   */
   String newline(int level) {
     return compact() ? "" : "\n" + " ".repeat(indent * level);
   }
@@ -55,7 +59,10 @@ final class JsonLayout {
     }
   }
 
-  /** The text of value {@code v} at nesting {@code level}, in this layout (members in their own order). */
+  /**
+   * The text of value {@code v} at nesting {@code level}, in this layout (members in their own
+   * order).
+   */
   String write(JsonNode v, int level) {
     try {
       if (compact() || !(v.isContainerNode()) || v.isEmpty()) {
@@ -76,7 +83,10 @@ final class JsonLayout {
       boolean first = true;
       for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
-        sb.append(first ? "" : ",").append(in).append(mapper.writeValueAsString(e.getKey())).append(colon())
+        sb.append(first ? "" : ",")
+            .append(in)
+            .append(mapper.writeValueAsString(e.getKey()))
+            .append(colon())
             .append(write(e.getValue(), level + 1));
         first = false;
       }

@@ -21,35 +21,36 @@ import java.util.Optional;
  * language is a subset of the valid instances, never a superset). Where the full set of valid
  * instances is not regular or would cost too many states, Leap generates a documented part of it.
  *
- * <p>What the generated text looks like: compact JSON by default (no whitespace), or a fixed
- * indent ({@link JsonSchemaOptions#indent}): a newline and the indent before every member and
- * element, {@code ": "} between key and value. Never unbounded whitespace. Object members appear in
- * the order of {@code properties}; optional ones may be absent; then members that {@code required}
- * or a presence keyword names but {@code properties} does not list; then, where the schema asks for
- * them ({@code patternProperties}, an explicit {@code additionalProperties} of {@code true} or a
- * schema, or no {@code properties} at all), further members with keys not listed, in their
- * canonical JSON spelling. Beside {@code properties}, an absent {@code additionalProperties}
- * generates no further members (as if it were {@code false}: the outputs stay valid). Values of any
- * type nest up to {@link #ANY_DEPTH} levels. Numbers and integers are written in JSON's syntax; bounded numbers and
- * multiples as plain decimals (no exponent). Strings use JSON escapes;
- * {@code minLength}/{@code maxLength} count code points (an escape is one character); a
- * {@code maxLength} above {@link JsonSchemaOptions#maxStringLength} generates at most that many.
- * {@code pattern} is searched, not anchored, unless it starts with {@code ^} / ends with {@code $};
- * characters it allows that JSON must escape are written with their canonical escape.
+ * <p>What the generated text looks like: compact JSON by default (no whitespace), or a fixed indent
+ * ({@link JsonSchemaOptions#indent}): a newline and the indent before every member and element,
+ * {@code ": "} between key and value. Never unbounded whitespace. Object members appear in the
+ * order of {@code properties}; optional ones may be absent; then members that {@code required} or a
+ * presence keyword names but {@code properties} does not list; then, where the schema asks for them
+ * ({@code patternProperties}, an explicit {@code additionalProperties} of {@code true} or a schema,
+ * or no {@code properties} at all), further members with keys not listed, in their canonical JSON
+ * spelling. Beside {@code properties}, an absent {@code additionalProperties} generates no further
+ * members (as if it were {@code false}: the outputs stay valid). Values of any type nest up to
+ * {@link #ANY_DEPTH} levels. Numbers and integers are written in JSON's syntax; bounded numbers and
+ * multiples as plain decimals (no exponent). Strings use JSON escapes; {@code minLength}/{@code
+ * maxLength} count code points (an escape is one character); a {@code maxLength} above {@link
+ * JsonSchemaOptions#maxStringLength} generates at most that many. {@code pattern} is searched, not
+ * anchored, unless it starts with {@code ^} / ends with {@code $}; characters it allows that JSON
+ * must escape are written with their canonical escape.
  *
  * <p>Exact constructions: length, {@code format} and {@code pattern} of a string are intersected
- * ({@link Re.Automaton}); {@code required}, {@code dependencies}/{@code dependentRequired},
- * {@code dependentSchemas} and {@code anyOf}/{@code oneOf}/{@code allOf}/{@code not} whose branches
- * only name required members, and {@code minProperties}/{@code maxProperties}, become a
- * {@link Presence} formula written out member by member; {@code patternProperties} merge into the
- * listed members they match; numeric bounds compare the integer part, then the fraction digits
- * ({@link Numbers}); {@code multipleOf} a power of ten or a whole number; {@code oneOf} of other
- * schemas only when its branches are provably disjoint; {@code allOf} when it merges simply;
- * {@code not} of types; local {@code $ref} (recursion unrolled {@link JsonSchemaOptions#maxRecursion}
- * times, or, where that exceeds the state limit, grammar rules: see {@link #compileDetailed}); every {@code format} of the specification ({@link Formats}; others are annotations).
- * Annotations and unknown keywords are ignored (they assert nothing). Everything else is a
- * {@link JsonSchemaException} naming the keyword and its JSON pointer, unless the options are
- * lenient: then it is ignored and listed in {@link Result#ignored()}.
+ * ({@link Re.Automaton}); {@code required}, {@code dependencies}/{@code dependentRequired}, {@code
+ * dependentSchemas} and {@code anyOf}/{@code oneOf}/{@code allOf}/{@code not} whose branches only
+ * name required members, and {@code minProperties}/{@code maxProperties}, become a {@link Presence}
+ * formula written out member by member; {@code patternProperties} merge into the listed members
+ * they match; numeric bounds compare the integer part, then the fraction digits ({@link Numbers});
+ * {@code multipleOf} a power of ten or a whole number; {@code oneOf} of other schemas only when its
+ * branches are provably disjoint; {@code allOf} when it merges simply; {@code not} of types; local
+ * {@code $ref} (recursion unrolled {@link JsonSchemaOptions#maxRecursion} times, or, where that
+ * exceeds the state limit, grammar rules: see {@link #compileDetailed}); every {@code format} of
+ * the specification ({@link Formats}; others are annotations). Annotations and unknown keywords are
+ * ignored (they assert nothing). Everything else is a {@link JsonSchemaException} naming the
+ * keyword and its JSON pointer, unless the options are lenient: then it is ignored and listed in
+ * {@link Result#ignored()}.
  */
 public final class JsonSchema {
   private JsonSchema() {}
@@ -57,7 +58,10 @@ public final class JsonSchema {
   /** Nesting depth of values allowed where the schema allows any JSON value. */
   public static final int ANY_DEPTH = Converter.ANY_DEPTH;
 
-  /** The conversion result: the regex tree and what lenient mode ignored (package-private: {@link Re} is internal). */
+  /**
+   * The conversion result: the regex tree and what lenient mode ignored (package-private: {@link
+   * Re} is internal).
+   */
   record Result(Re tree, List<String> ignored) {}
 
   /**
@@ -71,10 +75,11 @@ public final class JsonSchema {
    *     with a {@link dev.leap.fsm.grammar.GrammarMatcher}; {@link Grammar#describe()} lists its
    *     rules (for {@code leap explain})
    * @param ignored what lenient mode ignored ({@code #/pointer/keyword: why})
-   * @param narrowed where Leap generates less than it would within larger limits (still only
-   *     valid values), e.g. no members beyond {@code properties}
+   * @param narrowed where Leap generates less than it would within larger limits (still only valid
+   *     values), e.g. no members beyond {@code properties}
    */
-  public record Compiled(CompressedFsm fsm, Optional<Grammar> grammar, List<String> ignored, List<String> narrowed) {
+  public record Compiled(
+      CompressedFsm fsm, Optional<Grammar> grammar, List<String> ignored, List<String> narrowed) {
     public Compiled {
       if ((fsm == null) == grammar.isEmpty()) {
         throw new IllegalArgumentException("a compiled schema is a DFA or a grammar, exactly one");
@@ -90,9 +95,11 @@ public final class JsonSchema {
      */
     public CompressedFsm fsm() {
       if (fsm == null) {
-        throw new ConstraintException("the JSON Schema needs a grammar (its recursion does not fit one DFA of at most "
-            + "maxDfaStates states, so recursive $refs and free-form values are grammar rules: "
-            + String.join(", ", grammar.get().compiledRules()) + "); use JsonSchema.Compiled.grammar()");
+        throw new ConstraintException(
+            "the JSON Schema needs a grammar (its recursion does not fit one DFA of at most "
+                + "maxDfaStates states, so recursive $refs and free-form values are grammar rules: "
+                + String.join(", ", grammar.get().compiledRules())
+                + "); use JsonSchema.Compiled.grammar()");
       }
       return fsm;
     }
@@ -109,20 +116,19 @@ public final class JsonSchema {
 
   /**
    * Compiles {@code schemaJson}, saying what was ignored and narrowed. Members beyond {@code
-   * properties} (which explicit {@code additionalProperties} and {@code patternProperties} ask
-   * for) cost the most states: if the automaton exceeds a limit with them, it is compiled again
-   * without them, and that is reported in {@link Compiled#narrowed()}.
+   * properties} (which explicit {@code additionalProperties} and {@code patternProperties} ask for)
+   * cost the most states: if the automaton exceeds a limit with them, it is compiled again without
+   * them, and that is reported in {@link Compiled#narrowed()}.
    *
    * <p>DFA or grammar: the schema is compiled to one DFA, recursion unrolled {@link
    * JsonSchemaOptions#maxRecursion} times and free-form values nested {@link #ANY_DEPTH} levels,
-   * whenever that fits {@link JsonSchemaOptions#maxDfaStates}: then the result is exactly what it was
-   * before grammars existed (masks precomputed per state, no stack). Only when that automaton
+   * whenever that fits {@link JsonSchemaOptions#maxDfaStates}: then the result is exactly what it
+   * was before grammars existed (masks precomputed per state, no stack). Only when that automaton
    * exceeds the limit, the layout is compact and the schema has a recursive {@code $ref}, is it
-   * compiled again with every recursive
-   * {@code $ref} and every free-form value as a grammar rule ({@link Compiled#grammar()}: exact
-   * recursion, values nested without bound; see {@code RecursiveRules}). If that fails too (a rule
-   * exceeds the limit, never finishes, or recursion is left-recursive), the narrowing above is
-   * tried, else the first error stands.
+   * compiled again with every recursive {@code $ref} and every free-form value as a grammar rule
+   * ({@link Compiled#grammar()}: exact recursion, values nested without bound; see {@code
+   * RecursiveRules}). If that fails too (a rule exceeds the limit, never finishes, or recursion is
+   * left-recursive), the narrowing above is tried, else the first error stands.
    *
    * @throws JsonSchemaException a keyword Leap cannot honour (strict mode), with its JSON pointer
    * @throws AutomatonTooLargeException the automaton exceeds a limit even so
@@ -133,8 +139,11 @@ public final class JsonSchema {
     Converter c = Converter.forDfa(root, options);
     try {
       Re tree = c.convert();
-      return new Compiled(CompressedFsm.of(Automata.compileNonEmpty(tree, "JSON Schema", options.maxDfaStates()), "JSON Schema"),
-          Optional.empty(), c.ignored,
+      return new Compiled(
+          CompressedFsm.of(
+              Automata.compileNonEmpty(tree, "JSON Schema", options.maxDfaStates()), "JSON Schema"),
+          Optional.empty(),
+          c.ignored,
           c.narrowed);
     } catch (AutomatonTooLargeException e) {
       Compiled rules = asRules(root, options);
@@ -147,21 +156,26 @@ public final class JsonSchema {
       Converter narrow = Converter.withoutExtraMembers(root, options);
       CompressedFsm fsm;
       try {
-        fsm = CompressedFsm.of(Automata.compileNonEmpty(narrow.convert(), "JSON Schema", options.maxDfaStates()), "JSON Schema");
+        fsm =
+            CompressedFsm.of(
+                Automata.compileNonEmpty(narrow.convert(), "JSON Schema", options.maxDfaStates()),
+                "JSON Schema");
       } catch (AutomatonTooLargeException again) {
         throw e;
       }
       List<String> notes = new ArrayList<>(narrow.narrowed);
-      notes.add("members beyond properties (explicit additionalProperties, patternProperties) are not generated: with"
-          + " them " + e.getMessage());
+      notes.add(
+          "members beyond properties (explicit additionalProperties, patternProperties) are not generated: with"
+              + " them "
+              + e.getMessage());
       return new Compiled(fsm, Optional.empty(), narrow.ignored, notes);
     }
   }
 
   /**
    * The schema with recursion and free-form values as grammar rules, or null where that does not
-   * apply (indented layout; no recursive reference: the limit is then met by narrowing, as
-   * before grammars existed) or fails (a rule too large, never finishing, left recursion).
+   * apply (indented layout; no recursive reference: the limit is then met by narrowing, as before
+   * grammars existed) or fails (a rule too large, never finishing, left recursion).
    */
   private static Compiled asRules(JsonNode root, JsonSchemaOptions options) {
     try {
@@ -175,7 +189,8 @@ public final class JsonSchema {
    * As {@link #asRules}, but a failure of the rules is thrown; with {@code recursionOnly}, null
    * also for a schema whose only rule would be the free-form value (no recursive reference).
    */
-  private static Compiled rulesOrNull(JsonNode root, JsonSchemaOptions options, boolean recursionOnly) {
+  private static Compiled rulesOrNull(
+      JsonNode root, JsonSchemaOptions options, boolean recursionOnly) {
     if (options.indent() >= 0) {
       return null;
     }
@@ -207,7 +222,9 @@ public final class JsonSchema {
     return ReText.print(convert(schemaJson, options, false).tree(), options.maxRegexLength());
   }
 
-  /** The regex tree for {@code schemaJson}; large parts are embedded as minimal automata (tests). */
+  /**
+   * The regex tree for {@code schemaJson}; large parts are embedded as minimal automata (tests).
+   */
   static Result convert(String schemaJson, JsonSchemaOptions options) {
     return convert(schemaJson, options, true);
   }

@@ -10,7 +10,13 @@ public class JsonSchemaException extends ConstraintException {
   private final String pointer;
 
   public JsonSchemaException(String keyword, String pointer, String why) {
-    super("unsupported JSON Schema keyword '" + keyword + "' at " + (pointer.isEmpty() ? "#" : "#" + pointer) + ": " + why);
+    super(
+        "unsupported JSON Schema keyword '"
+            + keyword
+            + "' at "
+            + (pointer.isEmpty() ? "#" : "#" + pointer)
+            + ": "
+            + why);
     this.keyword = keyword;
     this.pointer = pointer;
   }

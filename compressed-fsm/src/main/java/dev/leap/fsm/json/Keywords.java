@@ -14,20 +14,82 @@ import java.util.Set;
 final class Keywords {
   private Keywords() {}
 
-  static final Set<String> ANNOTATIONS = Set.of("title", "description", "examples", "default", "$comment",
-      "$schema", "$id", "id", "$anchor", "$dynamicAnchor", "deprecated", "readOnly", "writeOnly", "$defs", "definitions",
-      "contentMediaType", "contentEncoding", "contentSchema", "$vocabulary", "nullable");
-  static final Set<String> HANDLED = Set.of("type", "properties", "required", "additionalProperties", "items",
-      "prefixItems", "additionalItems", "minItems", "maxItems", "enum", "const", "minLength", "maxLength", "pattern",
-      "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "anyOf", "oneOf", "allOf", "$ref", "format",
-      "uniqueItems", "multipleOf", "minProperties", "maxProperties", "patternProperties", "dependencies",
-      "dependentRequired", "dependentSchemas", "not");
-  static final Set<String> UNSUPPORTED = Set.of("propertyNames", "unevaluatedProperties", "unevaluatedItems",
-      "contains", "minContains", "maxContains", "if", "then", "else", "$dynamicRef", "$recursiveRef");
+  static final Set<String> ANNOTATIONS =
+      Set.of(
+          "title",
+          "description",
+          "examples",
+          "default",
+          "$comment",
+          "$schema",
+          "$id",
+          "id",
+          "$anchor",
+          "$dynamicAnchor",
+          "deprecated",
+          "readOnly",
+          "writeOnly",
+          "$defs",
+          "definitions",
+          "contentMediaType",
+          "contentEncoding",
+          "contentSchema",
+          "$vocabulary",
+          "nullable");
+  static final Set<String> HANDLED =
+      Set.of(
+          "type",
+          "properties",
+          "required",
+          "additionalProperties",
+          "items",
+          "prefixItems",
+          "additionalItems",
+          "minItems",
+          "maxItems",
+          "enum",
+          "const",
+          "minLength",
+          "maxLength",
+          "pattern",
+          "minimum",
+          "maximum",
+          "exclusiveMinimum",
+          "exclusiveMaximum",
+          "anyOf",
+          "oneOf",
+          "allOf",
+          "$ref",
+          "format",
+          "uniqueItems",
+          "multipleOf",
+          "minProperties",
+          "maxProperties",
+          "patternProperties",
+          "dependencies",
+          "dependentRequired",
+          "dependentSchemas",
+          "not");
+  static final Set<String> UNSUPPORTED =
+      Set.of(
+          "propertyNames",
+          "unevaluatedProperties",
+          "unevaluatedItems",
+          "contains",
+          "minContains",
+          "maxContains",
+          "if",
+          "then",
+          "else",
+          "$dynamicRef",
+          "$recursiveRef");
 
-  /** Whether {@code keyword} asserts something (it is handled or unsupported, and no annotation). */
+  /**
+   * Whether {@code keyword} asserts something (it is handled or unsupported, and no annotation).
+   */
   static boolean asserts(String keyword) {
-    return !ANNOTATIONS.contains(keyword) && (HANDLED.contains(keyword) || UNSUPPORTED.contains(keyword));
+    return !ANNOTATIONS.contains(keyword)
+        && (HANDLED.contains(keyword) || UNSUPPORTED.contains(keyword));
   }
 
   /** Whether the object schema {@code schema} holds a keyword that {@link #asserts} something. */

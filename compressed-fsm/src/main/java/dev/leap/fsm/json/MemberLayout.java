@@ -15,48 +15,69 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes out an object's members after {@code "{"} as a choice per member (present or absent)
- * where that choice matters to the presence formula or the member count, and as an optional member
- * where it does not; ends with {@code "}"}. Memoized on (member, wrote one, formula, count).
+ * Writes out an object's members after {@code "{"} as a choice per member (present or absent) where
+ * that choice matters to the presence formula or the member count, and as an optional member where
+ * it does not; ends with {@code "}"}. Memoized on (member, wrote one, formula, count).
  *
- * <p>The result is a DAG: the members after member {@code i} are one node, in tail position of
- * both choices, so the NFA builds them once (see {@link dev.leap.fsm.internal.Nfa}). Such a node is
+ * <p>The result is a DAG: the members after member {@code i} are one node, in tail position of both
+ * choices, so the NFA builds them once (see {@link dev.leap.fsm.internal.Nfa}). Such a node is
  * therefore wrapped in a new {@link Re.Concat} and never flattened into its parent by {@link
- * dev.leap.fsm.internal.Trees#seq}, which would copy it. Member {@code i} itself is written once per
- * distinct continuation; {@link #cost} sums those copies' sizes, and past {@link #MAX_COST} no more
- * is written (the caller reports it).
+ * dev.leap.fsm.internal.Trees#seq}, which would copy it. Member {@code i} itself is written once
+ * per distinct continuation; {@link #cost} sums those copies' sizes, and past {@link #MAX_COST} no
+ * more is written (the caller reports it).
  */
 final class MemberLayout {
   /** Most member copies (in tree nodes) that one object's layout may write out. */
   static final long MAX_COST = 2_000_000;
 
   private final List<ObjectValues.Member> members;
-  /** {@code versions[i][v]}: member i (key and value) meeting the constraints of subset v of {@code constraintIds[i]}. */
+
+  /**
+   * {@code versions[i][v]}: member i (key and value) meeting the constraints of subset v of {@code
+   * constraintIds[i]}.
+   */
   private final Re[][] versions;
+
   /** The value constraints on member i, by number (as {@link Presence.Meets} refers to them). */
   private final int[][] constraintIds;
+
   /** {@code sizes[i][v]}: the size of {@code versions[i][v]}. */
   private final long[][] sizes;
+
   private final int minProps;
   private final int maxProps;
+
   /** What goes before the closing brace after a member (the layout's newline). */
   private final String close;
+
   /** Member counts are tracked up to this (beyond it, no bound distinguishes them). */
   private final int countCap;
+
   /** One member that no listed one names ({@link ExtraMembers}), or null. */
   private final Re extra;
+
   /** Whether some ending fell short of minProperties by more than one extra member. */
   private boolean minUnreachable;
+
   private final Map<String, Re> memo = new HashMap<>();
+
   /**
    * Per member i: the member (in the versions of a bitmask) followed by a continuation, by the
    * continuation (identity) and the bitmask; shared by "wrote one" and not.
    */
   private final List<Map<Re, Map<Integer, Re>>> withMember = new ArrayList<>();
+
   private long cost;
 
-  MemberLayout(List<ObjectValues.Member> members, Re[][] versions, int[][] constraintIds, long[][] sizes, int minProps,
-      int maxProps, String close, Re extra) {
+  MemberLayout(
+      List<ObjectValues.Member> members,
+      Re[][] versions,
+      int[][] constraintIds,
+      long[][] sizes,
+      int minProps,
+      int maxProps,
+      String close,
+      Re extra) {
     this.members = members;
     this.versions = versions;
     this.constraintIds = constraintIds;
@@ -139,22 +160,29 @@ final class MemberLayout {
     if (versions[i].length == 1 && conts.size() == 1 && conts.get(0) == absent) {
       // The member is optional and nothing after it depends on it.
       cost += sizes[i][0];
-      return new Re.Concat(List.of(opt(wrote ? seq(lit(","), versions[i][0]) : versions[i][0]), absent));
+      return new Re.Concat(
+          List.of(opt(wrote ? seq(lit(","), versions[i][0]) : versions[i][0]), absent));
     }
     List<Re> options = new ArrayList<>();
     for (int c = 0; c < conts.size(); c++) {
       Re cont = conts.get(c);
       int mask = masks.get(c);
-      Re after = withMember.get(i).computeIfAbsent(cont, x -> new HashMap<>()).computeIfAbsent(mask, x -> {
-        List<Re> texts = new ArrayList<>();
-        for (int v = 0; v < versions[i].length; v++) {
-          if ((mask >> v & 1) == 1) {
-            texts.add(versions[i][v]);
-            cost += sizes[i][v];
-          }
-        }
-        return new Re.Concat(List.of(alt(texts), cont));
-      });
+      Re after =
+          withMember
+              .get(i)
+              .computeIfAbsent(cont, x -> new HashMap<>())
+              .computeIfAbsent(
+                  mask,
+                  x -> {
+                    List<Re> texts = new ArrayList<>();
+                    for (int v = 0; v < versions[i].length; v++) {
+                      if ((mask >> v & 1) == 1) {
+                        texts.add(versions[i][v]);
+                        cost += sizes[i][v];
+                      }
+                    }
+                    return new Re.Concat(List.of(alt(texts), cont));
+                  });
       options.add(wrote ? new Re.Concat(List.of(lit(","), after)) : after);
     }
     options.add(absent);

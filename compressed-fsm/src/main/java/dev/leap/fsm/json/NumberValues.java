@@ -63,24 +63,35 @@ final class NumberValues {
       return range; // every integer is a multiple of 1/n
     }
     if (m.stripTrailingZeros().scale() <= 0 && m.compareTo(BigDecimal.valueOf(MAX_MODULUS)) <= 0) {
-      return converter.intersection(List.of(range, Numbers.multiplesOf(m.intValueExact())), "multipleOf", ptr);
+      return converter.intersection(
+          List.of(range, Numbers.multiplesOf(m.intValueExact())), "multipleOf", ptr);
     }
-    converter.notHonoured("multipleOf", ptr, "integers: multipleOf is supported for whole numbers up to " + MAX_MODULUS);
+    converter.notHonoured(
+        "multipleOf",
+        ptr,
+        "integers: multipleOf is supported for whole numbers up to " + MAX_MODULUS);
     return range;
   }
 
   /** The numbers number schema {@code o} allows. */
   Re number(ObjectNode o, String ptr) {
     Bounds b = bounds(o, ptr);
-    Re exp = opt(seq(new Re.Chars(CharRanges.of('E', 'E', 'e', 'e')), opt(new Re.Chars(CharRanges.of('+', '+', '-', '-'))),
-        rep(DIGIT, 1, -1)));
+    Re exp =
+        opt(
+            seq(
+                new Re.Chars(CharRanges.of('E', 'E', 'e', 'e')),
+                opt(new Re.Chars(CharRanges.of('+', '+', '-', '-'))),
+                rep(DIGIT, 1, -1)));
     Re intPart = alt(List.of(lit("0"), seq(NONZERO_DIGIT, rep(DIGIT, 0, -1))));
     if (b.lo() == null && b.hi() == null && !o.has("multipleOf")) {
       return seq(opt(lit("-")), intPart, Numbers.ANY_FRACTION, exp);
     }
     // Plain decimals (no exponent) from here on.
-    Re range = b.lo() == null && b.hi() == null ? seq(opt(lit("-")), intPart, Numbers.ANY_FRACTION)
-        : Numbers.range(b.lo(), b.loExclusive(), b.hi(), b.hiExclusive(), converter.options.maxDfaStates());
+    Re range =
+        b.lo() == null && b.hi() == null
+            ? seq(opt(lit("-")), intPart, Numbers.ANY_FRACTION)
+            : Numbers.range(
+                b.lo(), b.loExclusive(), b.hi(), b.hiExclusive(), converter.options.maxDfaStates());
     if (!o.has("multipleOf")) {
       return range;
     }
@@ -91,8 +102,12 @@ final class NumberValues {
     } else if (m.scale() <= 0 && m.compareTo(BigDecimal.valueOf(MAX_MODULUS)) <= 0) {
       multiples = seq(Numbers.multiplesOf(m.intValueExact()), Numbers.fractionOfMultiple(0));
     } else {
-      converter.notHonoured("multipleOf", ptr, "numbers: multipleOf is supported for powers of ten (0.01, 1, ...) and"
-          + " whole numbers up to " + MAX_MODULUS);
+      converter.notHonoured(
+          "multipleOf",
+          ptr,
+          "numbers: multipleOf is supported for powers of ten (0.01, 1, ...) and"
+              + " whole numbers up to "
+              + MAX_MODULUS);
       return range;
     }
     return converter.intersection(List.of(range, multiples), "multipleOf", ptr);

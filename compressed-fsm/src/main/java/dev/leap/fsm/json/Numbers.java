@@ -18,8 +18,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Numbers in a range and multiples, as exact languages over JSON number text. Ranges are written
- * as plain decimals {@code -?I(.F)?} (no exponent: a subset of the numbers, every one of them in
+ * Numbers in a range and multiples, as exact languages over JSON number text. Ranges are written as
+ * plain decimals {@code -?I(.F)?} (no exponent: a subset of the numbers, every one of them in
  * range); the comparison with a bound {@code B.G} is on the integer part first, then on the
  * fraction digits against {@code G} (digit by digit, as a fraction: {@code .5 == .50}).
  */
@@ -34,19 +34,25 @@ final class Numbers {
     List<Re> parts = new ArrayList<>();
     if (hi == null || hi.signum() > 0 || (hi.signum() == 0 && !hiEx)) {
       boolean nonNegativeLo = lo != null && lo.signum() >= 0;
-      parts.add(magnitudes(nonNegativeLo ? lo : BigDecimal.ZERO, nonNegativeLo && loEx, hi, hiEx, maxStates));
+      parts.add(
+          magnitudes(
+              nonNegativeLo ? lo : BigDecimal.ZERO, nonNegativeLo && loEx, hi, hiEx, maxStates));
     }
     if (lo == null || lo.signum() < 0) {
       // -m with m in (max(0, -hi), -lo]: mirrored; -0 is never written (0 is, on the other side).
       boolean hiNegative = hi != null && hi.signum() < 0;
       BigDecimal ml = hiNegative ? hi.negate() : BigDecimal.ZERO;
       boolean mlEx = !hiNegative || hiEx;
-      parts.add(seq(lit("-"), magnitudes(ml, mlEx, lo == null ? null : lo.negate(), loEx, maxStates)));
+      parts.add(
+          seq(lit("-"), magnitudes(ml, mlEx, lo == null ? null : lo.negate(), loEx, maxStates)));
     }
     return alt(parts);
   }
 
-  /** Non-negative plain decimals {@code I(.F)?} between {@code l >= 0} and {@code u} (null: unbounded). */
+  /**
+   * Non-negative plain decimals {@code I(.F)?} between {@code l >= 0} and {@code u} (null:
+   * unbounded).
+   */
   static Re magnitudes(BigDecimal l, boolean lEx, BigDecimal u, boolean uEx, int maxStates) {
     if (u != null && (u.compareTo(l) < 0 || (u.compareTo(l) == 0 && (lEx || uEx)))) {
       return NOTHING;
@@ -59,19 +65,27 @@ final class Numbers {
       if (ui.equals(li)) {
         Dfa above = Automata.compile(fraction(lf, true, lEx), "number range", maxStates);
         Dfa below = Automata.compile(fraction(uf, false, uEx), "number range", maxStates);
-        Dfa both = above == null || below == null ? null : Automata.intersect(above, below, maxStates, "number range");
+        Dfa both =
+            above == null || below == null
+                ? null
+                : Automata.intersect(above, below, maxStates, "number range");
         return both == null ? NOTHING : seq(IntegerRange.of(li, li), new Re.Automaton(both));
       }
       List<Re> parts = new ArrayList<>();
       parts.add(seq(IntegerRange.of(li, li), fraction(lf, true, lEx)));
       if (li.add(BigInteger.ONE).compareTo(ui) < 0) {
-        parts.add(seq(IntegerRange.of(li.add(BigInteger.ONE), ui.subtract(BigInteger.ONE)), ANY_FRACTION));
+        parts.add(
+            seq(
+                IntegerRange.of(li.add(BigInteger.ONE), ui.subtract(BigInteger.ONE)),
+                ANY_FRACTION));
       }
       parts.add(seq(IntegerRange.of(ui, ui), fraction(uf, false, uEx)));
       return alt(parts);
     }
-    return alt(List.of(seq(IntegerRange.of(li, li), fraction(lf, true, lEx)),
-        seq(IntegerRange.of(li.add(BigInteger.ONE), null), ANY_FRACTION)));
+    return alt(
+        List.of(
+            seq(IntegerRange.of(li, li), fraction(lf, true, lEx)),
+            seq(IntegerRange.of(li.add(BigInteger.ONE), null), ANY_FRACTION)));
   }
 
   /** The digits after the point of {@code x >= 0}, without trailing zeros ("" for an integer). */
@@ -85,8 +99,8 @@ final class Numbers {
   }
 
   /**
-   * The optional fraction part ({@code ""} or {@code "." digits}) whose value {@code 0.F} is
-   * {@code >=} ({@code ge}) or {@code <=} {@code 0.g}, strictly if {@code strict}.
+   * The optional fraction part ({@code ""} or {@code "." digits}) whose value {@code 0.F} is {@code
+   * >=} ({@code ge}) or {@code <=} {@code 0.g}, strictly if {@code strict}.
    */
   static Re fraction(String g, boolean ge, boolean strict) {
     boolean emptyOk = ge ? g.isEmpty() && !strict : !(g.isEmpty() && strict);
@@ -99,13 +113,18 @@ final class Numbers {
     return alt(parts);
   }
 
-  /** Digit strings {@code F} (non-empty if {@code first}) with {@code 0.F} compared to {@code 0.g[k..]}. */
+  /**
+   * Digit strings {@code F} (non-empty if {@code first}) with {@code 0.F} compared to {@code
+   * 0.g[k..]}.
+   */
   private static Re compare(String g, int k, boolean ge, boolean strict, boolean first) {
     Re anyDigits = rep(DIGIT, 0, -1);
     if (k == g.length()) {
       // The rest of the bound is zero.
       if (ge) {
-        return strict ? seq(anyDigits, new Re.Chars(new int[] {'1', '9'}), anyDigits) : rep(DIGIT, first ? 1 : 0, -1);
+        return strict
+            ? seq(anyDigits, new Re.Chars(new int[] {'1', '9'}), anyDigits)
+            : rep(DIGIT, first ? 1 : 0, -1);
       }
       return strict ? NOTHING : rep(lit("0"), first ? 1 : 0, -1);
     }
@@ -128,15 +147,24 @@ final class Numbers {
     return alt(opts);
   }
 
-  /** Fraction parts of multiples of {@code 10^-k} ({@code k >= 0}): at most {@code k} significant digits. */
+  /**
+   * Fraction parts of multiples of {@code 10^-k} ({@code k >= 0}): at most {@code k} significant
+   * digits.
+   */
   static Re fractionOfMultiple(int k) {
     Re zeros = rep(lit("0"), 0, -1);
-    return k == 0 ? opt(seq(lit("."), rep(lit("0"), 1, -1))) : opt(seq(lit("."), rep(DIGIT, 1, k), zeros));
+    return k == 0
+        ? opt(seq(lit("."), rep(lit("0"), 1, -1)))
+        : opt(seq(lit("."), rep(DIGIT, 1, k), zeros));
   }
 
-  /** Integer texts {@code -?[0-9]+} whose value is a multiple of {@code n} (leading zeros not excluded). */
+  /**
+   * Integer texts {@code -?[0-9]+} whose value is a multiple of {@code n} (leading zeros not
+   * excluded).
+   */
   static Re multiplesOf(int n) {
-    // Byte classes: 0 other, 1..10 the digits, 11 '-'. States: 0 start, 1 after '-', 2 + r residue r.
+    // Byte classes: 0 other, 1..10 the digits, 11 '-'. States: 0 start, 1 after '-', 2 + r residue
+    // r.
     int[] classOf = new int[256];
     for (int d = 0; d <= 9; d++) {
       classOf['0' + d] = 1 + d;

@@ -31,10 +31,15 @@ import java.util.TreeSet;
  * member is written in one version per subset of its value constraints.
  */
 final class ObjectValues {
-  /** Most value constraints on one member (its value is written in a version per subset of them). */
+  /**
+   * Most value constraints on one member (its value is written in a version per subset of them).
+   */
   static final int MAX_MEMBER_CONSTRAINTS = 3;
 
-  /** An object member: its value's language, and the schema that language was made from (for versions). */
+  /**
+   * An object member: its value's language, and the schema that language was made from (for
+   * versions).
+   */
   record Member(String name, Re value, JsonNode schema, boolean required) {}
 
   private final Converter converter;
@@ -43,7 +48,10 @@ final class ObjectValues {
     this.converter = converter;
   }
 
-  /** The objects object schema {@code o} allows at nesting {@code level}, whose members also satisfy {@code combined}. */
+  /**
+   * The objects object schema {@code o} allows at nesting {@code level}, whose members also satisfy
+   * {@code combined}.
+   */
   Re value(ObjectNode o, String ptr, int level, Presence combined) {
     Set<String> required = new LinkedHashSet<>();
     o.path("required").forEach(r -> required.add(r.asText()));
@@ -53,11 +61,13 @@ final class ObjectValues {
     JsonNode props = o.get("properties");
     for (String r : required) {
       if (props == null || !props.has(r)) {
-        members.add(new Member(r, unlistedValue(o, r, ptr, level), unlistedSchema(o, r, ptr), true));
+        members.add(
+            new Member(r, unlistedValue(o, r, ptr, level), unlistedSchema(o, r, ptr), true));
       }
     }
     List<Dependencies.ValueConstraint> constraints = new ArrayList<>();
-    Presence formula = Presence.and(List.of(combined, converter.dependencies.formula(o, ptr, constraints)));
+    Presence formula =
+        Presence.and(List.of(combined, converter.dependencies.formula(o, ptr, constraints)));
     int minProps = o.has("minProperties") ? Converter.nonNegative(o, "minProperties", ptr) : 0;
     int maxProps = o.has("maxProperties") ? Converter.nonNegative(o, "maxProperties", ptr) : -1;
     Set<String> listed = new LinkedHashSet<>();
@@ -73,7 +83,8 @@ final class ObjectValues {
           formula = formula.assign(n, false);
           continue;
         }
-        members.add(new Member(n, unlistedValue(o, n, ptr, level), unlistedSchema(o, n, ptr), false));
+        members.add(
+            new Member(n, unlistedValue(o, n, ptr, level), unlistedSchema(o, n, ptr), false));
         listed.add(n);
       }
     }
@@ -93,37 +104,79 @@ final class ObjectValues {
         }
       }
       if (mine.size() > MAX_MEMBER_CONSTRAINTS) {
-        converter.notHonoured(o.has("dependentSchemas") ? "dependentSchemas" : "dependencies", ptr, "more than "
-            + MAX_MEMBER_CONSTRAINTS + " dependent schemas constrain the value of member \"" + m.name() + "\"");
+        converter.notHonoured(
+            o.has("dependentSchemas") ? "dependentSchemas" : "dependencies",
+            ptr,
+            "more than "
+                + MAX_MEMBER_CONSTRAINTS
+                + " dependent schemas constrain the value of member \""
+                + m.name()
+                + "\"");
         for (int k : mine) {
           formula = formula.assignMeets(m.name(), k, true); // lenient: the constraints are ignored
         }
         mine = List.of();
       }
       constraintIds[i] = mine.stream().mapToInt(Integer::intValue).toArray();
-      versions[i] = memberVersions(m, constraintIds[i], constraints, in + converter.layout.quote(m.name()) + colon, level);
+      versions[i] =
+          memberVersions(
+              m,
+              constraintIds[i],
+              constraints,
+              in + converter.layout.quote(m.name()) + colon,
+              level);
       sizes[i] = new long[versions[i].length];
       for (int v = 0; v < versions[i].length; v++) {
         sizes[i][v] = Trees.size(versions[i][v]);
       }
     }
-    MemberLayout layout = new MemberLayout(members, versions, constraintIds, sizes, minProps, maxProps,
-        converter.layout.newline(level), extra);
+    MemberLayout layout =
+        new MemberLayout(
+            members,
+            versions,
+            constraintIds,
+            sizes,
+            minProps,
+            maxProps,
+            converter.layout.newline(level),
+            extra);
     Re body = layout.from(0, false, formula, 0);
     if (body == NOTHING && layout.minUnreachable()) {
-      converter.notHonoured("minProperties", ptr, "reaching minProperties needs more than one member beyond the listed"
-          + " ones (a generated key may repeat, so only one extra member is certain to count)");
+      converter.notHonoured(
+          "minProperties",
+          ptr,
+          "reaching minProperties needs more than one member beyond the listed"
+              + " ones (a generated key may repeat, so only one extra member is certain to count)");
     }
     if (layout.cost() > MemberLayout.MAX_COST) {
-      String keyword = List.of("minProperties", "maxProperties", "oneOf", "anyOf", "not", "dependencies",
-          "dependentRequired", "dependentSchemas").stream().filter(o::has).findFirst().orElse("required");
-      converter.notHonoured(keyword, ptr,
-          "too many combinations of present members to write out (over " + MemberLayout.MAX_COST + " nodes)");
+      String keyword =
+          List.of(
+                  "minProperties",
+                  "maxProperties",
+                  "oneOf",
+                  "anyOf",
+                  "not",
+                  "dependencies",
+                  "dependentRequired",
+                  "dependentSchemas")
+              .stream()
+              .filter(o::has)
+              .findFirst()
+              .orElse("required");
+      converter.notHonoured(
+          keyword,
+          ptr,
+          "too many combinations of present members to write out (over "
+              + MemberLayout.MAX_COST
+              + " nodes)");
     }
     return seq(lit("{"), body);
   }
 
-  /** The members {@code properties} lists, in its order, each value merged with the patternProperties it matches. */
+  /**
+   * The members {@code properties} lists, in its order, each value merged with the
+   * patternProperties it matches.
+   */
   private List<Member> listedMembers(ObjectNode o, String ptr, int level, Set<String> required) {
     List<Member> members = new ArrayList<>();
     JsonNode props = o.get("properties");
@@ -134,8 +187,13 @@ final class ObjectValues {
       Map.Entry<String, JsonNode> e = it.next();
       String p = ptr + "/properties/" + Keywords.escapePointer(e.getKey());
       JsonNode[] schema = new JsonNode[1];
-      Re v = converter.references.valueOfMerge(
-          () -> schema[0] = converter.extraMembers.withPatternProperties(o, e.getKey(), e.getValue(), p), p, level + 1);
+      Re v =
+          converter.references.valueOfMerge(
+              () ->
+                  schema[0] =
+                      converter.extraMembers.withPatternProperties(o, e.getKey(), e.getValue(), p),
+              p,
+              level + 1);
       members.add(new Member(e.getKey(), v, schema[0], required.contains(e.getKey())));
     }
     return members;
@@ -143,10 +201,14 @@ final class ObjectValues {
 
   /**
    * Member {@code m} (its key text {@code key} and value) in one version per subset of its value
-   * constraints {@code constraintIds}: version v meets the constraints of the bits of v
-   * ({@link Trees#NOTHING} where no value meets them all).
+   * constraints {@code constraintIds}: version v meets the constraints of the bits of v ({@link
+   * Trees#NOTHING} where no value meets them all).
    */
-  private Re[] memberVersions(Member m, int[] constraintIds, List<Dependencies.ValueConstraint> constraints, String key,
+  private Re[] memberVersions(
+      Member m,
+      int[] constraintIds,
+      List<Dependencies.ValueConstraint> constraints,
+      String key,
       int level) {
     Re[] versions = new Re[1 << constraintIds.length];
     for (int v = 0; v < versions.length; v++) {
@@ -159,25 +221,35 @@ final class ObjectValues {
           }
         }
         String cp = meet.get(0).ptr();
-        value = converter.references.valueOfMerge(() -> {
-          JsonNode acc = m.schema();
-          for (Dependencies.ValueConstraint c : meet) {
-            acc = converter.merge.merge(acc, c.schema(), cp);
-          }
-          return acc;
-        }, cp, level + 1);
+        value =
+            converter.references.valueOfMerge(
+                () -> {
+                  JsonNode acc = m.schema();
+                  for (Dependencies.ValueConstraint c : meet) {
+                    acc = converter.merge.merge(acc, c.schema(), cp);
+                  }
+                  return acc;
+                },
+                cp,
+                level + 1);
       }
       versions[v] = value == NOTHING ? NOTHING : seq(StringValues.jsonText(key), value);
     }
     return versions;
   }
 
-  /** The value of member {@code name} that {@code properties} does not list (never generated if forbidden). */
+  /**
+   * The value of member {@code name} that {@code properties} does not list (never generated if
+   * forbidden).
+   */
   private Re unlistedValue(ObjectNode o, String name, String ptr, int level) {
     JsonNode additional = o.get("additionalProperties");
     if (o.has("patternProperties")) {
-      Re v = converter.references.valueOfMerge(() -> converter.extraMembers.patternSchemaFor(o, name, ptr),
-          ptr + "/patternProperties", level + 1);
+      Re v =
+          converter.references.valueOfMerge(
+              () -> converter.extraMembers.patternSchemaFor(o, name, ptr),
+              ptr + "/patternProperties",
+              level + 1);
       if (v != null) {
         return v;
       }
@@ -185,11 +257,15 @@ final class ObjectValues {
     if (additional != null && additional.isObject()) {
       return converter.value(additional, ptr + "/additionalProperties", level + 1);
     }
-    return additional != null && additional.isBoolean() && !additional.asBoolean() ? NOTHING
+    return additional != null && additional.isBoolean() && !additional.asBoolean()
+        ? NOTHING
         : converter.any.value(level + 1, Converter.ANY_DEPTH - 1);
   }
 
-  /** The schema of member {@code name} that {@code properties} does not list ({@code false} if forbidden). */
+  /**
+   * The schema of member {@code name} that {@code properties} does not list ({@code false} if
+   * forbidden).
+   */
   private JsonNode unlistedSchema(ObjectNode o, String name, String ptr) {
     int mark = converter.references.followedMark();
     try {

@@ -5,23 +5,29 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A Boolean formula over which object members are present: what {@code required},
- * {@code dependentRequired} / {@code dependencies}, and {@code anyOf} / {@code oneOf} /
- * {@code allOf} / {@code not} of {@code required}-only schemas say about an object. Its variables:
- * {@link Has} (a member is present) and {@link Meets} (a member is present and written in a
- * version whose value meets a numbered value constraint, such as the {@code properties} of a
- * dependent schema). Immutable; {@link #assign} and {@link #assignMeets} return the simplified
- * residual, so a formula with every variable assigned is {@link #TRUE} or {@link #FALSE}.
- * {@link #toString()} is canonical for equal structure (used as a memo key).
+ * A Boolean formula over which object members are present: what {@code required}, {@code
+ * dependentRequired} / {@code dependencies}, and {@code anyOf} / {@code oneOf} / {@code allOf} /
+ * {@code not} of {@code required}-only schemas say about an object. Its variables: {@link Has} (a
+ * member is present) and {@link Meets} (a member is present and written in a version whose value
+ * meets a numbered value constraint, such as the {@code properties} of a dependent schema).
+ * Immutable; {@link #assign} and {@link #assignMeets} return the simplified residual, so a formula
+ * with every variable assigned is {@link #TRUE} or {@link #FALSE}. {@link #toString()} is canonical
+ * for equal structure (used as a memo key).
  */
 sealed interface Presence {
   Presence TRUE = new Const(true);
   Presence FALSE = new Const(false);
 
-  /** The formula with member {@code name} present or absent, simplified (an absent member meets nothing). */
+  /**
+   * The formula with member {@code name} present or absent, simplified (an absent member meets
+   * nothing).
+   */
   Presence assign(String name, boolean present);
 
-  /** The formula with member {@code name}'s value constraint {@code constraint} met or not, simplified. */
+  /**
+   * The formula with member {@code name}'s value constraint {@code constraint} met or not,
+   * simplified.
+   */
   Presence assignMeets(String name, int constraint, boolean meets);
 
   /** Its value when every member is present or, for {@code false}, absent. */
@@ -123,7 +129,9 @@ sealed interface Presence {
     }
   }
 
-  /** {@code kind}: all ({@code and}), any ({@code or}) or exactly one ({@code one}) of the items. */
+  /**
+   * {@code kind}: all ({@code and}), any ({@code or}) or exactly one ({@code one}) of the items.
+   */
   record Nary(String kind, List<Presence> items) implements Presence {
     public Presence assign(String name, boolean present) {
       List<Presence> out = new ArrayList<>();
@@ -205,9 +213,13 @@ sealed interface Presence {
     }
     switch (kind) {
       case "and":
-        return falses > 0 ? FALSE : rest.isEmpty() ? TRUE : rest.size() == 1 ? rest.get(0) : new Nary(kind, rest);
+        return falses > 0
+            ? FALSE
+            : rest.isEmpty() ? TRUE : rest.size() == 1 ? rest.get(0) : new Nary(kind, rest);
       case "or":
-        return trues > 0 ? TRUE : rest.isEmpty() ? FALSE : rest.size() == 1 ? rest.get(0) : new Nary(kind, rest);
+        return trues > 0
+            ? TRUE
+            : rest.isEmpty() ? FALSE : rest.size() == 1 ? rest.get(0) : new Nary(kind, rest);
       default:
         if (trues > 1) {
           return FALSE;

@@ -26,11 +26,10 @@ final class PresenceSchemas {
   }
 
   /**
-   * {@link #presenceOnly(JsonNode)}, where {@code object} (the object schema the keywords apply
-   * to, or null) makes two more keywords say nothing new: {@code properties} whose member schemas
-   * are the object's own ones (annotations aside), and {@code "type": "object"} when the object
-   * schema is of that type only (a common way of writing {@code oneOf} over groups of required
-   * members).
+   * {@link #presenceOnly(JsonNode)}, where {@code object} (the object schema the keywords apply to,
+   * or null) makes two more keywords say nothing new: {@code properties} whose member schemas are
+   * the object's own ones (annotations aside), and {@code "type": "object"} when the object schema
+   * is of that type only (a common way of writing {@code oneOf} over groups of required members).
    */
   static boolean presenceOnly(JsonNode schema, ObjectNode object) {
     if (schema.isBoolean()) {
@@ -46,11 +45,18 @@ final class PresenceSchemas {
         continue;
       }
       JsonNode v = e.getValue();
-      if (object != null && k.equals("properties") && v.isObject() && repeatsProperties(v, object.path("properties"))) {
+      if (object != null
+          && k.equals("properties")
+          && v.isObject()
+          && repeatsProperties(v, object.path("properties"))) {
         continue;
       }
-      if (object != null && k.equals("type") && v.isTextual() && v.asText().equals("object")
-          && object.path("type").isTextual() && object.get("type").asText().equals("object")) {
+      if (object != null
+          && k.equals("type")
+          && v.isTextual()
+          && v.asText().equals("object")
+          && object.path("type").isTextual()
+          && object.get("type").asText().equals("object")) {
         continue;
       }
       if (!PRESENCE_KEYWORDS.contains(k)) {
@@ -87,7 +93,8 @@ final class PresenceSchemas {
     for (Iterator<Map.Entry<String, JsonNode>> it = props.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       JsonNode mine = own.get(e.getKey());
-      if (mine == null || !Keywords.withoutAnnotations(mine).equals(Keywords.withoutAnnotations(e.getValue()))) {
+      if (mine == null
+          || !Keywords.withoutAnnotations(mine).equals(Keywords.withoutAnnotations(e.getValue()))) {
         return false;
       }
     }
@@ -109,10 +116,12 @@ final class PresenceSchemas {
         case "anyOf", "oneOf", "allOf" -> {
           List<Presence> items = new ArrayList<>();
           v.forEach(b -> items.add(formula(b)));
-          all.add(e.getKey().equals("anyOf") ? Presence.or(items)
-              : e.getKey().equals("oneOf") ? Presence.exactlyOne(items) : Presence.and(items));
+          all.add(
+              e.getKey().equals("anyOf")
+                  ? Presence.or(items)
+                  : e.getKey().equals("oneOf") ? Presence.exactlyOne(items) : Presence.and(items));
         }
-        default -> { }
+        default -> {}
       }
     }
     return Presence.and(all);

@@ -16,7 +16,10 @@ final class ReText {
   /** {@code prec}: 0 alternation, 1 concatenation, 2 repetition operand. */
   private static void print(Re re, StringBuilder sb, int prec, int max) {
     if (sb.length() > max) {
-      throw new ConstraintException("the JSON Schema's regex is longer than the limit of " + max + " characters (maxRegexLength)");
+      throw new ConstraintException(
+          "the JSON Schema's regex is longer than the limit of "
+              + max
+              + " characters (maxRegexLength)");
     }
     if (re instanceof Re.Empty) {
       if (prec >= 2) {
@@ -63,9 +66,10 @@ final class ReText {
         sb.append('{').append(r.min()).append(',').append(r.max()).append('}');
       }
     } else if (re instanceof Re.Automaton) {
-      throw new ConstraintException("the JSON Schema has no regex text: part of it is an intersection or"
-          + " difference of languages (pattern with a length or format, patternProperties, ...), which Leap compiles"
-          + " as an automaton");
+      throw new ConstraintException(
+          "the JSON Schema has no regex text: part of it is an intersection or"
+              + " difference of languages (pattern with a length or format, patternProperties, ...), which Leap compiles"
+              + " as an automaton");
     }
   }
 

@@ -27,28 +27,36 @@ import java.util.function.Supplier;
  * The rules become a {@link Grammar} through {@link Grammar#ofRules}.
  *
  * <p>Only for the compact layout: the indented layout writes a value's text by its nesting level,
- * so a rule would be needed per level, and recursion makes the levels unbounded. Invariants: rule
- * 0 is {@value #ROOT}, the document's value; a reference is one rule whatever the path to it
- * (its target converted once, from no unrolling context: the exact value, recursion included);
- * every rule is converted exactly once, after the document ({@link #convert}); a rule call is
- * never inside a string, key or intersection (references are values, and values are only
- * concatenated, alternated and repeated), so the only automata built from trees holding calls are
- * those of values, where a call's marker bytes can never match text.
+ * so a rule would be needed per level, and recursion makes the levels unbounded. Invariants: rule 0
+ * is {@value #ROOT}, the document's value; a reference is one rule whatever the path to it (its
+ * target converted once, from no unrolling context: the exact value, recursion included); every
+ * rule is converted exactly once, after the document ({@link #convert}); a rule call is never
+ * inside a string, key or intersection (references are values, and values are only concatenated,
+ * alternated and repeated), so the only automata built from trees holding calls are those of
+ * values, where a call's marker bytes can never match text.
  */
 final class RecursiveRules {
   /** The start rule's name. */
   static final String ROOT = "root";
-  /** The free-form value rule's name (cannot be a reference's canonical name, which is a URI or starts with {@code #}). */
+
+  /**
+   * The free-form value rule's name (cannot be a reference's canonical name, which is a URI or
+   * starts with {@code #}).
+   */
   static final String VALUE = "(any JSON value)";
 
   private final Converter converter;
   private final List<String> names = new ArrayList<>(List.of(ROOT));
   private final List<Re> bodies = new ArrayList<>(Collections.singletonList((Re) null));
+
   /** Rule index by reference key (canonical name) or {@link #VALUE}. */
   private final Map<String, Integer> byName = new HashMap<>();
+
   private final Map<Integer, Re> calls = new HashMap<>();
+
   /** Rules whose body is still to convert: index and body. */
   private final ArrayDeque<Object[]> pending = new ArrayDeque<>();
+
   private boolean recursion;
 
   RecursiveRules(Converter converter) {
@@ -58,17 +66,20 @@ final class RecursiveRules {
     this.converter = converter;
   }
 
-  /** The call of the rule for reference {@code key} (canonical name) to {@code target}, first met at {@code ptr}. */
+  /**
+   * The call of the rule for reference {@code key} (canonical name) to {@code target}, first met at
+   * {@code ptr}.
+   */
   Re reference(String key, JsonNode target, String ptr) {
     return rule(key, displayName(key), () -> converter.value(target, ptr, 0));
   }
 
   /**
    * The call of the rule named by {@code key}, whose body {@code body} gives (converted later, from
-   * no unrolling context, once per key). For a schema merged with a recursive reference's target
-   * (a {@code $ref} with sibling keywords, an {@code allOf}): the key is made of the references
-   * and the merged schema's JSON, document content, so a merge met again inside itself is the same
-   * rule and the set of rules stays finite.
+   * no unrolling context, once per key). For a schema merged with a recursive reference's target (a
+   * {@code $ref} with sibling keywords, an {@code allOf}): the key is made of the references and
+   * the merged schema's JSON, document content, so a merge met again inside itself is the same rule
+   * and the set of rules stays finite.
    */
   Re rule(String key, String name, Supplier<Re> body) {
     recursion = true;
@@ -87,10 +98,20 @@ final class RecursiveRules {
       k = add(VALUE, VALUE);
       Re v = call(k);
       Re member = seq(StringValues.anyString(), lit(":"), v);
-      bodies.set(k, alt(List.of(lit("null"), lit("true"), lit("false"),
-          converter.numbers.number(JsonNodeFactory.instance.objectNode(), ""), StringValues.anyString(),
-          alt(List.of(lit("[]"), seq(lit("["), v, rep(seq(lit(","), v), 0, -1), lit("]")))),
-          alt(List.of(lit("{}"), seq(lit("{"), member, rep(seq(lit(","), member), 0, -1), lit("}")))))));
+      bodies.set(
+          k,
+          alt(
+              List.of(
+                  lit("null"),
+                  lit("true"),
+                  lit("false"),
+                  converter.numbers.number(JsonNodeFactory.instance.objectNode(), ""),
+                  StringValues.anyString(),
+                  alt(List.of(lit("[]"), seq(lit("["), v, rep(seq(lit(","), v), 0, -1), lit("]")))),
+                  alt(
+                      List.of(
+                          lit("{}"),
+                          seq(lit("{"), member, rep(seq(lit(","), member), 0, -1), lit("}")))))));
     }
     return call(k);
   }
@@ -100,7 +121,9 @@ final class RecursiveRules {
     return names.size() > 1;
   }
 
-  /** Whether the conversion met a recursive reference (called a rule other than {@value #VALUE}). */
+  /**
+   * Whether the conversion met a recursive reference (called a rule other than {@value #VALUE}).
+   */
   boolean recursion() {
     return recursion;
   }
@@ -124,8 +147,8 @@ final class RecursiveRules {
   /**
    * Compiles the converted rules ({@link #convert} first).
    *
-   * @throws dev.leap.fsm.ConstraintException a rule never finishes or is left-recursive (see
-   *     {@link Grammar#ofRules}), or a limit
+   * @throws dev.leap.fsm.ConstraintException a rule never finishes or is left-recursive (see {@link
+   *     Grammar#ofRules}), or a limit
    */
   Grammar compile(String source) {
     return Grammar.ofRules(source, List.copyOf(names), bodies, converter.options.maxDfaStates());
@@ -139,7 +162,10 @@ final class RecursiveRules {
     return k;
   }
 
-  /** A reference's name as a rule: its canonical name, the fragment alone in a document without a base URI. */
+  /**
+   * A reference's name as a rule: its canonical name, the fragment alone in a document without a
+   * base URI.
+   */
   static String displayName(String key) {
     String base = SchemaIndex.DEFAULT_BASE.toString();
     return key.equals(base) ? "#" : key.startsWith(base + "#") ? key.substring(base.length()) : key;

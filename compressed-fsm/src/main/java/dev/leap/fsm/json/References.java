@@ -24,22 +24,27 @@ import java.util.function.Supplier;
  * <p>Each reference, by its canonical name, has an expansion depth: how many times it is being
  * expanded on the current path. A reference at {@link JsonSchemaOptions#maxRecursion} already
  * yields no value (deeper values cannot be generated: a subset of the valid ones). A merge that
- * inlines references ({@link #resolveShallow}) counts as an expansion of each of them
- * ({@link #valueOfMerge}), so recursion through {@code allOf} is bounded the same way. Because a
- * schema's language depends on the depths of the references reachable from it, those depths are
- * part of the memo key ({@link #expansionKey}).
+ * inlines references ({@link #resolveShallow}) counts as an expansion of each of them ({@link
+ * #valueOfMerge}), so recursion through {@code allOf} is bounded the same way. Because a schema's
+ * language depends on the depths of the references reachable from it, those depths are part of the
+ * memo key ({@link #expansionKey}).
  */
 final class References {
   private final Converter converter;
   private final SchemaIndex index;
+
   /** How often each reference (canonical name) is being expanded on the current path. */
   private final Map<String, Integer> depth = new HashMap<>();
+
   /** The references {@link #resolveShallow} followed (merging inlines their targets). */
   private final List<String> followed = new ArrayList<>();
+
   /** The local references reachable from a schema node, following references (sorted). */
   private final Map<JsonNode, Set<String>> reachable = new IdentityHashMap<>();
+
   /** The references inside a schema node's own JSON (not followed). */
   private final Map<JsonNode, Set<String>> inside = new IdentityHashMap<>();
+
   /** Targets of the references seen by {@link #refsInside}, by canonical name. */
   private final Map<String, JsonNode> targets = new HashMap<>();
 
@@ -48,7 +53,10 @@ final class References {
     this.index = index;
   }
 
-  /** The value of object schema {@code o} with a {@code $ref} (and maybe siblings to merge with its target). */
+  /**
+   * The value of object schema {@code o} with a {@code $ref} (and maybe siblings to merge with its
+   * target).
+   */
   Re ref(ObjectNode o, String ptr, int level) {
     SchemaIndex.Target t = target(o.get("$ref").asText(), o, ptr);
     String key = t.key();
@@ -59,8 +67,13 @@ final class References {
         return converter.rules.reference(key, t.node(), ptr);
       }
       JsonNode target = t.node();
-      return converter.rules.rule(key + " " + siblings, RecursiveRules.displayName(key) + " with " + siblings.size()
-          + " sibling keywords at " + (ptr.isEmpty() ? "#" : "#" + ptr),
+      return converter.rules.rule(
+          key + " " + siblings,
+          RecursiveRules.displayName(key)
+              + " with "
+              + siblings.size()
+              + " sibling keywords at "
+              + (ptr.isEmpty() ? "#" : "#" + ptr),
           () -> valueOfMerge(() -> converter.merge.merge(target, siblings, ptr), ptr, 0));
     }
     int d = depth.getOrDefault(key, 0);
@@ -100,11 +113,18 @@ final class References {
     if (merged == null) {
       return null;
     }
-    if (converter.rules != null && !refs.isEmpty() && !Collections.disjoint(reachableRefs(merged), refs)) {
+    if (converter.rules != null
+        && !refs.isEmpty()
+        && !Collections.disjoint(reachableRefs(merged), refs)) {
       // Recursion through a merge (allOf): the merged schema is a rule (RecursiveRules).
       JsonNode m = merged;
-      return converter.rules.rule(refs + " " + merged, "merge of " + refs.stream().map(RecursiveRules::displayName)
-          .toList() + " at " + (ptr.isEmpty() ? "#" : "#" + ptr), () -> converter.value(m, ptr, 0));
+      return converter.rules.rule(
+          refs + " " + merged,
+          "merge of "
+              + refs.stream().map(RecursiveRules::displayName).toList()
+              + " at "
+              + (ptr.isEmpty() ? "#" : "#" + ptr),
+          () -> converter.value(m, ptr, 0));
     }
     for (String r : refs) {
       if (depth.getOrDefault(r, 0) >= converter.options.maxRecursion()) {
@@ -119,7 +139,10 @@ final class References {
     }
   }
 
-  /** Follows a top-level {@code $ref} and merges a top-level {@code allOf} (for merging); recursion is left to {@link #ref}. */
+  /**
+   * Follows a top-level {@code $ref} and merges a top-level {@code allOf} (for merging); recursion
+   * is left to {@link #ref}.
+   */
   JsonNode resolveShallow(JsonNode schema, String ptr) {
     int guard = 0;
     while (schema.isObject() && schema.has("$ref") && guard++ < 8) {
@@ -141,7 +164,10 @@ final class References {
     return schema;
   }
 
-  /** Whether reference {@code key} can be met again inside its own {@code target} (a recursive reference). */
+  /**
+   * Whether reference {@code key} can be met again inside its own {@code target} (a recursive
+   * reference).
+   */
   boolean reachesItself(String key, JsonNode target) {
     return reachableRefs(target).contains(key);
   }
@@ -153,7 +179,10 @@ final class References {
     return rest;
   }
 
-  /** A deep copy of {@code node} in which references resolve as in {@code node} ({@link SchemaIndex#copy}). */
+  /**
+   * A deep copy of {@code node} in which references resolve as in {@code node} ({@link
+   * SchemaIndex#copy}).
+   */
   <T extends JsonNode> T copy(T node) {
     return index.copy(node);
   }
@@ -163,7 +192,9 @@ final class References {
     return followed.size();
   }
 
-  /** Forgets the references followed since {@code mark} (a merge done only to inspect its result). */
+  /**
+   * Forgets the references followed since {@code mark} (a merge done only to inspect its result).
+   */
   void forgetFollowedSince(int mark) {
     followed.subList(mark, followed.size()).clear();
   }
@@ -183,7 +214,10 @@ final class References {
     return key.toString();
   }
 
-  /** The canonical names of the references reachable from {@code schema}, following references (sorted). */
+  /**
+   * The canonical names of the references reachable from {@code schema}, following references
+   * (sorted).
+   */
   private Set<String> reachableRefs(JsonNode schema) {
     Set<String> out = reachable.get(schema);
     if (out != null) {
@@ -205,7 +239,10 @@ final class References {
     return out;
   }
 
-  /** The canonical names of the references inside a schema node's own JSON (not followed; unresolvable ones left out). */
+  /**
+   * The canonical names of the references inside a schema node's own JSON (not followed;
+   * unresolvable ones left out).
+   */
   private Set<String> refsInside(JsonNode schema) {
     Set<String> out = inside.get(schema);
     if (out != null) {
@@ -235,7 +272,10 @@ final class References {
     }
   }
 
-  /** The target of {@code ref}, written in node {@code at}, and its canonical name; a {@link JsonSchemaException} if none. */
+  /**
+   * The target of {@code ref}, written in node {@code at}, and its canonical name; a {@link
+   * JsonSchemaException} if none.
+   */
   SchemaIndex.Target target(String ref, JsonNode at, String ptr) {
     SchemaIndex.Target t;
     try {
@@ -244,8 +284,13 @@ final class References {
       throw new JsonSchemaException("$ref", ptr, e.getMessage());
     }
     if (t == null) {
-      throw new JsonSchemaException("$ref", ptr, "reference " + ref + " does not resolve within the schema document (Leap"
-          + " resolves $id, $anchor and JSON pointers in the document and fetches nothing)");
+      throw new JsonSchemaException(
+          "$ref",
+          ptr,
+          "reference "
+              + ref
+              + " does not resolve within the schema document (Leap"
+              + " resolves $id, $anchor and JSON pointers in the document and fetches nothing)");
     }
     return t;
   }

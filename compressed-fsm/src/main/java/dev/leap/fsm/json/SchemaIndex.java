@@ -14,10 +14,10 @@ import java.util.Set;
 /**
  * The schema resources and anchors inside one JSON Schema document, for resolving {@code $ref}:
  * every schema node's base URI (changed by {@code $id}, or {@code id} in draft-04 documents), the
- * resources by URI, and the anchors ({@code $anchor}, and draft 6/7's {@code "$id": "#name"}).
- * A reference resolves against the base URI of the node that holds it; its fragment is a JSON
- * pointer into the resource or an anchor name. References to other documents are not resolved
- * (nothing is fetched).
+ * resources by URI, and the anchors ({@code $anchor}, and draft 6/7's {@code "$id": "#name"}). A
+ * reference resolves against the base URI of the node that holds it; its fragment is a JSON pointer
+ * into the resource or an anchor name. References to other documents are not resolved (nothing is
+ * fetched).
  */
 final class SchemaIndex {
   /** The base of a document without {@code $id} (only relative references within it resolve). */
@@ -50,14 +50,18 @@ final class SchemaIndex {
       }
       return;
     }
-    JsonNode id = schema.path("$id").isTextual() ? schema.get("$id")
-        : draft4 && schema.path("id").isTextual() ? schema.get("id") : null;
+    JsonNode id =
+        schema.path("$id").isTextual()
+            ? schema.get("$id")
+            : draft4 && schema.path("id").isTextual() ? schema.get("id") : null;
     if (id != null) {
       String text = id.asText();
       URI u = resolve(base, text);
       if (u != null) {
         if (text.startsWith("#")) {
-          anchors.put(withoutFragment(base) + "#" + text.substring(1), schema); // draft 6/7 plain-name fragment
+          anchors.put(
+              withoutFragment(base) + "#" + text.substring(1),
+              schema); // draft 6/7 plain-name fragment
         } else {
           base = URI.create(withoutFragment(u));
           resources.putIfAbsent(base.toString(), schema);
@@ -83,8 +87,8 @@ final class SchemaIndex {
   /**
    * A deep copy of {@code node} whose nodes keep the base URIs of the nodes they copy, so that a
    * reference inside the copy (a merge's result, a schema without some keyword) resolves where it
-   * does in the original: a {@code $ref} in an embedded resource ({@code $id}) stays relative to that
-   * resource's URI, not the document's.
+   * does in the original: a {@code $ref} in an embedded resource ({@code $id}) stays relative to
+   * that resource's URI, not the document's.
    */
   @SuppressWarnings("unchecked")
   <T extends JsonNode> T copy(T node) {
@@ -153,7 +157,9 @@ final class SchemaIndex {
       }
       if (base.isOpaque()) {
         // A URN base: only fragments resolve against it.
-        return ref.startsWith("#") ? new URI(base.getScheme(), base.getSchemeSpecificPart(), r.getFragment()) : null;
+        return ref.startsWith("#")
+            ? new URI(base.getScheme(), base.getSchemeSpecificPart(), r.getFragment())
+            : null;
       }
       return base.resolve(r);
     } catch (URISyntaxException e) {
@@ -162,15 +168,17 @@ final class SchemaIndex {
   }
 
   /**
-   * The URI without its fragment, in one spelling per resource ({@link URI#resolve} writes
-   * {@code file:///a} as {@code file:/a}: an empty authority is dropped).
+   * The URI without its fragment, in one spelling per resource ({@link URI#resolve} writes {@code
+   * file:///a} as {@code file:/a}: an empty authority is dropped).
    */
   private static String withoutFragment(URI u) {
     if (u.isOpaque()) {
       return u.getScheme() + ":" + u.getRawSchemeSpecificPart();
     }
     String authority = u.getRawAuthority();
-    return (u.getScheme() == null ? "" : u.getScheme() + ":") + (authority == null || authority.isEmpty() ? "" : "//" + authority)
-        + (u.getRawPath() == null ? "" : u.getRawPath()) + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+    return (u.getScheme() == null ? "" : u.getScheme() + ":")
+        + (authority == null || authority.isEmpty() ? "" : "//" + authority)
+        + (u.getRawPath() == null ? "" : u.getRawPath())
+        + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
   }
 }

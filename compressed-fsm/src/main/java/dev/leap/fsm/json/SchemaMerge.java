@@ -19,10 +19,9 @@ import java.util.Set;
  * {@code allOf}.
  *
  * <p>The steps, in order: follow top-level references ({@link References#resolveShallow}); boolean
- * schemas; reject a tuple beside a list form of {@code items}; merge keyword by keyword
- * ({@link #mergeKeyword}); then members one side lists and the other does not
- * ({@link #applyAdditionalToListed} without patternProperties, {@link #keepMembersBothAllow}
- * with them).
+ * schemas; reject a tuple beside a list form of {@code items}; merge keyword by keyword ({@link
+ * #mergeKeyword}); then members one side lists and the other does not ({@link
+ * #applyAdditionalToListed} without patternProperties, {@link #keepMembersBothAllow} with them).
  */
 final class SchemaMerge {
   private final Converter converter;
@@ -31,7 +30,10 @@ final class SchemaMerge {
     this.converter = converter;
   }
 
-  /** Object schema {@code o} with its {@code allOf} branches merged in (the result has no {@code allOf}). */
+  /**
+   * Object schema {@code o} with its {@code allOf} branches merged in (the result has no {@code
+   * allOf}).
+   */
   ObjectNode mergeAllOf(ObjectNode o, String ptr) {
     ObjectNode base = converter.references.copy(o);
     base.remove("allOf");
@@ -74,14 +76,19 @@ final class SchemaMerge {
   private static void rejectTupleBesideList(JsonNode a, JsonNode b, String ptr) {
     for (JsonNode[] pair : new JsonNode[][] {{a, b}, {b, a}}) {
       boolean tuple = pair[0].has("prefixItems") || pair[0].path("items").isArray();
-      boolean list = pair[1].has("items") && !pair[1].path("items").isArray() && !pair[1].has("prefixItems");
+      boolean list =
+          pair[1].has("items") && !pair[1].path("items").isArray() && !pair[1].has("prefixItems");
       if (tuple && list) {
-        throw new JsonSchemaException("allOf", ptr, "prefixItems on one side and items on the other do not merge simply");
+        throw new JsonSchemaException(
+            "allOf", ptr, "prefixItems on one side and items on the other do not merge simply");
       }
     }
   }
 
-  /** Merges keyword {@code k} with value {@code v} into {@code out} (which holds the other side's keywords). */
+  /**
+   * Merges keyword {@code k} with value {@code v} into {@code out} (which holds the other side's
+   * keywords).
+   */
   private void mergeKeyword(ObjectNode out, String k, JsonNode v, String ptr) {
     JsonNode have = out.get(k);
     if (have == null || have.equals(v) || Keywords.ANNOTATIONS.contains(k)) {
@@ -104,8 +111,10 @@ final class SchemaMerge {
         ArrayNode arr = out.putArray("type");
         common.forEach(arr::add);
       }
-      case "minimum", "minLength", "minItems", "exclusiveMinimum" -> out.set(k, tighterBound(k, have, v, true, ptr));
-      case "maximum", "maxLength", "maxItems", "exclusiveMaximum" -> out.set(k, tighterBound(k, have, v, false, ptr));
+      case "minimum", "minLength", "minItems", "exclusiveMinimum" ->
+          out.set(k, tighterBound(k, have, v, true, ptr));
+      case "maximum", "maxLength", "maxItems", "exclusiveMaximum" ->
+          out.set(k, tighterBound(k, have, v, false, ptr));
       case "additionalProperties" -> {
         if (have.isBoolean() && !have.asBoolean() || v.isBoolean() && !v.asBoolean()) {
           out.put(k, false);
@@ -123,7 +132,8 @@ final class SchemaMerge {
         if (!Keywords.HANDLED.contains(k) && !Keywords.UNSUPPORTED.contains(k)) {
           return; // unknown keywords assert nothing
         }
-        throw new JsonSchemaException("allOf", ptr, "the schemas disagree on '" + k + "' and do not merge simply");
+        throw new JsonSchemaException(
+            "allOf", ptr, "the schemas disagree on '" + k + "' and do not merge simply");
       }
     }
   }
@@ -134,12 +144,19 @@ final class SchemaMerge {
     for (Iterator<Map.Entry<String, JsonNode>> pi = v.fields(); pi.hasNext(); ) {
       Map.Entry<String, JsonNode> pe = pi.next();
       JsonNode prev = props.get(pe.getKey());
-      props.set(pe.getKey(), prev == null ? pe.getValue() : merge(prev, pe.getValue(), ptr + "/properties/" + pe.getKey()));
+      props.set(
+          pe.getKey(),
+          prev == null
+              ? pe.getValue()
+              : merge(prev, pe.getValue(), ptr + "/properties/" + pe.getKey()));
     }
     return props;
   }
 
-  /** The types both {@code type} values allow ({@code integer} is within {@code number}), in the first one's order. */
+  /**
+   * The types both {@code type} values allow ({@code integer} is within {@code number}), in the
+   * first one's order.
+   */
   private static Set<String> commonTypes(JsonNode have, JsonNode v) {
     Set<String> ta = typeSet(have);
     Set<String> tb = typeSet(v);
@@ -163,8 +180,12 @@ final class SchemaMerge {
     return out;
   }
 
-  /** The tighter of two numeric bounds {@code k}: the larger lower bound, or the smaller upper bound. */
-  private static JsonNode tighterBound(String k, JsonNode have, JsonNode v, boolean lower, String ptr) {
+  /**
+   * The tighter of two numeric bounds {@code k}: the larger lower bound, or the smaller upper
+   * bound.
+   */
+  private static JsonNode tighterBound(
+      String k, JsonNode have, JsonNode v, boolean lower, String ptr) {
     if (!have.isNumber() || !v.isNumber()) {
       throw new JsonSchemaException("allOf", ptr, "conflicting " + k);
     }
@@ -195,20 +216,26 @@ final class SchemaMerge {
   }
 
   /**
-   * Without patternProperties: a member that one side lists and the other does not is an
-   * additional property of the other side, so its schema also meets that side's {@code
-   * additionalProperties} ({@code false}: forbidden).
+   * Without patternProperties: a member that one side lists and the other does not is an additional
+   * property of the other side, so its schema also meets that side's {@code additionalProperties}
+   * ({@code false}: forbidden).
    */
   private void applyAdditionalToListed(ObjectNode out, JsonNode a, JsonNode b, String ptr) {
-    ObjectNode props = out.has("properties") ? converter.references.copy((ObjectNode) out.get("properties"))
-        : JsonNodeFactory.instance.objectNode();
+    ObjectNode props =
+        out.has("properties")
+            ? converter.references.copy((ObjectNode) out.get("properties"))
+            : JsonNodeFactory.instance.objectNode();
     List<String> names = new ArrayList<>();
     props.fieldNames().forEachRemaining(names::add);
     for (String name : names) {
       for (JsonNode side : new JsonNode[] {a, b}) {
         if (!side.path("properties").has(name) && side.has("additionalProperties")) {
-          props.set(name, merge(props.get(name), side.get("additionalProperties"),
-              ptr + "/properties/" + Keywords.escapePointer(name)));
+          props.set(
+              name,
+              merge(
+                  props.get(name),
+                  side.get("additionalProperties"),
+                  ptr + "/properties/" + Keywords.escapePointer(name)));
         }
       }
     }
@@ -218,9 +245,9 @@ final class SchemaMerge {
   }
 
   /**
-   * With patternProperties, which members are additional depends on the patterns too: a member
-   * that one side lists and the other side forbids ({@code additionalProperties: false}) is left
-   * out, and the result is closed (a part of the valid objects). {@code additionalProperties} as a
+   * With patternProperties, which members are additional depends on the patterns too: a member that
+   * one side lists and the other side forbids ({@code additionalProperties: false}) is left out,
+   * and the result is closed (a part of the valid objects). {@code additionalProperties} as a
    * schema merges only where it does not apply to the other side's members.
    */
   private void keepMembersBothAllow(ObjectNode out, JsonNode a, JsonNode b, String ptr) {
@@ -236,7 +263,10 @@ final class SchemaMerge {
         JsonNode other = side == a ? b : a;
         for (Iterator<String> it = other.path("properties").fieldNames(); it.hasNext(); ) {
           if (!names.contains(it.next())) {
-            throw new JsonSchemaException("allOf", ptr, "additionalProperties as a schema beside properties from another branch");
+            throw new JsonSchemaException(
+                "allOf",
+                ptr,
+                "additionalProperties as a schema beside properties from another branch");
           }
         }
         continue;
@@ -248,8 +278,10 @@ final class SchemaMerge {
       }
     }
     if (allowed != null) {
-      ObjectNode props = out.has("properties") ? converter.references.copy((ObjectNode) out.get("properties"))
-          : JsonNodeFactory.instance.objectNode();
+      ObjectNode props =
+          out.has("properties")
+              ? converter.references.copy((ObjectNode) out.get("properties"))
+              : JsonNodeFactory.instance.objectNode();
       props.retain(allowed);
       out.set("properties", props);
       out.put("additionalProperties", false);

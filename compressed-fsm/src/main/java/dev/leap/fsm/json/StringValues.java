@@ -40,8 +40,16 @@ final class StringValues {
 
   /** One JSON string character in any of JSON's spellings. */
   static Re anyChar() {
-    return alt(List.of(new Re.Chars(UNESCAPED), seq(lit("\\"), new Re.Chars(CharRanges.of('"', '"', '\\', '\\', '/', '/',
-        'b', 'b', 'f', 'f', 'n', 'n', 'r', 'r', 't', 't'))), seq(lit("\\u"), rep(hexDigit(), 4, 4))));
+    return alt(
+        List.of(
+            new Re.Chars(UNESCAPED),
+            seq(
+                lit("\\"),
+                new Re.Chars(
+                    CharRanges.of(
+                        '"', '"', '\\', '\\', '/', '/', 'b', 'b', 'f', 'f', 'n', 'n', 'r', 'r', 't',
+                        't'))),
+            seq(lit("\\u"), rep(hexDigit(), 4, 4))));
   }
 
   /** Any JSON string, quotes included. */
@@ -59,8 +67,10 @@ final class StringValues {
     int min = o.has("minLength") ? Converter.nonNegative(o, "minLength", ptr) : 0;
     int max = o.has("maxLength") ? Converter.nonNegative(o, "maxLength", ptr) : -1;
     if (min > maxStringLength) {
-      converter.notHonoured("minLength", ptr, "minLength above maxStringLength (" + maxStringLength
-          + ") is not supported");
+      converter.notHonoured(
+          "minLength",
+          ptr,
+          "minLength above maxStringLength (" + maxStringLength + ") is not supported");
       min = 0;
     }
     if (max > maxStringLength) {
@@ -84,11 +94,14 @@ final class StringValues {
     if (o.has("pattern")) {
       parts.add(pattern(o.get("pattern").asText(), ptr));
     }
-    Re content = parts.isEmpty() ? rep(anyChar(), 0, -1) : converter.intersection(parts, "pattern", ptr);
+    Re content =
+        parts.isEmpty() ? rep(anyChar(), 0, -1) : converter.intersection(parts, "pattern", ptr);
     return seq(lit("\""), content, lit("\""));
   }
 
-  /** The format's language (a subset of its strings, see {@link Formats}; JSON-encoded), or null. */
+  /**
+   * The format's language (a subset of its strings, see {@link Formats}; JSON-encoded), or null.
+   */
   private static Re format(String name) {
     String regex = Formats.regex(name);
     // Not a format of the specification: an annotation, as validators treat it.
@@ -103,7 +116,10 @@ final class StringValues {
     try {
       return jsonEncode(EcmaPattern.searchLanguage(pattern));
     } catch (ConstraintException e) {
-      converter.notHonoured("pattern", ptr, "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
+      converter.notHonoured(
+          "pattern",
+          ptr,
+          "outside Leap's regex dialect: " + e.getMessage().lines().findFirst().orElse(""));
       return rep(anyChar(), 0, -1);
     }
   }
@@ -141,9 +157,9 @@ final class StringValues {
 
   /**
    * The JSON escape of a character that must be escaped: its two-character escape where JSON has
-   * one, else {@code \\u00XY} with a hex letter in either case ({@code \\u001f} and
-   * {@code \\u001F}: both are the same string, and writers differ, RFC 8785 and Python writing
-   * lowercase, Jackson uppercase).
+   * one, else {@code \\u00XY} with a hex letter in either case ({@code \\u001f} and {@code
+   * \\u001F}: both are the same string, and writers differ, RFC 8785 and Python writing lowercase,
+   * Jackson uppercase).
    */
   private static Re escape(int cp) {
     switch (cp) {
@@ -162,7 +178,9 @@ final class StringValues {
       case '\f':
         return lit("\\f");
       default:
-        return seq(lit(String.format("\\u%03x", cp >> 4)), hexDigitEitherCase(Character.forDigit(cp & 0xF, 16)));
+        return seq(
+            lit(String.format("\\u%03x", cp >> 4)),
+            hexDigitEitherCase(Character.forDigit(cp & 0xF, 16)));
     }
   }
 

@@ -1,9 +1,9 @@
 /**
  * JSON Schema constraints: {@link dev.leap.fsm.json.JsonSchema} (the facade: {@code compile},
  * {@code compileDetailed}, {@code toRegex}) turns a schema into a regex tree, then the regex
- * pipeline's DFA and jump edges. Supported keywords, layouts and limits are in its javadoc; anything
- * not honoured exactly is a {@link dev.leap.fsm.json.JsonSchemaException} with the keyword and its
- * JSON pointer.
+ * pipeline's DFA and jump edges. Supported keywords, layouts and limits are in its javadoc;
+ * anything not honoured exactly is a {@link dev.leap.fsm.json.JsonSchemaException} with the keyword
+ * and its JSON pointer.
  *
  * <p>Inside, one concept per class, all package-private: {@code Converter} dispatches a schema to
  * the converter of its kind of value ({@code StringValues}, {@code NumberValues}, {@code

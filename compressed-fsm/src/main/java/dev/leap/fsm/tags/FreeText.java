@@ -13,19 +13,19 @@ import java.util.List;
  * DFAs built with the product constructions of {@link Automata}:
  *
  * <ul>
- *   <li>{@link #any()}: every UTF-8 text (any code point, newlines included; surrogates have no UTF-8
- *       form and never occur);
+ *   <li>{@link #any()}: every UTF-8 text (any code point, newlines included; surrogates have no
+ *       UTF-8 form and never occur);
  *   <li>{@link #withoutTriggers()}: {@code N}, the texts in which no trigger occurs;
- *   <li>{@link #upTo(String)}: {@code D(t)}, the texts that end with trigger {@code t} and in which no
- *       trigger ends earlier: {@code (N · t) \ (Σ* T Σ+)}. This is what a scanner of free text reads up to
- *       the first point where a trigger is complete, when {@code t} is one of the triggers complete
- *       there. It may be empty: when another trigger ends inside {@code t} before {@code t} is
- *       complete ({@code t = "abc"} with trigger {@code "b"}).
+ *   <li>{@link #upTo(String)}: {@code D(t)}, the texts that end with trigger {@code t} and in which
+ *       no trigger ends earlier: {@code (N · t) \ (Σ* T Σ+)}. This is what a scanner of free text
+ *       reads up to the first point where a trigger is complete, when {@code t} is one of the
+ *       triggers complete there. It may be empty: when another trigger ends inside {@code t} before
+ *       {@code t} is complete ({@code t = "abc"} with trigger {@code "b"}).
  * </ul>
  *
  * <p>Everything is at code-point granularity over UTF-8 bytes: triggers are well-formed strings
- * (checked by the callers), so a trigger occurrence always starts and ends on code point boundaries.
- * Instances are used once by one compilation and are not shared.
+ * (checked by the callers), so a trigger occurrence always starts and ends on code point
+ * boundaries. Instances are used once by one compilation and are not shared.
  */
 final class FreeText {
   /** Every code point that has a UTF-8 form. */
@@ -36,6 +36,7 @@ final class FreeText {
   private final String source;
   private final Dfa any;
   private final Dfa withoutTriggers;
+
   /** {@code Σ* T Σ+}: a trigger ends before the end of the text. */
   private final Dfa triggerBeforeEnd;
 
@@ -55,15 +56,17 @@ final class FreeText {
     }
     Re someTrigger = Trees.alt(options);
     this.any = Automata.compile(anyText, source, maxStates);
-    Dfa containsTrigger = Automata.compile(Trees.seq(anyText, someTrigger, anyText), source, maxStates);
+    Dfa containsTrigger =
+        Automata.compile(Trees.seq(anyText, someTrigger, anyText), source, maxStates);
     Dfa n = Automata.minus(any, containsTrigger, maxStates, source);
     if (n == null) {
       // N always holds the empty text (triggers are not empty).
       throw new IllegalStateException("no text is free of the triggers " + triggers + ": a bug");
     }
     this.withoutTriggers = n;
-    this.triggerBeforeEnd = Automata.compile(
-        Trees.seq(anyText, someTrigger, Trees.rep(ANY_CHAR, 1, -1)), source, maxStates);
+    this.triggerBeforeEnd =
+        Automata.compile(
+            Trees.seq(anyText, someTrigger, Trees.rep(ANY_CHAR, 1, -1)), source, maxStates);
   }
 
   /** Every UTF-8 text. */
@@ -86,8 +89,9 @@ final class FreeText {
     if (!triggers.contains(t)) {
       throw new ConstraintException("\"" + t + "\" is not one of the triggers " + triggers);
     }
-    Dfa endsWithT = Automata.compile(
-        Trees.seq(new Re.Automaton(withoutTriggers), Trees.lit(t)), source, maxStates);
+    Dfa endsWithT =
+        Automata.compile(
+            Trees.seq(new Re.Automaton(withoutTriggers), Trees.lit(t)), source, maxStates);
     return Automata.minus(endsWithT, triggerBeforeEnd, maxStates, source);
   }
 }

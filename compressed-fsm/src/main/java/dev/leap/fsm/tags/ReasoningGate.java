@@ -11,32 +11,32 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A reasoning gate: free text up to an end marker (Qwen3's and DeepSeek-R1's {@code </think>}), then
- * a constraint. The language, exactly:
+ * A reasoning gate: free text up to an end marker (Qwen3's and DeepSeek-R1's {@code </think>}),
+ * then a constraint. The language, exactly:
  *
  * <pre>  D(m) · \n{0,2} · C</pre>
  *
  * <p>where {@code D(m)} is every UTF-8 text that ends with the marker {@code m} and contains it
  * nowhere else (the reasoning is any text without the marker, so the <em>first</em> marker ends
- * it), then at most {@value #MAX_NEWLINES} newlines (Qwen3's template writes {@code
- * "</think>\n\n"} before the answer), then the content {@code C} (a compiled regex, JSON Schema,
- * grammar without recursion, or structural tags). Nothing is forced before the marker: the text may
- * end only inside {@code C}'s language, so the model cannot stop while reasoning.
+ * it), then at most {@value #MAX_NEWLINES} newlines (Qwen3's template writes {@code "</think>\n\n"}
+ * before the answer), then the content {@code C} (a compiled regex, JSON Schema, grammar without
+ * recursion, or structural tags). Nothing is forced before the marker: the text may end only inside
+ * {@code C}'s language, so the model cannot stop while reasoning.
  *
- * <p>The opening {@code <think>} is not part of the gate. Qwen3's chat template ends the prompt with
- * {@code "<|im_start|>assistant\n"} when thinking is on (the default): the model writes {@code
+ * <p>The opening {@code <think>} is not part of the gate. Qwen3's chat template ends the prompt
+ * with {@code "<|im_start|>assistant\n"} when thinking is on (the default): the model writes {@code
  * "<think>\n"} itself, and that is ordinary reasoning text here (it does not contain the marker).
  * Templates that put {@code <think>} into the prompt (and, with Qwen3's {@code enable_thinking:
- * false}, the whole empty block {@code "<think>\n\n</think>\n\n"}) need no change for the first case;
- * in the second the model writes no reasoning, so use the content's constraint alone: the gate
- * would wait for a second marker.
+ * false}, the whole empty block {@code "<think>\n\n</think>\n\n"}) need no change for the first
+ * case; in the second the model writes no reasoning, so use the content's constraint alone: the
+ * gate would wait for a second marker.
  *
  * <p>Tokens: the gate is bytes, so a vocabulary whose marker is a token with text (Qwen3's {@code
  * </think>}, id 151668, is an added token <em>not</em> marked special) has that token allowed
  * wherever the marker's bytes may follow, and after it the state is the content's start. A
- * vocabulary that marks the marker special gives it no bytes ({@link dev.leap.vocab.Vocabulary}), so
- * its mask never allows that token; the gate stays reachable through the ordinary tokens that spell
- * the marker (every byte-level vocabulary has one token per byte).
+ * vocabulary that marks the marker special gives it no bytes ({@link dev.leap.vocab.Vocabulary}),
+ * so its mask never allows that token; the gate stays reachable through the ordinary tokens that
+ * spell the marker (every byte-level vocabulary has one token per byte).
  *
  * <p>One minimal, trimmed DFA through the regex pipeline, so jump edges work inside the content
  * (after the marker and the newlines, the content's forced text is one jump).
@@ -47,7 +47,10 @@ public final class ReasoningGate {
 
   private ReasoningGate() {}
 
-  /** {@link #compile(String, CompressedFsm, int)} with the default state limit ({@value CompressedFsm#DEFAULT_MAX_DFA_STATES}). */
+  /**
+   * {@link #compile(String, CompressedFsm, int)} with the default state limit ({@value
+   * CompressedFsm#DEFAULT_MAX_DFA_STATES}).
+   */
   public static CompressedFsm compile(String endMarker, CompressedFsm content) {
     return compile(endMarker, content, CompressedFsm.DEFAULT_MAX_DFA_STATES);
   }
@@ -61,13 +64,18 @@ public final class ReasoningGate {
   public static CompressedFsm compile(String endMarker, CompressedFsm content, int maxDfaStates) {
     Texts.check(endMarker, "the reasoning end marker", false);
     Objects.requireNonNull(content, "content");
-    String source = "reasoning up to " + Texts.quote(endMarker) + ", then (" + content.source() + ")";
+    String source =
+        "reasoning up to " + Texts.quote(endMarker) + ", then (" + content.source() + ")";
     Dfa reasoning = new FreeText(List.of(endMarker), maxDfaStates, source).upTo(endMarker);
     if (reasoning == null) {
-      throw new IllegalStateException("no reasoning text ends with " + Texts.quote(endMarker) + ": a bug");
+      throw new IllegalStateException(
+          "no reasoning text ends with " + Texts.quote(endMarker) + ": a bug");
     }
-    Re tree = Trees.seq(
-        new Re.Automaton(reasoning), Trees.rep(Trees.lit("\n"), 0, MAX_NEWLINES), new Re.Automaton(content.dfa()));
+    Re tree =
+        Trees.seq(
+            new Re.Automaton(reasoning),
+            Trees.rep(Trees.lit("\n"), 0, MAX_NEWLINES),
+            new Re.Automaton(content.dfa()));
     return CompressedFsm.of(Automata.compileNonEmpty(tree, source, maxDfaStates), source);
   }
 }

@@ -22,25 +22,25 @@ import java.util.Set;
  * regular language: a regex, a JSON Schema, a grammar without recursion) and its end must follow.
  *
  * <p>The language, exactly. Let {@code T} be the triggers, {@code N} the UTF-8 texts in which no
- * trigger occurs, and for a trigger {@code t}, {@code D(t)} the texts that end with {@code t} and in
- * which no trigger ends earlier (so {@code D(t) = (N·t) \ (Σ* T Σ+)}). A tag {@code (b, C, e)} whose
- * begin {@code b} starts with the triggers {@code t1..tk} is entered by {@code Pre(b) = ∪ D(ti) ·
- * b[|ti|..]}. The constraint is
+ * trigger occurs, and for a trigger {@code t}, {@code D(t)} the texts that end with {@code t} and
+ * in which no trigger ends earlier (so {@code D(t) = (N·t) \ (Σ* T Σ+)}). A tag {@code (b, C, e)}
+ * whose begin {@code b} starts with the triggers {@code t1..tk} is entered by {@code Pre(b) = ∪
+ * D(ti) · b[|ti|..]}. The constraint is
  *
  * <pre>  ( ∪_tags Pre(b) · C · e )*  ·  N</pre>
  *
  * <p>In words: outside tags, text never contains a trigger except as the start of a tag's begin;
  * the first trigger completed in free text (by where it ends) commits to a tag whose begin starts
- * with it; after a tag's end, free text starts afresh (a trigger overlapping the end does not count).
- * Tags do not nest, any number of them may follow each other, and the text may end anywhere in free
- * text (including after a trigger's first bytes), never inside a tag. Inside a tag's content a
- * trigger is just text.
+ * with it; after a tag's end, free text starts afresh (a trigger overlapping the end does not
+ * count). Tags do not nest, any number of them may follow each other, and the text may end anywhere
+ * in free text (including after a trigger's first bytes), never inside a tag. Inside a tag's
+ * content a trigger is just text.
  *
- * <p>The result is one minimal, trimmed DFA (the tree of the formula above, with the contents and the
- * free-text languages embedded as {@link Re.Automaton}s, through the regex pipeline), so jump edges
- * and token masks work as for any regex: once a trigger is complete, the rest of the begin and the
- * content's forced text are one jump. Compiling costs products of small automata ({@link FreeText})
- * and one subset construction, each bounded by {@code maxDfaStates}.
+ * <p>The result is one minimal, trimmed DFA (the tree of the formula above, with the contents and
+ * the free-text languages embedded as {@link Re.Automaton}s, through the regex pipeline), so jump
+ * edges and token masks work as for any regex: once a trigger is complete, the rest of the begin
+ * and the content's forced text are one jump. Compiling costs products of small automata ({@link
+ * FreeText}) and one subset construction, each bounded by {@code maxDfaStates}.
  */
 public final class StructuralTags {
   private StructuralTags() {}
@@ -49,7 +49,8 @@ public final class StructuralTags {
    * One kind of tag.
    *
    * @param begin the text that opens the tag; it must start with one of the triggers
-   * @param content what goes between begin and end (a compiled regex, JSON Schema or grammar without recursion)
+   * @param content what goes between begin and end (a compiled regex, JSON Schema or grammar
+   *     without recursion)
    * @param end the text that closes the tag (may be empty)
    */
   public record Tag(String begin, CompressedFsm content, String end) {
@@ -58,7 +59,10 @@ public final class StructuralTags {
     }
   }
 
-  /** {@link #compile(List, List, int)} with the default state limit ({@value CompressedFsm#DEFAULT_MAX_DFA_STATES}). */
+  /**
+   * {@link #compile(List, List, int)} with the default state limit ({@value
+   * CompressedFsm#DEFAULT_MAX_DFA_STATES}).
+   */
   public static CompressedFsm compile(List<String> triggers, List<Tag> tags) {
     return compile(triggers, tags, CompressedFsm.DEFAULT_MAX_DFA_STATES);
   }
@@ -66,9 +70,10 @@ public final class StructuralTags {
   /**
    * Compiles free text with {@code tags}, entered at {@code triggers} (see the class comment).
    *
-   * @throws ConstraintException no trigger or no tag, an empty, null or repeated trigger, a begin that
-   *     starts with no trigger, or a tag that can never start (another trigger ends inside its begin
-   *     before its own trigger is complete); each names the trigger or the tag (index and begin)
+   * @throws ConstraintException no trigger or no tag, an empty, null or repeated trigger, a begin
+   *     that starts with no trigger, or a tag that can never start (another trigger ends inside its
+   *     begin before its own trigger is complete); each names the trigger or the tag (index and
+   *     begin)
    * @throws AutomatonTooLargeException an automaton needs more than {@code maxDfaStates} states
    */
   public static CompressedFsm compile(List<String> triggers, List<Tag> tags, int maxDfaStates) {
@@ -84,7 +89,8 @@ public final class StructuralTags {
     for (int i = 0; i < triggers.size(); i++) {
       String t = Texts.check(triggers.get(i), "trigger " + i, false);
       if (!seen.add(t)) {
-        throw new ConstraintException("trigger " + i + " " + Texts.quote(t) + " repeats an earlier trigger");
+        throw new ConstraintException(
+            "trigger " + i + " " + Texts.quote(t) + " repeats an earlier trigger");
       }
     }
     String source = describe(triggers, tags);
@@ -103,8 +109,14 @@ public final class StructuralTags {
         }
       }
       if (ts.isEmpty()) {
-        throw new ConstraintException("tag " + i + " (begin " + Texts.quote(tag.begin())
-            + ") does not start with any trigger " + quoteAll(triggers) + ": a tag's begin must start with one");
+        throw new ConstraintException(
+            "tag "
+                + i
+                + " (begin "
+                + Texts.quote(tag.begin())
+                + ") does not start with any trigger "
+                + quoteAll(triggers)
+                + ": a tag's begin must start with one");
       }
       startsWith.add(ts);
     }
@@ -121,25 +133,43 @@ public final class StructuralTags {
         }
       }
       if (entries.isEmpty()) {
-        throw new ConstraintException("tag " + i + " (begin " + Texts.quote(tag.begin()) + ") can never start: "
-            + "another trigger of " + quoteAll(triggers) + " ends inside its trigger "
-            + quoteAll(startsWith.get(i)) + " before it is complete, and that one starts the tag instead");
+        throw new ConstraintException(
+            "tag "
+                + i
+                + " (begin "
+                + Texts.quote(tag.begin())
+                + ") can never start: "
+                + "another trigger of "
+                + quoteAll(triggers)
+                + " ends inside its trigger "
+                + quoteAll(startsWith.get(i))
+                + " before it is complete, and that one starts the tag instead");
       }
-      tagOptions.add(Trees.seq(Trees.alt(entries), new Re.Automaton(tag.content().dfa()), Trees.lit(tag.end())));
+      tagOptions.add(
+          Trees.seq(
+              Trees.alt(entries), new Re.Automaton(tag.content().dfa()), Trees.lit(tag.end())));
     }
-    Re tree = Trees.seq(Trees.rep(Trees.alt(tagOptions), 0, -1), new Re.Automaton(free.withoutTriggers()));
+    Re tree =
+        Trees.seq(
+            Trees.rep(Trees.alt(tagOptions), 0, -1), new Re.Automaton(free.withoutTriggers()));
     return CompressedFsm.of(Automata.compileNonEmpty(tree, source, maxDfaStates), source);
   }
 
   private static String describe(List<String> triggers, List<Tag> tags) {
-    StringBuilder sb = new StringBuilder("structural tags: triggers ").append(quoteAll(triggers)).append(", tags [");
+    StringBuilder sb =
+        new StringBuilder("structural tags: triggers ")
+            .append(quoteAll(triggers))
+            .append(", tags [");
     for (int i = 0; i < tags.size(); i++) {
       Tag tag = tags.get(i);
       if (tag == null) {
         continue;
       }
-      sb.append(i == 0 ? "" : ", ").append(tag.begin() == null ? "null" : Texts.quote(tag.begin()))
-          .append(" (").append(tag.content().source()).append(") ")
+      sb.append(i == 0 ? "" : ", ")
+          .append(tag.begin() == null ? "null" : Texts.quote(tag.begin()))
+          .append(" (")
+          .append(tag.content().source())
+          .append(") ")
           .append(tag.end() == null ? "null" : Texts.quote(tag.end()));
     }
     return sb.append(']').toString();

@@ -3,7 +3,6 @@ package dev.leap.fsm.grammar;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,13 +12,15 @@ import java.util.Set;
  * The naive twin of the grammar engine: a plain Earley recognizer over bytes, written from the
  * textbook (predict, scan, complete; nullable nonterminals advanced at prediction, after Aycock and
  * Horspool). The grammar's syntax tree is turned into plain BNF (an alternative or a repetition
- * becomes a fresh nonterminal; {@code x{2,4}} is {@code x x O2} with {@code O2 -> | x O1}, {@code x*}
- * is {@code S -> | S x}). A literal is its UTF-8 bytes; a character class is one terminal read over
- * several bytes: the item keeps the bytes read so far and checks, by decoding, whether some code
- * point of the class starts with them. No automaton, no stack sharing: nothing of the engine.
+ * becomes a fresh nonterminal; {@code x{2,4}} is {@code x x O2} with {@code O2 -> | x O1}, {@code
+ * x*} is {@code S -> | S x}). A literal is its UTF-8 bytes; a character class is one terminal read
+ * over several bytes: the item keeps the bytes read so far and checks, by decoding, whether some
+ * code point of the class starts with them. No automaton, no stack sharing: nothing of the engine.
  */
 final class EarleyTwin {
-  /** A symbol: a nonterminal (>= 0), a byte terminal (-1 - b), or a class terminal (CLASS_BASE - i). */
+  /**
+   * A symbol: a nonterminal (>= 0), a byte terminal (-1 - b), or a class terminal (CLASS_BASE - i).
+   */
   private static final int CLASS_BASE = -1000;
 
   private final List<int[]> prodLhs = new ArrayList<>(); // [lhs]
@@ -87,7 +88,8 @@ final class EarleyTwin {
         append(r.item(), out);
       }
       if (r.max() < 0) {
-        // Left-recursive (S -> | S x): Earley completes those without walking back a chain per byte.
+        // Left-recursive (S -> | S x): Earley completes those without walking back a chain per
+        // byte.
         int s = newNonterminal();
         addProd(s, new int[0]);
         List<Integer> rhs = new ArrayList<>();
@@ -140,7 +142,10 @@ final class EarleyTwin {
     }
   }
 
-  /** An Earley item; {@code partial} holds the bytes of a class terminal read so far (count in the top byte). */
+  /**
+   * An Earley item; {@code partial} holds the bytes of a class terminal read so far (count in the
+   * top byte).
+   */
   record Item(int prod, int dot, int origin, int partial) {}
 
   /** The chart: one item set per position. */
@@ -235,7 +240,8 @@ final class EarleyTwin {
               }
             }
           } else {
-            // Completing in the same set: items added to it later are handled when they are processed.
+            // Completing in the same set: items added to it later are handled when they are
+            // processed.
             for (int k = 0; k < work.size(); k++) {
               Item parent = work.get(k);
               int[] prhs = prodRhs.get(parent.prod);

@@ -5,7 +5,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The example grammars under {@code docs/grammars/} (the module runs with the module folder as working directory). */
+/**
+ * The example grammars under {@code docs/grammars/} (the module runs with the module folder as
+ * working directory).
+ */
 final class Examples {
   private Examples() {}
 

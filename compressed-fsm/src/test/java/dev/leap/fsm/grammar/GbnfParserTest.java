@@ -11,14 +11,16 @@ import org.junit.jupiter.api.Test;
 class GbnfParserTest {
 
   private static boolean matches(Grammar g, String text) {
-    GrammarMatcher m = CompiledGrammar.compile(g, dev.leap.fsm.SmallVocabulary.create()).newMatcher();
+    GrammarMatcher m =
+        CompiledGrammar.compile(g, dev.leap.fsm.SmallVocabulary.create()).newMatcher();
     int s = m.walk(m.initialState(), text.getBytes(StandardCharsets.UTF_8));
     return s != ByteAutomaton.DEAD && m.isAccepting(s);
   }
 
   @Test
   void escapesInLiteralsAndClasses() {
-    Grammar g = Grammar.parse("root ::= \"\\n\\t\\r\\\\\\\"\\x41\\u00e9\\U0001F600\" [\\]\\[\\-\\^]");
+    Grammar g =
+        Grammar.parse("root ::= \"\\n\\t\\r\\\\\\\"\\x41\\u00e9\\U0001F600\" [\\]\\[\\-\\^]");
     assertTrue(matches(g, "\n\t\r\\\"Aé😀]"));
     assertTrue(matches(g, "\n\t\r\\\"Aé😀-"));
     assertTrue(matches(g, "\n\t\r\\\"Aé😀^"));
@@ -36,23 +38,27 @@ class GbnfParserTest {
 
   @Test
   void llamaCppStyleGrammarWithCommentsAndContinuationLines() {
-    String gbnf = String.join("\n",
-        "# a comment line",
-        "root   ::= object # trailing comment",
-        "object ::=",
-        "  \"{\" ws (",
-        "    string \":\" ws value",
-        "    (\",\" ws string \":\" ws value)*",
-        "  )? \"}\" ws",
-        "value  ::= object | string | [0-9]+ ws",
-        "string ::= \"\\\"\" [a-z]* \"\\\"\" ws",
-        "ws ::= [ \\t\\n]{0,2}",
-        "");
+    String gbnf =
+        String.join(
+            "\n",
+            "# a comment line",
+            "root   ::= object # trailing comment",
+            "object ::=",
+            "  \"{\" ws (",
+            "    string \":\" ws value",
+            "    (\",\" ws string \":\" ws value)*",
+            "  )? \"}\" ws",
+            "value  ::= object | string | [0-9]+ ws",
+            "string ::= \"\\\"\" [a-z]* \"\\\"\" ws",
+            "ws ::= [ \\t\\n]{0,2}",
+            "");
     Grammar g = Grammar.parse(gbnf);
     assertTrue(matches(g, "{\"a\": 1, \"b\":{}}"));
     assertTrue(matches(g, "{ \"a\":\n\"x\" }\n"));
     assertTrue(!matches(g, "{\"a\":1,}"));
-    assertTrue(g.describe().contains("object (line 3): ") && g.describe().contains("compiled, recursive"), g.describe());
+    assertTrue(
+        g.describe().contains("object (line 3): ") && g.describe().contains("compiled, recursive"),
+        g.describe());
   }
 
   @Test
@@ -65,7 +71,8 @@ class GbnfParserTest {
 
   @Test
   void repetitionForms() {
-    Grammar g = Grammar.parse("root ::= \"a\"{2} \"b\"{1,} \"c\"{0,2} \"d\"? \"e\"* \"f\"+ (\"g\" | )");
+    Grammar g =
+        Grammar.parse("root ::= \"a\"{2} \"b\"{1,} \"c\"{0,2} \"d\"? \"e\"* \"f\"+ (\"g\" | )");
     assertTrue(matches(g, "aabf"));
     assertTrue(matches(g, "aabbbccdeeeffg"));
     assertTrue(!matches(g, "abf"));

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.Test;
 class GrammarDifferentialTest {
   private static final int[] ACCEPTED = new int[1];
 
-  /** Walks {@code text} byte by byte through both; compares prefix viability and acceptance at every position. */
+  /**
+   * Walks {@code text} byte by byte through both; compares prefix viability and acceptance at every
+   * position.
+   */
   static void compare(GrammarMatcher m, EarleyTwin twin, byte[] text, String where) {
     int s = m.initialState();
     EarleyTwin.Chart c = twin.begin();
@@ -20,18 +23,21 @@ class GrammarDifferentialTest {
     for (int i = 0; i < text.length; i++) {
       s = m.walk(s, text, i, i + 1);
       c.feed(text[i] & 0xFF);
-      assertEquals(c.alive(), s != ByteAutomaton.DEAD, where + ": viability after " + (i + 1) + " bytes");
+      assertEquals(
+          c.alive(), s != ByteAutomaton.DEAD, where + ": viability after " + (i + 1) + " bytes");
       if (s == ByteAutomaton.DEAD) {
         break;
       }
-      assertEquals(c.accepts(), m.isAccepting(s), where + ": acceptance after " + (i + 1) + " bytes");
+      assertEquals(
+          c.accepts(), m.isAccepting(s), where + ": acceptance after " + (i + 1) + " bytes");
       assertEquals(true, m.hasTransitions(s) || m.isAccepting(s), where);
     }
     if (s != ByteAutomaton.DEAD && m.isAccepting(s)) {
       ACCEPTED[0]++;
     }
     int whole = m.walk(m.initialState(), text);
-    assertEquals(s, whole, where + ": the whole walk reaches the same interned state as byte by byte");
+    assertEquals(
+        s, whole, where + ": the whole walk reaches the same interned state as byte by byte");
   }
 
   @Test
@@ -66,15 +72,23 @@ class GrammarDifferentialTest {
         }
         GrammarMatcher m = cg.newMatcher();
         try {
-          compare(m, twin, sentence, "grammar\n" + text + "text " + new String(sentence, java.nio.charset.StandardCharsets.UTF_8));
+          compare(
+              m,
+              twin,
+              sentence,
+              "grammar\n"
+                  + text
+                  + "text "
+                  + new String(sentence, java.nio.charset.StandardCharsets.UTF_8));
           texts++;
         } catch (GrammarLimitException e) {
           limits++;
         }
       }
     }
-    System.out.printf("random grammars %d (%d with recursion), texts %d, accepted %d, limits %d%n", grammars, recursive,
-        texts, ACCEPTED[0], limits);
+    System.out.printf(
+        "random grammars %d (%d with recursion), texts %d, accepted %d, limits %d%n",
+        grammars, recursive, texts, ACCEPTED[0], limits);
     assertTrue(grammars >= 150, "random grammars that passed the checks: " + grammars);
     assertTrue(recursive >= 50, "grammars with recursion: " + recursive);
     assertTrue(texts > 3000, "texts compared: " + texts);

@@ -16,28 +16,50 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The four documented grammars ({@code docs/grammars/}) and the built-in JSON grammars: texts they
- * must accept and reject, the same answers from the twin, and free-form JSON against the JSON Schema
- * compiler's language for the schema {@code true}, its any value (which nests at most {@link
+ * must accept and reject, the same answers from the twin, and free-form JSON against the JSON
+ * Schema compiler's language for the schema {@code true}, its any value (which nests at most {@link
  * JsonSchema#ANY_DEPTH} levels; the grammar has no bound).
  */
 class GrammarExamplesTest {
 
-  private static final Map<String, List<String>> GOOD = Map.of(
-      "arithmetic", List.of("1", "1+2", "12.5 * (3 - -4)", "((((7))))", "-(-(1))/2", "3.25"),
-      "json", List.of("{}", "[]", "0", "-1.5e+10", "\"\\u00e9\\n\"", "{\"a\":[1,{\"b\":null}],\"c\":\"é\"}", "[[[[[]]]]]"),
-      "sql-select", List.of("SELECT * FROM t", "SELECT a, b AS c FROM t WHERE a = 1 AND (b < 'x''y' OR c IS NULL);",
-          "SELECT COUNT(*) FROM t x INNER JOIN u y ON x.id = y.id WHERE x.k IN (SELECT k FROM v WHERE NOT k = 3)"
-              + " GROUP BY x.k ORDER BY x.k DESC LIMIT 5"),
-      "tool-call", List.of("<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>",
-          "<tool_call>\n{\"name\":\"send_email\",\"arguments\":{}}\n</tool_call>\n<tool_call>\n{\"name\":\"search_web\","
-              + "\"arguments\":{\"q\":[1,true,{\"x\":-0.5}]}}\n</tool_call>"));
+  private static final Map<String, List<String>> GOOD =
+      Map.of(
+          "arithmetic", List.of("1", "1+2", "12.5 * (3 - -4)", "((((7))))", "-(-(1))/2", "3.25"),
+          "json",
+              List.of(
+                  "{}",
+                  "[]",
+                  "0",
+                  "-1.5e+10",
+                  "\"\\u00e9\\n\"",
+                  "{\"a\":[1,{\"b\":null}],\"c\":\"é\"}",
+                  "[[[[[]]]]]"),
+          "sql-select",
+              List.of(
+                  "SELECT * FROM t",
+                  "SELECT a, b AS c FROM t WHERE a = 1 AND (b < 'x''y' OR c IS NULL);",
+                  "SELECT COUNT(*) FROM t x INNER JOIN u y ON x.id = y.id WHERE x.k IN (SELECT k FROM v WHERE NOT k = 3)"
+                      + " GROUP BY x.k ORDER BY x.k DESC LIMIT 5"),
+          "tool-call",
+              List.of(
+                  "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>",
+                  "<tool_call>\n{\"name\":\"send_email\",\"arguments\":{}}\n</tool_call>\n<tool_call>\n{\"name\":\"search_web\","
+                      + "\"arguments\":{\"q\":[1,true,{\"x\":-0.5}]}}\n</tool_call>"));
 
-  private static final Map<String, List<String>> BAD = Map.of(
-      "arithmetic", List.of("", "1+", "(1", "1  + 2", "01.", "1)"),
-      "json", List.of("", "{", "[1,]", "01", "{\"a\" :1}", "{ }", "\"\\x\"", "[1] "),
-      "sql-select", List.of("SELECT FROM t", "SELECT * FROM t WHERE x", "select * from t", "SELECT * FROM t LIMIT x"),
-      "tool-call", List.of("<tool_call>\n{\"name\":\"rm_rf\",\"arguments\":{}}\n</tool_call>",
-          "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":[]}\n</tool_call>"));
+  private static final Map<String, List<String>> BAD =
+      Map.of(
+          "arithmetic", List.of("", "1+", "(1", "1  + 2", "01.", "1)"),
+          "json", List.of("", "{", "[1,]", "01", "{\"a\" :1}", "{ }", "\"\\x\"", "[1] "),
+          "sql-select",
+              List.of(
+                  "SELECT FROM t",
+                  "SELECT * FROM t WHERE x",
+                  "select * from t",
+                  "SELECT * FROM t LIMIT x"),
+          "tool-call",
+              List.of(
+                  "<tool_call>\n{\"name\":\"rm_rf\",\"arguments\":{}}\n</tool_call>",
+                  "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":[]}\n</tool_call>"));
 
   @Test
   void examplesAcceptAndRejectAsDocumented() {
@@ -66,8 +88,14 @@ class GrammarExamplesTest {
 
   @Test
   void docsJsonGrammarIsTheBuiltIn() {
-    assertEquals(JsonGrammars.JSON_TEXT.strip(), Examples.text("json").lines().filter(l -> !l.startsWith("#"))
-        .reduce((a, b) -> a + "\n" + b).orElse("").strip());
+    assertEquals(
+        JsonGrammars.JSON_TEXT.strip(),
+        Examples.text("json")
+            .lines()
+            .filter(l -> !l.startsWith("#"))
+            .reduce((a, b) -> a + "\n" + b)
+            .orElse("")
+            .strip());
   }
 
   /** Nesting depth of a JSON text (brackets outside strings). */
@@ -96,7 +124,8 @@ class GrammarExamplesTest {
 
   @Test
   void freeFormJsonIsTheSchemaCompilersAnyValueWithoutTheDepthBound() {
-    // The schema "true" is the converter's any value (AnyValues); "{}" and {"type":"object"} differ only in
+    // The schema "true" is the converter's any value (AnyValues); "{}" and {"type":"object"} differ
+    // only in
     // writing top-level keys in their one canonical spelling (members beyond properties).
     CompressedFsm any = JsonSchema.compile("true", JsonSchemaOptions.defaults());
     check(Grammar.json(), any, false, JsonGrammars.JSON_TEXT);

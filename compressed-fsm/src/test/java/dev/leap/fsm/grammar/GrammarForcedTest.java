@@ -13,7 +13,10 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Forced bytes: across rule ends where the stack decides, and equal to a byte-by-byte probe of the twin. */
+/**
+ * Forced bytes: across rule ends where the stack decides, and equal to a byte-by-byte probe of the
+ * twin.
+ */
 class GrammarForcedTest {
 
   private static byte[] bytes(String s) {
@@ -29,7 +32,8 @@ class GrammarForcedTest {
   @Test
   void forcedTextRunsPastTheEndOfARecursiveValueIntoTheCaller() {
     // value is recursive (called through the stack); root holds the fixed keys.
-    String gbnf = "root ::= \"{\\\"a\\\":\" value \",\\\"b\\\":\" value \"}\"\n" + JsonGrammars.VALUE_RULES;
+    String gbnf =
+        "root ::= \"{\\\"a\\\":\" value \",\\\"b\\\":\" value \"}\"\n" + JsonGrammars.VALUE_RULES;
     Grammar g = Grammar.parse(gbnf);
     assertTrue(g.regular().isEmpty());
     GrammarMatcher m = CompiledGrammar.compile(g, SmallVocabulary.create()).newMatcher();
@@ -51,14 +55,20 @@ class GrammarForcedTest {
 
   @Test
   void toolCallForcesTheClosingTagAfterTheArguments() {
-    GrammarMatcher m = CompiledGrammar.compile(Grammar.parse(Examples.text("tool-call")), SmallVocabulary.create())
-        .newMatcher();
+    GrammarMatcher m =
+        CompiledGrammar.compile(Grammar.parse(Examples.text("tool-call")), SmallVocabulary.create())
+            .newMatcher();
     assertEquals("<tool_call>\n{\"name\":\"", forced(m, ""));
     assertEquals("eather\",\"arguments\":{", forced(m, "<tool_call>\n{\"name\":\"get_w"));
-    assertEquals("}\n</tool_call>", forced(m, "<tool_call>\n{\"name\":\"search_web\",\"arguments\":{\"q\":[1,{}]}"));
+    assertEquals(
+        "}\n</tool_call>",
+        forced(m, "<tool_call>\n{\"name\":\"search_web\",\"arguments\":{\"q\":[1,{}]}"));
   }
 
-  /** The twin's forced bytes: while not accepting and exactly one byte keeps the chart alive; cut as the matcher cuts. */
+  /**
+   * The twin's forced bytes: while not accepting and exactly one byte keeps the chart alive; cut as
+   * the matcher cuts.
+   */
   static byte[] twinForced(EarleyTwin twin, EarleyTwin.Chart chart) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     EarleyTwin.Chart c = chart;
@@ -81,7 +91,8 @@ class GrammarForcedTest {
       c = only;
     }
     byte[] f = out.toByteArray();
-    // Inside a UTF-8 sequence at the end (not accepting, only continuation bytes can follow): cut back.
+    // Inside a UTF-8 sequence at the end (not accepting, only continuation bytes can follow): cut
+    // back.
     boolean inside = !c.accepts();
     boolean any = false;
     for (int b = 0; b < 256 && inside; b++) {
@@ -126,7 +137,9 @@ class GrammarForcedTest {
           if (f.length >= 64) {
             continue;
           }
-          assertArrayEquals(twinForced(twin, twin.walk(twin.begin(), p)), f,
+          assertArrayEquals(
+              twinForced(twin, twin.walk(twin.begin(), p)),
+              f,
               "grammar\n" + gbnf + "after " + new String(p, StandardCharsets.UTF_8));
           states++;
           nonEmpty += f.length > 0 ? 1 : 0;

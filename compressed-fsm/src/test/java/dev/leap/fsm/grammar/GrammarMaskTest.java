@@ -22,10 +22,16 @@ import org.junit.jupiter.api.Test;
  */
 class GrammarMaskTest {
 
-  /** Twin charts after short token prefixes are memoized (the twin's own answers, reused): at most this long. */
+  /**
+   * Twin charts after short token prefixes are memoized (the twin's own answers, reused): at most
+   * this long.
+   */
   private static final int MEMO_DEPTH = 4;
 
-  /** The twin's mask: token i allowed iff its bytes walk from {@code chart}, EOS iff the chart accepts. */
+  /**
+   * The twin's mask: token i allowed iff its bytes walk from {@code chart}, EOS iff the chart
+   * accepts.
+   */
   static long[] twinMask(EarleyTwin twin, EarleyTwin.Chart chart, Vocabulary v) {
     long[] mask = new long[(v.size() + 63) >>> 6];
     java.util.Map<String, java.util.Optional<EarleyTwin.Chart>> memo = new java.util.HashMap<>();
@@ -54,7 +60,8 @@ class GrammarMaskTest {
       if (c == null) {
         continue;
       }
-      if (done == b.length || twin.walk(c, java.util.Arrays.copyOfRange(b, done, b.length)) != null) {
+      if (done == b.length
+          || twin.walk(c, java.util.Arrays.copyOfRange(b, done, b.length)) != null) {
         mask[id >>> 6] |= 1L << id;
       }
     }
@@ -72,14 +79,26 @@ class GrammarMaskTest {
       boolean a = (actual[id >>> 6] & (1L << id)) != 0;
       if (e != a) {
         byte[] b = v.tokenBytes(id);
-        fail(where + ": token " + id + " " + (b == null ? "(no bytes)" : "\"" + new String(b, StandardCharsets.UTF_8)
-            + "\"") + " twin says " + e + ", matcher says " + a);
+        fail(
+            where
+                + ": token "
+                + id
+                + " "
+                + (b == null ? "(no bytes)" : "\"" + new String(b, StandardCharsets.UTF_8) + "\"")
+                + " twin says "
+                + e
+                + ", matcher says "
+                + a);
       }
     }
   }
 
-  /** Compares masks at the states after {@code prefixes}; each prefix must be viable. Also checks nextState of allowed tokens. */
-  static int compareAt(CompiledGrammar cg, EarleyTwin twin, List<byte[]> prefixes, Vocabulary v, String name) {
+  /**
+   * Compares masks at the states after {@code prefixes}; each prefix must be viable. Also checks
+   * nextState of allowed tokens.
+   */
+  static int compareAt(
+      CompiledGrammar cg, EarleyTwin twin, List<byte[]> prefixes, Vocabulary v, String name) {
     GrammarMatcher m = cg.newMatcher();
     int compared = 0;
     for (byte[] p : prefixes) {
@@ -120,12 +139,15 @@ class GrammarMaskTest {
   }
 
   /** A text of each example grammar, cut at random points for states deep inside it. */
-  private static final java.util.Map<String, String> SEEDS = java.util.Map.of(
-      "json", "{\"name\":\"Ana\",\"tags\":[1,2.5e3,{\"deep\":[[],{}]}],\"ok\":true,\"x\":null}",
-      "arithmetic", "12*(3+-4.5) / (7 - (1+2))",
-      "sql-select", "SELECT DISTINCT a.x, COUNT(*) AS n FROM t a LEFT JOIN u b ON a.id = b.id WHERE (x > 3 OR y IN"
-          + " (SELECT y FROM v)) AND z IS NOT NULL GROUP BY a.x ORDER BY n DESC LIMIT 10;",
-      "tool-call", "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Zürich\",\"days\":[1,2]}}\n</tool_call>");
+  private static final java.util.Map<String, String> SEEDS =
+      java.util.Map.of(
+          "json", "{\"name\":\"Ana\",\"tags\":[1,2.5e3,{\"deep\":[[],{}]}],\"ok\":true,\"x\":null}",
+          "arithmetic", "12*(3+-4.5) / (7 - (1+2))",
+          "sql-select",
+              "SELECT DISTINCT a.x, COUNT(*) AS n FROM t a LEFT JOIN u b ON a.id = b.id WHERE (x > 3 OR y IN"
+                  + " (SELECT y FROM v)) AND z IS NOT NULL GROUP BY a.x ORDER BY n DESC LIMIT 10;",
+          "tool-call",
+              "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Zürich\",\"days\":[1,2]}}\n</tool_call>");
 
   @Test
   void realVocabulariesAgreeWithTheTwin() {
@@ -137,16 +159,22 @@ class GrammarMaskTest {
     grammars.put("json-object", JsonGrammars.JSON_OBJECT_TEXT);
     int compared = 0;
     for (String vocabName : new String[] {"gpt2", "llama3", "qwen3"}) {
-      Vocabulary v = TokenizerJsonVocabulary.load(Shared.require("tokenizers/" + vocabName + "/tokenizer.json"));
+      Vocabulary v =
+          TokenizerJsonVocabulary.load(
+              Shared.require("tokenizers/" + vocabName + "/tokenizer.json"));
       for (var e : grammars.entrySet()) {
         String gbnf = e.getValue();
         // The SQL example has 1,100 stack-top states: computed as the sampled states need them.
-        CompiledGrammar cg = e.getKey().equals("sql-select") ? CompiledGrammar.compileLazily(Grammar.parse(gbnf), v)
-            : CompiledGrammar.compile(Grammar.parse(gbnf), v);
+        CompiledGrammar cg =
+            e.getKey().equals("sql-select")
+                ? CompiledGrammar.compileLazily(Grammar.parse(gbnf), v)
+                : CompiledGrammar.compile(Grammar.parse(gbnf), v);
         EarleyTwin twin = EarleyTwin.of(gbnf);
-        byte[] seed = SEEDS.getOrDefault(e.getKey(), SEEDS.get("json")).getBytes(StandardCharsets.UTF_8);
+        byte[] seed =
+            SEEDS.getOrDefault(e.getKey(), SEEDS.get("json")).getBytes(StandardCharsets.UTF_8);
         List<byte[]> seeds = List.of(seed, seed);
-        compared += compareAt(cg, twin, prefixes(gbnf, rnd, 3, seeds), v, vocabName + " " + e.getKey());
+        compared +=
+            compareAt(cg, twin, prefixes(gbnf, rnd, 3, seeds), v, vocabName + " " + e.getKey());
       }
       // A random grammar with recursion per vocabulary.
       int found = 0;
@@ -163,8 +191,13 @@ class GrammarMaskTest {
         }
         found++;
         try {
-          compared += compareAt(CompiledGrammar.compile(g, v), EarleyTwin.of(gbnf), prefixes(gbnf, rnd, 3, List.of()), v,
-              vocabName + " random grammar\n" + gbnf);
+          compared +=
+              compareAt(
+                  CompiledGrammar.compile(g, v),
+                  EarleyTwin.of(gbnf),
+                  prefixes(gbnf, rnd, 3, List.of()),
+                  v,
+                  vocabName + " random grammar\n" + gbnf);
         } catch (GrammarLimitException ex) {
           // An ambiguous random grammar: the limit is the answer, checked elsewhere.
         }
@@ -190,8 +223,13 @@ class GrammarMaskTest {
       }
       grammars++;
       try {
-        compared += compareAt(CompiledGrammar.compile(g, v), EarleyTwin.of(gbnf), prefixes(gbnf, rnd, 10, List.of()), v,
-            "random grammar\n" + gbnf);
+        compared +=
+            compareAt(
+                CompiledGrammar.compile(g, v),
+                EarleyTwin.of(gbnf),
+                prefixes(gbnf, rnd, 10, List.of()),
+                v,
+                "random grammar\n" + gbnf);
       } catch (GrammarLimitException e) {
         // ambiguous
       }

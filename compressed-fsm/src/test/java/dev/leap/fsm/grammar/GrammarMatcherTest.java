@@ -12,7 +12,9 @@ import dev.leap.vocab.Vocabulary;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The matcher as the runtime drives it: interned states, rollback by re-walking, EOS, dead states. */
+/**
+ * The matcher as the runtime drives it: interned states, rollback by re-walking, EOS, dead states.
+ */
 class GrammarMatcherTest {
 
   private static byte[] bytes(String s) {
@@ -21,7 +23,8 @@ class GrammarMatcherTest {
 
   @Test
   void statesAreInternedSoEarlierStatesCanBeWalkedAgain() {
-    GrammarMatcher m = CompiledGrammar.compile(Grammar.json(), SmallVocabulary.create()).newMatcher();
+    GrammarMatcher m =
+        CompiledGrammar.compile(Grammar.json(), SmallVocabulary.create()).newMatcher();
     int a = m.walk(m.initialState(), bytes("[{\"k\":[1,"));
     int b = m.walk(m.walk(m.initialState(), bytes("[{\"k\":")), bytes("[1,"));
     assertEquals(a, b, "the same text reaches the same int state, however it was split");
@@ -50,12 +53,14 @@ class GrammarMatcherTest {
 
   @Test
   void deadStates() {
-    GrammarMatcher m = CompiledGrammar.compile(Grammar.json(), SmallVocabulary.create()).newMatcher();
+    GrammarMatcher m =
+        CompiledGrammar.compile(Grammar.json(), SmallVocabulary.create()).newMatcher();
     assertEquals(ByteAutomaton.DEAD, m.walk(m.initialState(), bytes("[1]]")));
     assertEquals(ByteAutomaton.DEAD, m.walk(ByteAutomaton.DEAD, bytes("x")));
     assertFalse(m.isAccepting(ByteAutomaton.DEAD));
     assertFalse(m.hasTransitions(ByteAutomaton.DEAD));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> m.allowed(ByteAutomaton.DEAD));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> m.allowed(ByteAutomaton.DEAD));
     assertTrue(e.getMessage().contains("not a live state"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> m.forcedBytes(12345));
   }

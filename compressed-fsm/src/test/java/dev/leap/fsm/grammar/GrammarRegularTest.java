@@ -14,16 +14,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** A grammar without recursion is exactly today's DFA: same states, transitions, accepting states and jump edges as the equivalent regex. */
+/**
+ * A grammar without recursion is exactly today's DFA: same states, transitions, accepting states
+ * and jump edges as the equivalent regex.
+ */
 class GrammarRegularTest {
 
   static Stream<Arguments> pairs() {
     return Stream.of(
         Arguments.of("root ::= \"a\" [b-d]+ \"e\"? | \"x\"", "a[b-d]+e?|x"),
-        Arguments.of("root ::= item (\",\" item)*\nitem ::= [0-9]+ | \"\\\"\" [^\"\\n]* \"\\\"\"",
+        Arguments.of(
+            "root ::= item (\",\" item)*\nitem ::= [0-9]+ | \"\\\"\" [^\"\\n]* \"\\\"\"",
             "([0-9]+|\"[^\"\\n]*\")(,([0-9]+|\"[^\"\\n]*\"))*"),
-        Arguments.of("root ::= \"{\\\"name\\\":\" str \",\\\"age\\\":\" num \"}\"\n"
-            + "str ::= \"\\\"\" [a-zé]{1,8} \"\\\"\"\nnum ::= \"-\"? [1-9] [0-9]{0,2}",
+        Arguments.of(
+            "root ::= \"{\\\"name\\\":\" str \",\\\"age\\\":\" num \"}\"\n"
+                + "str ::= \"\\\"\" [a-zé]{1,8} \"\\\"\"\nnum ::= \"-\"? [1-9] [0-9]{0,2}",
             "\\{\"name\":\"[a-zé]{1,8}\",\"age\":-?[1-9][0-9]{0,2}\\}"),
         Arguments.of("root ::= x* x*\nx ::= \"ab\" | \"a\"", "(ab|a)*(ab|a)*"),
         Arguments.of("root ::= ( [^a-z] | \"中文\" ){2,4} .", "([^a-z]|中文){2,4}[\\s\\S]"));

@@ -13,7 +13,9 @@ final class RandomGrammars {
   private RandomGrammars() {}
 
   private static final String[] LITERALS = {"a", "b", "ab", "c", "", "é", "中", "\\n", "ba", "😀"};
-  private static final String[] CLASSES = {"[a-c]", "[^a]", "[ab]", "[a-zé-ü]", "[^\\x00-\\x7F]", "[b-d中]", "."};
+  private static final String[] CLASSES = {
+    "[a-c]", "[^a]", "[ab]", "[a-zé-ü]", "[^\\x00-\\x7F]", "[b-d中]", "."
+  };
 
   /** A grammar text with 1 to 4 rules besides root; it may fail the checks (callers skip those). */
   static String grammar(SplittableRandom rnd) {
@@ -78,8 +80,13 @@ final class RandomGrammars {
     return emit(byName.get("root").body(), byName, rnd, out, left, 0) ? out.toByteArray() : null;
   }
 
-  private static boolean emit(Gbnf.Expr e, java.util.Map<String, Gbnf.Rule> rules, SplittableRandom rnd,
-      ByteArrayOutputStream out, int[] left, int depth) {
+  private static boolean emit(
+      Gbnf.Expr e,
+      java.util.Map<String, Gbnf.Rule> rules,
+      SplittableRandom rnd,
+      ByteArrayOutputStream out,
+      int[] left,
+      int depth) {
     if (--left[0] < 0 || depth > 60) {
       return false;
     }
@@ -89,7 +96,10 @@ final class RandomGrammars {
     } else if (e instanceof Gbnf.CharSet c) {
       int[] r = c.ranges();
       int i = 2 * rnd.nextInt(r.length / 2);
-      int cp = r[i] + (int) rnd.nextLong(Math.min(r[i + 1] - r[i] + 1L, rnd.nextBoolean() ? 3 : 0x110000));
+      int cp =
+          r[i]
+              + (int)
+                  rnd.nextLong(Math.min(r[i + 1] - r[i] + 1L, rnd.nextBoolean() ? 3 : 0x110000));
       out.writeBytes(new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8));
       return true;
     } else if (e instanceof Gbnf.Ref ref) {
@@ -102,7 +112,8 @@ final class RandomGrammars {
       }
       return true;
     } else if (e instanceof Gbnf.Alt a) {
-      return emit(a.options().get(rnd.nextInt(a.options().size())), rules, rnd, out, left, depth + 1);
+      return emit(
+          a.options().get(rnd.nextInt(a.options().size())), rules, rnd, out, left, depth + 1);
     } else {
       Gbnf.Repeat r = (Gbnf.Repeat) e;
       int max = r.max() < 0 ? r.min() + 3 : r.max();
@@ -117,13 +128,26 @@ final class RandomGrammars {
   }
 
   private static final byte[][] PIECES = {
-      "a".getBytes(StandardCharsets.UTF_8), "b".getBytes(StandardCharsets.UTF_8), "c".getBytes(StandardCharsets.UTF_8),
-      "x".getBytes(StandardCharsets.UTF_8), "é".getBytes(StandardCharsets.UTF_8), "中".getBytes(StandardCharsets.UTF_8),
-      "\n".getBytes(StandardCharsets.UTF_8), {(byte) 0xC3}, {(byte) 0xFF}, {(byte) 0x80}, "\"".getBytes(StandardCharsets.UTF_8),
-      "{".getBytes(StandardCharsets.UTF_8), "}".getBytes(StandardCharsets.UTF_8), ",".getBytes(StandardCharsets.UTF_8),
-      "1".getBytes(StandardCharsets.UTF_8)};
+    "a".getBytes(StandardCharsets.UTF_8),
+    "b".getBytes(StandardCharsets.UTF_8),
+    "c".getBytes(StandardCharsets.UTF_8),
+    "x".getBytes(StandardCharsets.UTF_8),
+    "é".getBytes(StandardCharsets.UTF_8),
+    "中".getBytes(StandardCharsets.UTF_8),
+    "\n".getBytes(StandardCharsets.UTF_8),
+    {(byte) 0xC3},
+    {(byte) 0xFF},
+    {(byte) 0x80},
+    "\"".getBytes(StandardCharsets.UTF_8),
+    "{".getBytes(StandardCharsets.UTF_8),
+    "}".getBytes(StandardCharsets.UTF_8),
+    ",".getBytes(StandardCharsets.UTF_8),
+    "1".getBytes(StandardCharsets.UTF_8)
+  };
 
-  /** {@code text} with 1 to 3 random edits (delete, insert, replace a byte; cut; repeat a slice). */
+  /**
+   * {@code text} with 1 to 3 random edits (delete, insert, replace a byte; cut; repeat a slice).
+   */
   static byte[] mutate(byte[] text, SplittableRandom rnd) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] t = text;

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The loop shortcut of the precomputation (tokens made only of the bytes of a state's loop, or of
- * the loop one step ahead, accepted without a walk, the rest walked over a filtered view) against walking the full sorted
- * vocabulary, for every stack-top state of random grammars and the example grammars.
+ * the loop one step ahead, accepted without a walk, the rest walked over a filtered view) against
+ * walking the full sorted vocabulary, for every stack-top state of random grammars and the example
+ * grammars.
  */
 class RuleTokenWalkTest {
 
@@ -32,7 +33,11 @@ class RuleTokenWalkTest {
           continue;
         }
         long[] loop = rules[r].loopBytes(s);
-        if (Long.bitCount(loop[0]) + Long.bitCount(loop[1]) + Long.bitCount(loop[2]) + Long.bitCount(loop[3]) == 0) {
+        if (Long.bitCount(loop[0])
+                + Long.bitCount(loop[1])
+                + Long.bitCount(loop[2])
+                + Long.bitCount(loop[3])
+            == 0) {
           continue;
         }
         RuleTokenWalk.Sets a = walk.compute(r, s, full);
@@ -51,7 +56,8 @@ class RuleTokenWalkTest {
 
   @Test
   void shortcutEqualsTheFullWalk() {
-    Vocabulary gpt2 = TokenizerJsonVocabulary.load(Shared.require("tokenizers/gpt2/tokenizer.json"));
+    Vocabulary gpt2 =
+        TokenizerJsonVocabulary.load(Shared.require("tokenizers/gpt2/tokenizer.json"));
     int compared = 0;
     for (String n : List.of("json", "tool-call", "arithmetic")) {
       compared += check(Grammar.parse(Examples.text(n)), gpt2);

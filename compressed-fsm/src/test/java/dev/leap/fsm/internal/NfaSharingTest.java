@@ -19,7 +19,10 @@ import org.junit.jupiter.api.Test;
  */
 class NfaSharingTest {
 
-  /** A copy of {@code re} in which every composite node is a new object (the tree the DAG stands for). */
+  /**
+   * A copy of {@code re} in which every composite node is a new object (the tree the DAG stands
+   * for).
+   */
   static Re unshare(Re re) {
     if (re instanceof Re.Concat c) {
       return new Re.Concat(c.items().stream().map(NfaSharingTest::unshare).toList());
@@ -66,13 +69,22 @@ class NfaSharingTest {
         Re a = pool.get(r.nextInt(pool.size()));
         Re b = pool.get(r.nextInt(pool.size()));
         Re c = pool.get(pool.size() - 1);
-        pool.add(switch (r.nextInt(5)) {
-          case 0 -> new Re.Alt(List.of(new Re.Concat(List.of(a, c)), new Re.Concat(List.of(b, c)))); // tail sharing
-          case 1 -> new Re.Concat(List.of(a, b, a));
-          case 2 -> new Re.Alt(List.of(c, new Re.Concat(List.of(a, c))));
-          case 3 -> new Re.Repeat(new Re.Concat(List.of(a, b)), r.nextInt(2), r.nextBoolean() ? -1 : 2 + r.nextInt(2));
-          default -> new Re.Concat(List.of(new Re.Repeat(c, 0, -1), c));
-        });
+        pool.add(
+            switch (r.nextInt(5)) {
+              case 0 ->
+                  new Re.Alt(
+                      List.of(
+                          new Re.Concat(List.of(a, c)),
+                          new Re.Concat(List.of(b, c)))); // tail sharing
+              case 1 -> new Re.Concat(List.of(a, b, a));
+              case 2 -> new Re.Alt(List.of(c, new Re.Concat(List.of(a, c))));
+              case 3 ->
+                  new Re.Repeat(
+                      new Re.Concat(List.of(a, b)),
+                      r.nextInt(2),
+                      r.nextBoolean() ? -1 : 2 + r.nextInt(2));
+              default -> new Re.Concat(List.of(new Re.Repeat(c, 0, -1), c));
+            });
       }
       Re dag = pool.get(pool.size() - 1);
       Re tree = unshare(dag);
@@ -92,12 +104,16 @@ class NfaSharingTest {
         assertTrue(shared == null && copied == null, "one is empty, the other not, round " + round);
         continue;
       }
-      assertNull(Automata.minus(shared, copied, 200_000, "test"), "the DAG accepts more, round " + round);
-      assertNull(Automata.minus(copied, shared, 200_000, "test"), "the DAG accepts less, round " + round);
+      assertNull(
+          Automata.minus(shared, copied, 200_000, "test"), "the DAG accepts more, round " + round);
+      assertNull(
+          Automata.minus(copied, shared, 200_000, "test"), "the DAG accepts less, round " + round);
       compared++;
       smaller += dagStates < treeStates ? 1 : 0;
     }
     assertTrue(compared > 200, "compared " + compared);
-    assertTrue(smaller > compared / 2, "sharing made the NFA smaller in only " + smaller + " of " + compared);
+    assertTrue(
+        smaller > compared / 2,
+        "sharing made the NFA smaller in only " + smaller + " of " + compared);
   }
 }

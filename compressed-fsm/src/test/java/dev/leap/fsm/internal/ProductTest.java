@@ -33,18 +33,22 @@ class ProductTest {
       Dfa and = Automata.intersect(a, b, 100_000, "test");
       Dfa minus = Automata.minus(a, b, 100_000, "test");
       // The product, embedded as a tree node, compiles back to the same language.
-      Dfa embedded = and == null ? null
-          : Automata.compile(new Re.Concat(List.of(new Re.Automaton(and), Re.EMPTY)), "test", 100_000);
+      Dfa embedded =
+          and == null
+              ? null
+              : Automata.compile(
+                  new Re.Concat(List.of(new Re.Automaton(and), Re.EMPTY)), "test", 100_000);
       for (int i = 0; i < 40; i++) {
-        String s = switch (i % 4) {
-          case 0 -> gen.sampleMatch(walk(a), 24);
-          case 1 -> gen.sampleMatch(walk(b), 24);
-          case 2 -> {
-            String m = gen.sampleMatch(walk(a), 24);
-            yield m == null ? null : gen.mutate(m);
-          }
-          default -> gen.sampleRandom(8);
-        };
+        String s =
+            switch (i % 4) {
+              case 0 -> gen.sampleMatch(walk(a), 24);
+              case 1 -> gen.sampleMatch(walk(b), 24);
+              case 2 -> {
+                String m = gen.sampleMatch(walk(a), 24);
+                yield m == null ? null : gen.mutate(m);
+              }
+              default -> gen.sampleRandom(8);
+            };
         if (s == null) {
           continue;
         }
@@ -53,14 +57,14 @@ class ProductTest {
         boolean inB = b.matches(x);
         assertEquals(inA && inB, and != null && and.matches(x), "intersection on " + s);
         assertEquals(inA && !inB, minus != null && minus.matches(x), "difference on " + s);
-        assertEquals(inA && inB, embedded != null && embedded.matches(x), "embedded intersection on " + s);
+        assertEquals(
+            inA && inB, embedded != null && embedded.matches(x), "embedded intersection on " + s);
         checked++;
         inBoth += inA && inB ? 1 : 0;
       }
     }
     assertTrue(checked > 5_000 && inBoth > 500, checked + " strings, " + inBoth + " in both");
   }
-
 
   /** The DFA as testkit's random walk sees it. */
   static RandomRegex.Automaton walk(Dfa dfa) {

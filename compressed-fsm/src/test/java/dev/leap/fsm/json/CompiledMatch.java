@@ -6,7 +6,10 @@ import dev.leap.fsm.grammar.GrammarMatcher;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Predicate;
 
-/** Whole-text matching of a compiled schema, DFA or grammar (the grammar through a matcher over a small vocabulary). */
+/**
+ * Whole-text matching of a compiled schema, DFA or grammar (the grammar through a matcher over a
+ * small vocabulary).
+ */
 final class CompiledMatch {
   private CompiledMatch() {}
 
@@ -14,7 +17,8 @@ final class CompiledMatch {
     if (c.grammar().isEmpty()) {
       return c.fsm().dfa()::matches;
     }
-    GrammarMatcher m = CompiledGrammar.compile(c.grammar().get(), SmallVocabulary.create()).newMatcher();
+    GrammarMatcher m =
+        CompiledGrammar.compile(c.grammar().get(), SmallVocabulary.create()).newMatcher();
     return text -> m.isAccepting(m.walk(m.initialState(), text, 0, text.length));
   }
 

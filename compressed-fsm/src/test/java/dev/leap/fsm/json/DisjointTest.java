@@ -21,9 +21,12 @@ import org.junit.jupiter.api.Test;
  */
 class DisjointTest {
   static final JsonNodeFactory F = JsonNodeFactory.instance;
-  static final String[] TYPES = {"null", "boolean", "object", "array", "string", "integer", "number"};
+  static final String[] TYPES = {
+    "null", "boolean", "object", "array", "string", "integer", "number"
+  };
   static final String[] NAMES = {"a", "b", "c"};
   static final String[] STRINGS = {"x", "y", "", "ab", "a1", "12", "b", " ", "\u00a0", "xyb"};
+
   /** Patterns, with {@code \s} meaning Unicode spaces as in ECMA 262 (Leap's own is ASCII). */
   static final String[] PATTERNS = {"^a", "b$", "^[0-9]+$", "^\\s$", "x", "^[a-z]+$", "^.$"};
 
@@ -40,22 +43,24 @@ class DisjointTest {
       case 4:
       case 5:
         return F.textNode(STRINGS[r.nextInt(STRINGS.length)]);
-      case 6: {
-        ArrayNode a = F.arrayNode();
-        for (int i = r.nextInt(3); i > 0; i--) {
-          a.add(value(r, depth + 1));
-        }
-        return a;
-      }
-      default: {
-        ObjectNode o = F.objectNode();
-        for (String n : NAMES) {
-          if (r.nextInt(3) > 0) {
-            o.set(n, value(r, depth + 1));
+      case 6:
+        {
+          ArrayNode a = F.arrayNode();
+          for (int i = r.nextInt(3); i > 0; i--) {
+            a.add(value(r, depth + 1));
           }
+          return a;
         }
-        return o;
-      }
+      default:
+        {
+          ObjectNode o = F.objectNode();
+          for (String n : NAMES) {
+            if (r.nextInt(3) > 0) {
+              o.set(n, value(r, depth + 1));
+            }
+          }
+          return o;
+        }
     }
   }
 
@@ -113,7 +118,8 @@ class DisjointTest {
         }
       }
       if (r.nextInt(3) == 0) {
-        s.set("additionalProperties", r.nextBoolean() ? F.booleanNode(false) : schema(r, depth + 1));
+        s.set(
+            "additionalProperties", r.nextBoolean() ? F.booleanNode(false) : schema(r, depth + 1));
       }
     }
     return s;
@@ -153,19 +159,27 @@ class DisjointTest {
       if (s.has("minimum") && x.compareTo(s.get("minimum").decimalValue()) < 0
           || s.has("exclusiveMinimum") && x.compareTo(s.get("exclusiveMinimum").decimalValue()) <= 0
           || s.has("maximum") && x.compareTo(s.get("maximum").decimalValue()) > 0
-          || s.has("exclusiveMaximum") && x.compareTo(s.get("exclusiveMaximum").decimalValue()) >= 0) {
+          || s.has("exclusiveMaximum")
+              && x.compareTo(s.get("exclusiveMaximum").decimalValue()) >= 0) {
         return false;
       }
     }
     if (v.isTextual()) {
       String t = v.asText();
       int len = t.codePointCount(0, t.length());
-      if (s.has("minLength") && len < s.get("minLength").asInt() || s.has("maxLength") && len > s.get("maxLength").asInt()) {
+      if (s.has("minLength") && len < s.get("minLength").asInt()
+          || s.has("maxLength") && len > s.get("maxLength").asInt()) {
         return false;
       }
       if (s.has("pattern")) {
-        String ecma = s.get("pattern").asText().replace("\\s", "[\\s\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029"
-            + "\\u202f\\u205f\\u3000\\ufeff]").replace(".", "[^\\n\\r\\u2028\\u2029]");
+        String ecma =
+            s.get("pattern")
+                .asText()
+                .replace(
+                    "\\s",
+                    "[\\s\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029"
+                        + "\\u202f\\u205f\\u3000\\ufeff]")
+                .replace(".", "[^\\n\\r\\u2028\\u2029]");
         if (!java.util.regex.Pattern.compile(ecma).matcher(t).find()) {
           return false;
         }
@@ -184,7 +198,8 @@ class DisjointTest {
           if (!valid(p, v.get(k))) {
             return false;
           }
-        } else if (s.has("additionalProperties") && !valid(s.get("additionalProperties"), v.get(k))) {
+        } else if (s.has("additionalProperties")
+            && !valid(s.get("additionalProperties"), v.get(k))) {
           return false;
         }
       }
@@ -228,25 +243,49 @@ class DisjointTest {
       proven += claim ? 1 : 0;
       overlapping += both ? 1 : 0;
     }
-    assertTrue(proven > 1_500 && overlapping > 1_500, proven + " proofs, " + overlapping + " overlapping pairs");
+    assertTrue(
+        proven > 1_500 && overlapping > 1_500,
+        proven + " proofs, " + overlapping + " overlapping pairs");
   }
 
   @Test
   void discriminatorsAndForbiddenMembersAreProofs() throws Exception {
     ObjectMapper m = new ObjectMapper();
     Disjoint proof = new Disjoint(s -> s);
-    assertTrue(proof.proven(m.readTree("{\"type\":\"object\",\"properties\":{\"k\":{\"const\":\"a\"}},\"required\":[\"k\"]}"),
-        m.readTree("{\"type\":\"object\",\"properties\":{\"k\":{\"enum\":[\"b\",\"c\"]}},\"required\":[\"k\"]}")));
-    assertTrue(proof.proven(m.readTree("{\"type\":\"object\",\"required\":[\"r\"]}"),
-        m.readTree("{\"type\":\"object\",\"properties\":{\"r\":{\"not\":{}}}}")));
-    assertTrue(proof.proven(m.readTree("{\"type\":\"integer\",\"maximum\":3}"), m.readTree("{\"type\":\"number\",\"exclusiveMinimum\":3}")));
-    assertFalse(proof.proven(m.readTree("{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":[\"a\"]}"),
-        m.readTree("{\"type\":\"object\",\"properties\":{\"b\":{}}}")), "{\"a\":1} is valid against both");
-    assertFalse(proof.proven(m.readTree("{\"const\":1}"), m.readTree("{\"enum\":[1.0]}")), "1 and 1.0 are the same number");
-    assertTrue(proof.proven(m.readTree("{\"type\":\"string\",\"maxLength\":0}"), m.readTree("{\"type\":\"string\",\"minLength\":1}")));
-    assertTrue(proof.proven(m.readTree("{\"type\":\"string\",\"pattern\":\"^[^:]+$\"}"),
-        m.readTree("{\"type\":\"string\",\"pattern\":\"^[^:]+:[^:]+:[0-9]+$\"}")));
-    assertFalse(proof.proven(m.readTree("{\"type\":\"string\",\"pattern\":\"^\\\\s$\"}"),
-        m.readTree("{\"type\":\"string\",\"const\":\"\\u00a0\"}")), "ECMA's \\s matches a no-break space");
+    assertTrue(
+        proof.proven(
+            m.readTree(
+                "{\"type\":\"object\",\"properties\":{\"k\":{\"const\":\"a\"}},\"required\":[\"k\"]}"),
+            m.readTree(
+                "{\"type\":\"object\",\"properties\":{\"k\":{\"enum\":[\"b\",\"c\"]}},\"required\":[\"k\"]}")));
+    assertTrue(
+        proof.proven(
+            m.readTree("{\"type\":\"object\",\"required\":[\"r\"]}"),
+            m.readTree("{\"type\":\"object\",\"properties\":{\"r\":{\"not\":{}}}}")));
+    assertTrue(
+        proof.proven(
+            m.readTree("{\"type\":\"integer\",\"maximum\":3}"),
+            m.readTree("{\"type\":\"number\",\"exclusiveMinimum\":3}")));
+    assertFalse(
+        proof.proven(
+            m.readTree("{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":[\"a\"]}"),
+            m.readTree("{\"type\":\"object\",\"properties\":{\"b\":{}}}")),
+        "{\"a\":1} is valid against both");
+    assertFalse(
+        proof.proven(m.readTree("{\"const\":1}"), m.readTree("{\"enum\":[1.0]}")),
+        "1 and 1.0 are the same number");
+    assertTrue(
+        proof.proven(
+            m.readTree("{\"type\":\"string\",\"maxLength\":0}"),
+            m.readTree("{\"type\":\"string\",\"minLength\":1}")));
+    assertTrue(
+        proof.proven(
+            m.readTree("{\"type\":\"string\",\"pattern\":\"^[^:]+$\"}"),
+            m.readTree("{\"type\":\"string\",\"pattern\":\"^[^:]+:[^:]+:[0-9]+$\"}")));
+    assertFalse(
+        proof.proven(
+            m.readTree("{\"type\":\"string\",\"pattern\":\"^\\\\s$\"}"),
+            m.readTree("{\"type\":\"string\",\"const\":\"\\u00a0\"}")),
+        "ECMA's \\s matches a no-break space");
   }
 }

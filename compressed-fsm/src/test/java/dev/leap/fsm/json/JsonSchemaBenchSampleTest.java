@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A seeded sample of JSONSchemaBench (every subset): no invalid instance is ever accepted by a
- * compiled schema, and most valid ones are. The full corpus is a program
- * ({@code dev.leap.bench.jsonschema.SchemaCoverage}), not a test.
+ * compiled schema, and most valid ones are. The full corpus is a program ({@code
+ * dev.leap.bench.jsonschema.SchemaCoverage}), not a test.
  */
 class JsonSchemaBenchSampleTest {
 
@@ -37,14 +37,26 @@ class JsonSchemaBenchSampleTest {
     int validAccepted = 0;
     int invalid = 0;
     List<String> wrong = new ArrayList<>();
-    for (String subset : new String[] {"Glaiveai2K", "Github_trivial", "Github_easy", "Github_medium", "Github_hard",
-        "Kubernetes", "Snowplow", "WashingtonPost", "JME"}) {
+    for (String subset :
+        new String[] {
+          "Glaiveai2K",
+          "Github_trivial",
+          "Github_easy",
+          "Github_medium",
+          "Github_hard",
+          "Kubernetes",
+          "Snowplow",
+          "WashingtonPost",
+          "JME"
+        }) {
       Path f = dir.resolve(subset + ".jsonl.gz");
       if (!Files.exists(f)) {
         continue;
       }
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(new GZIPInputStream(Files.newInputStream(f)),
-          StandardCharsets.UTF_8))) {
+      try (BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(
+                  new GZIPInputStream(Files.newInputStream(f)), StandardCharsets.UTF_8))) {
         String line;
         while ((line = in.readLine()) != null) {
           if (rnd.nextInt(20) != 0) {
@@ -54,7 +66,10 @@ class JsonSchemaBenchSampleTest {
           schemas++;
           java.util.function.Predicate<byte[]> fsm;
           try {
-            fsm = CompiledMatch.of(JsonSchema.compileDetailed(rec.get("schema").toString(), JsonSchemaOptions.defaults()));
+            fsm =
+                CompiledMatch.of(
+                    JsonSchema.compileDetailed(
+                        rec.get("schema").toString(), JsonSchemaOptions.defaults()));
           } catch (ConstraintException | StackOverflowError e) {
             continue;
           }
@@ -68,14 +83,16 @@ class JsonSchemaBenchSampleTest {
             } else {
               invalid++;
               if (accepted) {
-                wrong.add(rec.get("file").asText() + ": " + new String(inst, StandardCharsets.UTF_8));
+                wrong.add(
+                    rec.get("file").asText() + ": " + new String(inst, StandardCharsets.UTF_8));
               }
             }
           }
         }
       }
     }
-    System.out.printf("JSONSchemaBench sample (seed %d): %d schemas, %d compiled, valid accepted %d/%d, invalid %d, wrongly accepted %d%n",
+    System.out.printf(
+        "JSONSchemaBench sample (seed %d): %d schemas, %d compiled, valid accepted %d/%d, invalid %d, wrongly accepted %d%n",
         seed, schemas, compiled, validAccepted, valid, invalid, wrong.size());
     assertEquals(List.of(), wrong, "invalid instances accepted");
     assertTrue(compiled > schemas / 2, compiled + " of " + schemas);

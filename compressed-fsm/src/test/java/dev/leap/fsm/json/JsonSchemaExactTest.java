@@ -25,10 +25,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The exact constructions of the JSON Schema compiler against naive twins written from the
  * specification's wording: number ranges and multiples against {@link BigDecimal}, member presence
- * formulas against evaluating the keywords on each set of present members, string keywords
- * together against {@link java.util.regex} and a code point count; members beyond {@code
- * properties}, dependent schemas, {@code allOf} merges and {@code oneOf} against a validator
- * written from the specification (all seeded).
+ * formulas against evaluating the keywords on each set of present members, string keywords together
+ * against {@link java.util.regex} and a code point count; members beyond {@code properties},
+ * dependent schemas, {@code allOf} merges and {@code oneOf} against a validator written from the
+ * specification (all seeded).
  */
 class JsonSchemaExactTest {
 
@@ -78,18 +78,22 @@ class JsonSchemaExactTest {
       for (int i = 0; i < 150; i++) {
         String text = decimal(r, 40, 3);
         BigDecimal x = new BigDecimal(text);
-        boolean valid = (lo == null || (loEx ? x.compareTo(lo) > 0 : x.compareTo(lo) >= 0))
-            && (hi == null || (hiEx ? x.compareTo(hi) < 0 : x.compareTo(hi) <= 0))
-            && (m == null || x.remainder(new BigDecimal(m)).signum() == 0)
-            && (type.equals("number") || x.stripTrailingZeros().scale() <= 0);
+        boolean valid =
+            (lo == null || (loEx ? x.compareTo(lo) > 0 : x.compareTo(lo) >= 0))
+                && (hi == null || (hiEx ? x.compareTo(hi) < 0 : x.compareTo(hi) <= 0))
+                && (m == null || x.remainder(new BigDecimal(m)).signum() == 0)
+                && (type.equals("number") || x.stripTrailingZeros().scale() <= 0);
         // Integers are written without a fraction; "-0" and "-0.00" are left out of the language.
-        boolean writable = !(type.equals("integer") && text.contains(".")) && !(text.startsWith("-") && x.signum() == 0);
+        boolean writable =
+            !(type.equals("integer") && text.contains("."))
+                && !(text.startsWith("-") && x.signum() == 0);
         boolean got = accepts(dfa, text);
         assertTrue(!got || valid, schema + " accepted " + text);
         assertEquals(valid && writable, got, schema + " on " + text);
         accepted += got ? 1 : 0;
       }
-      assertFalse(accepts(dfa, "1e400") && hi != null, schema + ": exponents are not written with bounds");
+      assertFalse(
+          accepts(dfa, "1e400") && hi != null, schema + ": exponents are not written with bounds");
     }
     assertTrue(accepted > 2_000, accepted + " accepted");
   }
@@ -103,7 +107,11 @@ class JsonSchemaExactTest {
     for (int round = 0; round < 200; round++) {
       StringBuilder schema = new StringBuilder("{\"type\":\"object\",\"properties\":{");
       for (int i = 0; i < names.length; i++) {
-        schema.append(i > 0 ? "," : "").append('"').append(names[i]).append("\":{\"type\":\"integer\"}");
+        schema
+            .append(i > 0 ? "," : "")
+            .append('"')
+            .append(names[i])
+            .append("\":{\"type\":\"integer\"}");
       }
       schema.append('}');
       List<java.util.function.Predicate<Set<String>>> rules = new ArrayList<>();
@@ -117,8 +125,11 @@ class JsonSchemaExactTest {
           }
           groups.add(grp);
         }
-        String groupJson = groups.stream().map(g -> "{\"required\":" + quoteAll(g) + "}")
-            .reduce((x, y) -> x + "," + y).orElseThrow();
+        String groupJson =
+            groups.stream()
+                .map(g -> "{\"required\":" + quoteAll(g) + "}")
+                .reduce((x, y) -> x + "," + y)
+                .orElseThrow();
         switch (r.nextInt(7)) {
           case 0 -> {
             schema.append(",\"required\":").append(quoteAll(groups.get(0)));
@@ -138,7 +149,12 @@ class JsonSchemaExactTest {
           }
           case 4 -> {
             String key = names[r.nextInt(names.length)];
-            schema.append(",\"dependencies\":{\"").append(key).append("\":").append(quoteAll(groups.get(1))).append('}');
+            schema
+                .append(",\"dependencies\":{\"")
+                .append(key)
+                .append("\":")
+                .append(quoteAll(groups.get(1)))
+                .append('}');
             rules.add(p -> !p.contains(key) || p.containsAll(groups.get(1)));
           }
           case 5 -> {
@@ -154,8 +170,13 @@ class JsonSchemaExactTest {
         }
       }
       schema.append('}');
-      String s = schema.toString().replaceAll(",\"(required|oneOf|anyOf|not|dependencies|minProperties|maxProperties)\":"
-          + "(\\[[^\\]]*\\]|\\{[^}]*\\}|[0-9]+)(?=.*,\"\\1\")", "");
+      String s =
+          schema
+              .toString()
+              .replaceAll(
+                  ",\"(required|oneOf|anyOf|not|dependencies|minProperties|maxProperties)\":"
+                      + "(\\[[^\\]]*\\]|\\{[^}]*\\}|[0-9]+)(?=.*,\"\\1\")",
+                  "");
       if (!s.equals(schema.toString())) {
         continue; // a keyword drawn twice: JSON would keep one of them
       }
@@ -165,7 +186,11 @@ class JsonSchemaExactTest {
         StringBuilder inst = new StringBuilder("{");
         for (int i = 0; i < names.length; i++) {
           if ((mask & (1 << i)) != 0) {
-            inst.append(present.isEmpty() ? "" : ",").append('"').append(names[i]).append("\":").append(i);
+            inst.append(present.isEmpty() ? "" : ",")
+                .append('"')
+                .append(names[i])
+                .append("\":")
+                .append(i);
             present.add(names[i]);
           }
         }
@@ -176,11 +201,17 @@ class JsonSchemaExactTest {
         validSeen += valid ? 1 : 0;
       }
     }
-    assertTrue(checked > 3_000 && validSeen > 500 && checked - validSeen > 500, checked + " checked, " + validSeen + " valid");
+    assertTrue(
+        checked > 3_000 && validSeen > 500 && checked - validSeen > 500,
+        checked + " checked, " + validSeen + " valid");
   }
 
   static String quoteAll(Set<String> names) {
-    return names.stream().map(n -> "\"" + n + "\"").reduce((x, y) -> x + "," + y).map(x -> "[" + x + "]").orElse("[]");
+    return names.stream()
+        .map(n -> "\"" + n + "\"")
+        .reduce((x, y) -> x + "," + y)
+        .map(x -> "[" + x + "]")
+        .orElse("[]");
   }
 
   @Test
@@ -192,7 +223,14 @@ class JsonSchemaExactTest {
       String p = patterns[r.nextInt(patterns.length)];
       int min = r.nextInt(4);
       int max = min + r.nextInt(5);
-      String schema = "{\"type\":\"string\",\"pattern\":\"" + p + "\",\"minLength\":" + min + ",\"maxLength\":" + max + "}";
+      String schema =
+          "{\"type\":\"string\",\"pattern\":\""
+              + p
+              + "\",\"minLength\":"
+              + min
+              + ",\"maxLength\":"
+              + max
+              + "}";
       Dfa dfa = dfaOrNull(schema);
       Pattern java = Pattern.compile(p);
       for (int i = 0; i < 200; i++) {
@@ -210,14 +248,18 @@ class JsonSchemaExactTest {
 
   @Test
   void formatsAcceptTheirStringsAndUnknownFormatsAssertNothing() {
-    CompressedFsm date = JsonSchema.compile("{\"type\":\"string\",\"format\":\"date\"}", JsonSchemaOptions.defaults());
+    CompressedFsm date =
+        JsonSchema.compile(
+            "{\"type\":\"string\",\"format\":\"date\"}", JsonSchemaOptions.defaults());
     SplittableRandom r = new SplittableRandom(7004L);
     for (int i = 0; i < 3_000; i++) {
       String s = String.format("%04d-%02d-%02d", r.nextInt(10_000), r.nextInt(14), r.nextInt(33));
       boolean valid;
       try {
-        java.time.LocalDate.parse(s, java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd")
-            .withResolverStyle(java.time.format.ResolverStyle.STRICT));
+        java.time.LocalDate.parse(
+            s,
+            java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd")
+                .withResolverStyle(java.time.format.ResolverStyle.STRICT));
         valid = true;
       } catch (java.time.format.DateTimeParseException e) {
         valid = false;
@@ -225,39 +267,59 @@ class JsonSchemaExactTest {
       assertEquals(valid, accepts(date.dfa(), "\"" + s + "\""), s);
     }
     Dfa ipv6 = dfaOrNull("{\"type\":\"string\",\"format\":\"ipv6\"}");
-    for (String ok : new String[] {"::1", "::", "2001:db8::8a2e:370:7334", "fe80:0:0:0:0:0:0:1", "1::"}) {
+    for (String ok :
+        new String[] {"::1", "::", "2001:db8::8a2e:370:7334", "fe80:0:0:0:0:0:0:1", "1::"}) {
       assertTrue(accepts(ipv6, "\"" + ok + "\""), ok);
     }
     for (String bad : new String[] {":::", "1:2:3:4:5:6:7:8:9", "12345::", "1::2::3", "g::1"}) {
       assertFalse(accepts(ipv6, "\"" + bad + "\""), bad);
     }
     Dfa duration = dfaOrNull("{\"type\":\"string\",\"format\":\"duration\"}");
-    assertTrue(accepts(duration, "\"P3Y6M4DT12H30M5S\"") && accepts(duration, "\"PT1M\"") && accepts(duration, "\"P2W\""));
-    assertFalse(accepts(duration, "\"P\"") || accepts(duration, "\"PT\"") || accepts(duration, "\"P1H\""));
+    assertTrue(
+        accepts(duration, "\"P3Y6M4DT12H30M5S\"")
+            && accepts(duration, "\"PT1M\"")
+            && accepts(duration, "\"P2W\""));
+    assertFalse(
+        accepts(duration, "\"P\"") || accepts(duration, "\"PT\"") || accepts(duration, "\"P1H\""));
     Dfa pointer = dfaOrNull("{\"type\":\"string\",\"format\":\"json-pointer\"}");
     assertTrue(accepts(pointer, "\"/a~1b/0\"") && accepts(pointer, "\"\""));
     assertFalse(accepts(pointer, "\"a\"") || accepts(pointer, "\"/~2\""));
     Dfa custom = dfaOrNull("{\"type\":\"string\",\"format\":\"my-own-format\",\"maxLength\":3}");
     assertTrue(accepts(custom, "\"abc\"") && !accepts(custom, "\"abcd\""));
-    Dfa dateWithPattern = dfaOrNull("{\"type\":\"string\",\"format\":\"date\",\"pattern\":\"^2024-\"}");
+    Dfa dateWithPattern =
+        dfaOrNull("{\"type\":\"string\",\"format\":\"date\",\"pattern\":\"^2024-\"}");
     assertTrue(accepts(dateWithPattern, "\"2024-02-29\""));
-    assertFalse(accepts(dateWithPattern, "\"2023-02-28\"") || accepts(dateWithPattern, "\"2024-02-30\""));
+    assertFalse(
+        accepts(dateWithPattern, "\"2023-02-28\"") || accepts(dateWithPattern, "\"2024-02-30\""));
   }
 
   @Test
   void patternPropertiesApplyToListedMembersAndNameTheKeysOfUnlistedOnes() {
-    Dfa listed = dfaOrNull("{\"type\":\"object\",\"properties\":{\"x_a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},"
-        + "\"patternProperties\":{\"^x_\":{\"minimum\":10}}}");
+    Dfa listed =
+        dfaOrNull(
+            "{\"type\":\"object\",\"properties\":{\"x_a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},"
+                + "\"patternProperties\":{\"^x_\":{\"minimum\":10}}}");
     assertTrue(accepts(listed, "{\"x_a\":10,\"b\":1}"));
-    assertFalse(accepts(listed, "{\"x_a\":9,\"b\":1}"), "x_a matches ^x_, so minimum 10 applies too");
-    Dfa keys = dfaOrNull("{\"type\":\"object\",\"patternProperties\":{\"^[a-z]+$\":{\"type\":\"integer\"},"
-        + "\"^[0-9]+$\":{\"type\":\"string\"}},\"additionalProperties\":false}");
+    assertFalse(
+        accepts(listed, "{\"x_a\":9,\"b\":1}"), "x_a matches ^x_, so minimum 10 applies too");
+    Dfa keys =
+        dfaOrNull(
+            "{\"type\":\"object\",\"patternProperties\":{\"^[a-z]+$\":{\"type\":\"integer\"},"
+                + "\"^[0-9]+$\":{\"type\":\"string\"}},\"additionalProperties\":false}");
     assertTrue(accepts(keys, "{\"ab\":1,\"12\":\"x\"}") && accepts(keys, "{}"));
-    assertFalse(accepts(keys, "{\"ab\":\"x\"}") || accepts(keys, "{\"12\":1}") || accepts(keys, "{\"A\":1}"));
+    assertFalse(
+        accepts(keys, "{\"ab\":\"x\"}")
+            || accepts(keys, "{\"12\":1}")
+            || accepts(keys, "{\"A\":1}"));
   }
 
-  /** The value schemas of {@link #membersBeyondPropertiesAgreeWithEvaluatingTheKeywords}, with their naive twins. */
-  static final String[] VALUE_SCHEMAS = {"{\"type\":\"integer\"}", "{\"minimum\":10}", "{\"type\":\"string\"}", "true"};
+  /**
+   * The value schemas of {@link #membersBeyondPropertiesAgreeWithEvaluatingTheKeywords}, with their
+   * naive twins.
+   */
+  static final String[] VALUE_SCHEMAS = {
+    "{\"type\":\"integer\"}", "{\"minimum\":10}", "{\"type\":\"string\"}", "true"
+  };
 
   static boolean valueValid(int schema, Object v) {
     return switch (schema) {
@@ -298,19 +360,35 @@ class JsonSchemaExactTest {
       StringBuilder schema = new StringBuilder("{\"type\":\"object\"");
       if (hasProps) {
         schema.append(",\"properties\":{");
-        props.forEach((k, v) -> schema.append(schema.charAt(schema.length() - 1) == '{' ? "" : ",").append('"').append(k)
-            .append("\":").append(VALUE_SCHEMAS[v]));
+        props.forEach(
+            (k, v) ->
+                schema
+                    .append(schema.charAt(schema.length() - 1) == '{' ? "" : ",")
+                    .append('"')
+                    .append(k)
+                    .append("\":")
+                    .append(VALUE_SCHEMAS[v]));
         schema.append('}');
       }
       if (!pats.isEmpty()) {
         schema.append(",\"patternProperties\":{");
-        pats.forEach((k, v) -> schema.append(schema.charAt(schema.length() - 1) == '{' ? "" : ",").append('"').append(k)
-            .append("\":").append(VALUE_SCHEMAS[v]));
+        pats.forEach(
+            (k, v) ->
+                schema
+                    .append(schema.charAt(schema.length() - 1) == '{' ? "" : ",")
+                    .append('"')
+                    .append(k)
+                    .append("\":")
+                    .append(VALUE_SCHEMAS[v]));
         schema.append('}');
       }
       if (additional > 0) {
-        schema.append(",\"additionalProperties\":")
-            .append(additional == 1 ? "true" : additional == 2 ? "false" : VALUE_SCHEMAS[additionalSchema]);
+        schema
+            .append(",\"additionalProperties\":")
+            .append(
+                additional == 1
+                    ? "true"
+                    : additional == 2 ? "false" : VALUE_SCHEMAS[additionalSchema]);
       }
       schema.append('}');
       Dfa dfa = dfaOrNull(schema.toString());
@@ -324,7 +402,8 @@ class JsonSchemaExactTest {
         }
         List<String> order = new ArrayList<>();
         props.keySet().stream().filter(chosen::contains).forEach(order::add);
-        List<String> rest = new ArrayList<>(chosen.stream().filter(k -> !props.containsKey(k)).toList());
+        List<String> rest =
+            new ArrayList<>(chosen.stream().filter(k -> !props.containsKey(k)).toList());
         java.util.Collections.shuffle(rest, new java.util.Random(r.nextLong()));
         order.addAll(rest);
         boolean valid = true;
@@ -332,7 +411,10 @@ class JsonSchemaExactTest {
         StringBuilder inst = new StringBuilder("{");
         for (String k : order) {
           Object v = values[r.nextInt(values.length)];
-          inst.append(inst.length() > 1 ? "," : "").append('"').append(k.replace("\"", "\\\"")).append("\":")
+          inst.append(inst.length() > 1 ? "," : "")
+              .append('"')
+              .append(k.replace("\"", "\\\""))
+              .append("\":")
               .append(v instanceof String ? "\"" + v + "\"" : v.toString());
           boolean matched = false;
           for (java.util.Map.Entry<String, Integer> p : pats.entrySet()) {
@@ -345,7 +427,9 @@ class JsonSchemaExactTest {
             valid &= valueValid(props.get(k), v);
           } else if (!matched) {
             valid &= additional != 2 && (additional != 3 || valueValid(additionalSchema, v));
-            generable &= additional != 0 || !hasProps; // Leap's rule: no unasked-for members beside properties
+            generable &=
+                additional != 0
+                    || !hasProps; // Leap's rule: no unasked-for members beside properties
           }
         }
         inst.append('}');
@@ -356,7 +440,8 @@ class JsonSchemaExactTest {
         accepted += got ? 1 : 0;
       }
     }
-    assertTrue(checked > 10_000 && accepted > 2_000, checked + " checked, " + accepted + " accepted");
+    assertTrue(
+        checked > 10_000 && accepted > 2_000, checked + " checked, " + accepted + " accepted");
   }
 
   /** {@code n} random JSON values of {@link DisjointTest#value}. */
@@ -372,8 +457,12 @@ class JsonSchemaExactTest {
    * How many of {@code values} (keys in schema order) {@code schema} accepts, asserting that each
    * accepted one is {@code valid}; -1 if the schema does not compile.
    */
-  static int acceptedValues(ObjectNode schema, List<JsonNode> values, ObjectMapper m,
-      java.util.function.Predicate<JsonNode> valid) throws Exception {
+  static int acceptedValues(
+      ObjectNode schema,
+      List<JsonNode> values,
+      ObjectMapper m,
+      java.util.function.Predicate<JsonNode> valid)
+      throws Exception {
     Dfa dfa;
     try {
       dfa = dfaOrNull(schema.toString());
@@ -391,7 +480,10 @@ class JsonSchemaExactTest {
     return accepted;
   }
 
-  /** allOf merges, read back through the validator of {@link DisjointTest}: what Leap accepts is valid against both. */
+  /**
+   * allOf merges, read back through the validator of {@link DisjointTest}: what Leap accepts is
+   * valid against both.
+   */
   @Test
   void allOfMergesAcceptOnlyValuesValidAgainstEveryBranch() throws Exception {
     SplittableRandom r = new SplittableRandom(7006L);
@@ -404,14 +496,19 @@ class JsonSchemaExactTest {
       JsonNode b = DisjointTest.schema(r, 0);
       ObjectNode all = JsonNodeFactory.instance.objectNode();
       all.putArray("allOf").add(a).add(b);
-      int n = acceptedValues(all, values, m, v -> DisjointTest.valid(a, v) && DisjointTest.valid(b, v));
+      int n =
+          acceptedValues(all, values, m, v -> DisjointTest.valid(a, v) && DisjointTest.valid(b, v));
       compiled += n < 0 ? 0 : 1; // n < 0: a merge Leap does not do
       accepted += Math.max(n, 0);
     }
-    assertTrue(compiled > 300 && accepted > 2_000, compiled + " compiled, " + accepted + " accepted");
+    assertTrue(
+        compiled > 300 && accepted > 2_000, compiled + " compiled, " + accepted + " accepted");
   }
 
-  /** A random dependent schema over members a..d with integer values (conditions on presence and values). */
+  /**
+   * A random dependent schema over members a..d with integer values (conditions on presence and
+   * values).
+   */
   static String dependentSchema(SplittableRandom r, String[] names, int depth) {
     List<String> parts = new ArrayList<>();
     if (r.nextInt(3) == 0) {
@@ -426,12 +523,13 @@ class JsonSchemaExactTest {
         if (!used.add(q)) {
           continue;
         }
-        String c = switch (r.nextInt(4)) {
-          case 0 -> "{\"minimum\":5}";
-          case 1 -> "{\"maximum\":3}";
-          case 2 -> "{\"const\":" + (r.nextBoolean() ? 1 : 7) + "}";
-          default -> "false";
-        };
+        String c =
+            switch (r.nextInt(4)) {
+              case 0 -> "{\"minimum\":5}";
+              case 1 -> "{\"maximum\":3}";
+              case 2 -> "{\"const\":" + (r.nextBoolean() ? 1 : 7) + "}";
+              default -> "false";
+            };
         props.append(used.size() > 1 ? "," : "").append('"').append(q).append("\":").append(c);
       }
       parts.add(props.append('}').toString());
@@ -441,11 +539,28 @@ class JsonSchemaExactTest {
       if (k.equals("oneOf") && r.nextBoolean()) {
         // A discriminated union: a required member with different constants.
         String q = names[r.nextInt(names.length)];
-        parts.add("\"oneOf\":[{\"required\":[\"" + q + "\"],\"properties\":{\"" + q + "\":{\"const\":1}}},"
-            + "{\"required\":[\"" + q + "\"],\"properties\":{\"" + q + "\":{\"const\":7},\"" + names[r.nextInt(names.length)]
-            + "\":{\"minimum\":5}}}]");
+        parts.add(
+            "\"oneOf\":[{\"required\":[\""
+                + q
+                + "\"],\"properties\":{\""
+                + q
+                + "\":{\"const\":1}}},"
+                + "{\"required\":[\""
+                + q
+                + "\"],\"properties\":{\""
+                + q
+                + "\":{\"const\":7},\""
+                + names[r.nextInt(names.length)]
+                + "\":{\"minimum\":5}}}]");
       } else {
-        parts.add("\"" + k + "\":[{" + dependentSchema(r, names, 1) + "},{" + dependentSchema(r, names, 1) + "}]");
+        parts.add(
+            "\""
+                + k
+                + "\":[{"
+                + dependentSchema(r, names, 1)
+                + "},{"
+                + dependentSchema(r, names, 1)
+                + "}]");
       }
     }
     return String.join(",", parts);
@@ -482,20 +597,28 @@ class JsonSchemaExactTest {
     int checked = 0;
     int valid = 0;
     for (int round = 0; round < 250; round++) {
-      StringBuilder schema = new StringBuilder("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},"
-          + "\"b\":{\"type\":\"integer\"},\"c\":{\"type\":\"integer\"},\"d\":{\"type\":\"integer\"}}");
+      StringBuilder schema =
+          new StringBuilder(
+              "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},"
+                  + "\"b\":{\"type\":\"integer\"},\"c\":{\"type\":\"integer\"},\"d\":{\"type\":\"integer\"}}");
       schema.append(",\"dependentSchemas\":{");
       Set<String> keys = new LinkedHashSet<>();
       for (int i = 0, n = 1 + r.nextInt(2); i < n; i++) {
         String p = names[r.nextInt(names.length)];
         if (keys.add(p)) {
-          schema.append(keys.size() > 1 ? "," : "").append('"').append(p).append("\":{").append(dependentSchema(r, names, 0))
+          schema
+              .append(keys.size() > 1 ? "," : "")
+              .append('"')
+              .append(p)
+              .append("\":{")
+              .append(dependentSchema(r, names, 0))
               .append('}');
         }
       }
       schema.append("}}");
       JsonNode node = m.readTree(schema.toString());
-      JsonSchema.Compiled c = JsonSchema.compileDetailed(schema.toString(), JsonSchemaOptions.defaults());
+      JsonSchema.Compiled c =
+          JsonSchema.compileDetailed(schema.toString(), JsonSchemaOptions.defaults());
       Dfa dfa = c.fsm().dfa();
       // A oneOf Leap cannot prove exactly-one for leaves its dependency's member out (narrowed):
       // then only soundness holds, else the languages agree exactly.
@@ -526,11 +649,26 @@ class JsonSchemaExactTest {
         }
       }
     }
-    assertTrue(compiled - narrowed > 150 && narrowed > 0 && checked > 20_000 && valid > 5_000 && checked - valid > 5_000,
-        compiled + " compiled (" + narrowed + " narrowed), " + checked + " checked, " + valid + " valid");
+    assertTrue(
+        compiled - narrowed > 150
+            && narrowed > 0
+            && checked > 20_000
+            && valid > 5_000
+            && checked - valid > 5_000,
+        compiled
+            + " compiled ("
+            + narrowed
+            + " narrowed), "
+            + checked
+            + " checked, "
+            + valid
+            + " valid");
   }
 
-  /** An object schema over members a, b, c: properties, required, additionalProperties absent, true, false or a schema. */
+  /**
+   * An object schema over members a, b, c: properties, required, additionalProperties absent, true,
+   * false or a schema.
+   */
   static JsonNode objectBranch(SplittableRandom r, ObjectMapper m) {
     ObjectNode s = m.createObjectNode();
     s.put("type", "object");
@@ -548,12 +686,15 @@ class JsonSchemaExactTest {
       case 0 -> s.put("additionalProperties", true);
       case 1 -> s.put("additionalProperties", false);
       case 2 -> s.set("additionalProperties", m.createObjectNode().put("type", "integer"));
-      default -> { }
+      default -> {}
     }
     return s;
   }
 
-  /** oneOf, read back through the validator of {@link DisjointTest}: what Leap accepts is valid against exactly one branch. */
+  /**
+   * oneOf, read back through the validator of {@link DisjointTest}: what Leap accepts is valid
+   * against exactly one branch.
+   */
   @Test
   void oneOfAcceptsOnlyValuesValidAgainstExactlyOneBranch() throws Exception {
     SplittableRandom r = new SplittableRandom(7008L);
@@ -570,16 +711,23 @@ class JsonSchemaExactTest {
       for (int b = 2 + r.nextInt(2); b > 0; b--) {
         branches.add(r.nextBoolean() ? DisjointTest.schema(r, 0) : objectBranch(r, m));
       }
-      int n = acceptedValues(schema, values, m, v -> {
-        int holds = 0;
-        for (JsonNode b : branches) {
-          holds += DisjointTest.valid(b, v) && (!schema.has("type") || v.isObject()) ? 1 : 0;
-        }
-        return holds == 1;
-      });
+      int n =
+          acceptedValues(
+              schema,
+              values,
+              m,
+              v -> {
+                int holds = 0;
+                for (JsonNode b : branches) {
+                  holds +=
+                      DisjointTest.valid(b, v) && (!schema.has("type") || v.isObject()) ? 1 : 0;
+                }
+                return holds == 1;
+              });
       compiled += n < 0 ? 0 : 1; // n < 0: not provably exactly-one
       accepted += Math.max(n, 0);
     }
-    assertTrue(compiled > 300 && accepted > 1_000, compiled + " compiled, " + accepted + " accepted");
+    assertTrue(
+        compiled > 300 && accepted > 1_000, compiled + " compiled, " + accepted + " accepted");
   }
 }

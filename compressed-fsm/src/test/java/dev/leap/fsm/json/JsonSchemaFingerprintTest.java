@@ -30,32 +30,38 @@ import org.junit.jupiter.api.Test;
  * The JSON Schema compiler's behaviour, pinned schema by schema: every schema of the JSON Schema
  * Test Suite (draft 2020-12), of the peer projects' test cases and of a seeded sample of
  * JSONSchemaBench is compiled in two option sets (compact and strict; indent 2 and lenient), and a
- * fingerprint of the result is compared with the one recorded in {@code json-fingerprints.txt}.
- * By default only the fingerprints marked {@code quick} are checked (the fastest to compute, about
+ * fingerprint of the result is compared with the one recorded in {@code json-fingerprints.txt}. By
+ * default only the fingerprints marked {@code quick} are checked (the fastest to compute, about
  * {@link #QUICK_BUDGET_MS} when recorded, most of the corpus); {@code -Dleap.fingerprints.all=true}
  * checks all of them (minutes: the large JSONSchemaBench schemas).
  *
  * <p>A fingerprint is a hash of the minimal DFA's canonical form (states renumbered in
  * breadth-first order from the initial state, bytes in ascending order; with the accepting bits),
  * of the lists of what was ignored and narrowed, and, for the compact set, of the regex text
- * ({@link JsonSchema#toRegex}); or of the exception's class and message where compilation fails.
- * A schema compiled to a grammar (recursion as rules, see {@link JsonSchema#compileDetailed}) has a
- * fingerprint of its own kind, {@code grammar HASH}: each rule's name and canonical automaton (calls
- * as their marker bytes), in rule order, instead of the one DFA.
- * Equal fingerprints mean the same automaton, so the same jump edges and masks.
+ * ({@link JsonSchema#toRegex}); or of the exception's class and message where compilation fails. A
+ * schema compiled to a grammar (recursion as rules, see {@link JsonSchema#compileDetailed}) has a
+ * fingerprint of its own kind, {@code grammar HASH}: each rule's name and canonical automaton
+ * (calls as their marker bytes), in rule order, instead of the one DFA. Equal fingerprints mean the
+ * same automaton, so the same jump edges and masks.
  *
  * <p>To record the fingerprints again (only when a change of behaviour is intended), run {@code mvn
  * -o -pl compressed-fsm test -Dtest=JsonSchemaFingerprintTest -Dleap.fingerprints.record=true} and
- * commit the file with the change that explains it; {@code -Dleap.fingerprints.update=true}
- * instead rewrites only the lines that changed and lists them.
+ * commit the file with the change that explains it; {@code -Dleap.fingerprints.update=true} instead
+ * rewrites only the lines that changed and lists them.
  */
 class JsonSchemaFingerprintTest {
   static final String RESOURCE = "json-fingerprints.txt";
   static final Path RECORDED = Path.of("src/test/resources/dev/leap/fsm/json", RESOURCE);
+
   /** One schema in this many of each JSONSchemaBench subset (with {@link #SEED}). */
   static final int SAMPLE_ONE_IN = 6;
+
   static final long SEED = 15L;
-  /** The time the default check may take, as measured when recording (the rest is checked with {@code -Dleap.fingerprints.all=true}). */
+
+  /**
+   * The time the default check may take, as measured when recording (the rest is checked with
+   * {@code -Dleap.fingerprints.all=true}).
+   */
   static final long QUICK_BUDGET_MS = 25_000;
 
   static final ObjectMapper M = new ObjectMapper();
@@ -63,7 +69,8 @@ class JsonSchemaFingerprintTest {
 
   static {
     OPTION_SETS.put("compact", JsonSchemaOptions.defaults());
-    OPTION_SETS.put("indent2-lenient", JsonSchemaOptions.defaults().withIndent(2).withLenient(true));
+    OPTION_SETS.put(
+        "indent2-lenient", JsonSchemaOptions.defaults().withIndent(2).withLenient(true));
   }
 
   @Test
@@ -94,11 +101,15 @@ class JsonSchemaFingerprintTest {
         differ.add(r[0]);
       }
     }
-    System.out.printf("JSON Schema fingerprints: %d checked (%s) in %.1f s%n", checked, all ? "all" : "quick",
-        (System.nanoTime() - start) / 1e9);
+    System.out.printf(
+        "JSON Schema fingerprints: %d checked (%s) in %.1f s%n",
+        checked, all ? "all" : "quick", (System.nanoTime() - start) / 1e9);
     assertTrue(checked > 1000, "only " + checked + " fingerprints checked");
-    assertTrue(differ.isEmpty(), differ.size() + " schemas compile differently from the recorded fingerprints: "
-        + differ.subList(0, Math.min(20, differ.size())));
+    assertTrue(
+        differ.isEmpty(),
+        differ.size()
+            + " schemas compile differently from the recorded fingerprints: "
+            + differ.subList(0, Math.min(20, differ.size())));
   }
 
   /**
@@ -128,17 +139,23 @@ class JsonSchemaFingerprintTest {
       quick.add(k);
     }
     List<String> lines = new ArrayList<>();
-    prints.forEach((k, v) -> lines.add(k + "\t" + (quick.contains(k) ? "quick" : "full") + "\t" + v));
+    prints.forEach(
+        (k, v) -> lines.add(k + "\t" + (quick.contains(k) ? "quick" : "full") + "\t" + v));
     Files.createDirectories(RECORDED.getParent());
     Files.write(RECORDED, lines, StandardCharsets.UTF_8);
-    System.out.println("recorded " + lines.size() + " fingerprints (" + quick.size() + " quick) in "
-        + RECORDED.toAbsolutePath());
+    System.out.println(
+        "recorded "
+            + lines.size()
+            + " fingerprints ("
+            + quick.size()
+            + " quick) in "
+            + RECORDED.toAbsolutePath());
   }
 
   /**
-   * Computes every recorded fingerprint again and rewrites only the lines that differ (their
-   * {@code quick}/{@code full} marks kept), printing each change as {@code name: old kind -> new
-   * kind} and a count per change of kind: for a change of behaviour that touches few schemas.
+   * Computes every recorded fingerprint again and rewrites only the lines that differ (their {@code
+   * quick}/{@code full} marks kept), printing each change as {@code name: old kind -> new kind} and
+   * a count per change of kind: for a change of behaviour that touches few schemas.
    */
   static void update(Map<String, String> schemas) throws IOException {
     List<String> lines = new ArrayList<>();
@@ -147,7 +164,9 @@ class JsonSchemaFingerprintTest {
     for (String[] r : recorded()) {
       int space = r[0].lastIndexOf(' ');
       String set = r[0].substring(space + 1);
-      String now = fingerprint(schemas.get(r[0].substring(0, space)), OPTION_SETS.get(set), set.equals("compact"));
+      String now =
+          fingerprint(
+              schemas.get(r[0].substring(0, space)), OPTION_SETS.get(set), set.equals("compact"));
       if (!now.equals(r[2])) {
         changed++;
         String change = kind(r[2]) + " -> " + kind(now);
@@ -166,7 +185,10 @@ class JsonSchemaFingerprintTest {
     return p[0].equals("fail") ? p[0] + " " + p[1] : p[0];
   }
 
-  /** The schemas by name ({@code suite/FILE/i}, {@code peer/i}, {@code bench/SUBSET/LINE}), in a fixed order. */
+  /**
+   * The schemas by name ({@code suite/FILE/i}, {@code peer/i}, {@code bench/SUBSET/LINE}), in a
+   * fixed order.
+   */
   static Map<String, String> corpus() throws IOException {
     Map<String, String> out = new LinkedHashMap<>();
     Path root = Shared.require("corpora").getParent();
@@ -192,14 +214,25 @@ class JsonSchemaFingerprintTest {
     }
     Path bench = root.resolve("corpora/jsonschemabench");
     SplittableRandom rnd = new SplittableRandom(SEED);
-    for (String subset : new String[] {"Glaiveai2K", "Github_trivial", "Github_easy", "Github_medium", "Github_hard",
-        "Kubernetes", "Snowplow", "WashingtonPost", "JME"}) {
+    for (String subset :
+        new String[] {
+          "Glaiveai2K",
+          "Github_trivial",
+          "Github_easy",
+          "Github_medium",
+          "Github_hard",
+          "Kubernetes",
+          "Snowplow",
+          "WashingtonPost",
+          "JME"
+        }) {
       Path f = bench.resolve(subset + ".jsonl.gz");
       if (!Files.exists(f)) {
         continue;
       }
       try (InputStream gz = new GZIPInputStream(Files.newInputStream(f));
-          BufferedReader in = new BufferedReader(new InputStreamReader(gz, StandardCharsets.UTF_8))) {
+          BufferedReader in =
+              new BufferedReader(new InputStreamReader(gz, StandardCharsets.UTF_8))) {
         String line;
         int n = 0;
         while ((line = in.readLine()) != null) {
@@ -232,7 +265,8 @@ class JsonSchemaFingerprintTest {
     try {
       JsonSchema.Compiled c = JsonSchema.compileDetailed(schema, options);
       if (c.grammar().isPresent()) {
-        // Recursion as rules: each rule's name and canonical automaton (calls as their marker bytes).
+        // Recursion as rules: each rule's name and canonical automaton (calls as their marker
+        // bytes).
         kind = "grammar ";
         List<String> names = c.grammar().get().compiledRules();
         List<Dfa> rules = RuleAutomata.of(c.grammar().get());
@@ -254,7 +288,9 @@ class JsonSchemaFingerprintTest {
       try {
         md.update(JsonSchema.toRegex(schema, options).getBytes(StandardCharsets.UTF_8));
       } catch (RuntimeException | StackOverflowError e) {
-        md.update((e.getClass().getSimpleName() + ": " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+        md.update(
+            (e.getClass().getSimpleName() + ": " + e.getMessage())
+                .getBytes(StandardCharsets.UTF_8));
       }
     }
     return kind + HexFormat.of().formatHex(md.digest(), 0, 12);

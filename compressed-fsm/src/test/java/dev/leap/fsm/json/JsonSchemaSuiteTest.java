@@ -22,10 +22,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The JSON Schema Test Suite (draft 2020-12, required tests): each group's schema compiled with
- * the defaults (compact JSON), each instance serialized compactly with its keys in its own order
- * and in the order Leap generates them ({@link KeyOrder}). A valid instance counts as accepted if
- * either is; an invalid one as wrongly accepted if either is (asserted never to happen).
+ * The JSON Schema Test Suite (draft 2020-12, required tests): each group's schema compiled with the
+ * defaults (compact JSON), each instance serialized compactly with its keys in its own order and in
+ * the order Leap generates them ({@link KeyOrder}). A valid instance counts as accepted if either
+ * is; an invalid one as wrongly accepted if either is (asserted never to happen).
  *
  * <p>Two readings. {@link #testSuiteDraft2020}: a group is <em>run</em> when its schema compiles
  * and <em>passes</em> when every instance's answer equals the suite's; valid instances that Leap's
@@ -48,15 +48,29 @@ class JsonSchemaSuiteTest {
     int paperPassed;
   }
 
-  /** Runs every group of every file in {@code dir}; wrongly accepted instances go to {@code wrongAccepts}. */
-  static Map<String, Tally> run(Path dir, Set<String> skip, List<String> wrongAccepts, List<String> rejectedValid)
+  /**
+   * Runs every group of every file in {@code dir}; wrongly accepted instances go to {@code
+   * wrongAccepts}.
+   */
+  static Map<String, Tally> run(
+      Path dir, Set<String> skip, List<String> wrongAccepts, List<String> rejectedValid)
       throws IOException {
-    return run(dir, skip, wrongAccepts, rejectedValid, s -> JsonSchema.compileDetailed(s, JsonSchemaOptions.defaults()));
+    return run(
+        dir,
+        skip,
+        wrongAccepts,
+        rejectedValid,
+        s -> JsonSchema.compileDetailed(s, JsonSchemaOptions.defaults()));
   }
 
   /** As above, each schema compiled by {@code compiler}. */
-  static Map<String, Tally> run(Path dir, Set<String> skip, List<String> wrongAccepts, List<String> rejectedValid,
-      java.util.function.Function<String, JsonSchema.Compiled> compiler) throws IOException {
+  static Map<String, Tally> run(
+      Path dir,
+      Set<String> skip,
+      List<String> wrongAccepts,
+      List<String> rejectedValid,
+      java.util.function.Function<String, JsonSchema.Compiled> compiler)
+      throws IOException {
     Map<String, Tally> byKeyword = new TreeMap<>();
     List<Path> files;
     try (Stream<Path> s = Files.list(dir)) {
@@ -89,14 +103,21 @@ class JsonSchemaSuiteTest {
         boolean all = true;
         for (JsonNode test : group.get("tests")) {
           byte[] asGiven = M.writeValueAsString(test.get("data")).getBytes(StandardCharsets.UTF_8);
-          byte[] ordered = M.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schemaNode))
-              .getBytes(StandardCharsets.UTF_8);
+          byte[] ordered =
+              M.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schemaNode))
+                  .getBytes(StandardCharsets.UTF_8);
           boolean accepted = fsm != null && (fsm.test(asGiven) || fsm.test(ordered));
           boolean valid = test.get("valid").asBoolean();
           if (accepted != valid) {
             all = false;
-            String what = keyword + " / " + group.get("description").asText() + " / " + test.get("description").asText()
-                + ": " + new String(asGiven, StandardCharsets.UTF_8);
+            String what =
+                keyword
+                    + " / "
+                    + group.get("description").asText()
+                    + " / "
+                    + test.get("description").asText()
+                    + ": "
+                    + new String(asGiven, StandardCharsets.UTF_8);
             if (accepted) {
               wrongAccepts.add(what);
             } else {
@@ -115,20 +136,31 @@ class JsonSchemaSuiteTest {
   }
 
   /** Prints one row per key and a total, then the valid instances rejected; returns the total. */
-  private static Tally printTable(String title, Map<String, Tally> rows, List<String> rejectedValid) {
+  private static Tally printTable(
+      String title, Map<String, Tally> rows, List<String> rejectedValid) {
     StringBuilder sb = new StringBuilder(title).append('\n');
     Tally total = new Tally();
     for (Map.Entry<String, Tally> e : rows.entrySet()) {
       Tally t = e.getValue();
-      sb.append(String.format("  %-22s %3d %3d %3d %3d %3d%n", e.getKey(), t.groups, t.run, t.passed, t.unsupported, t.wronglyRejected));
+      sb.append(
+          String.format(
+              "  %-22s %3d %3d %3d %3d %3d%n",
+              e.getKey(), t.groups, t.run, t.passed, t.unsupported, t.wronglyRejected));
       total.groups += t.groups;
       total.run += t.run;
       total.passed += t.passed;
       total.unsupported += t.unsupported;
       total.wronglyRejected += t.wronglyRejected;
     }
-    sb.append(String.format("  %-22s %3d %3d %3d %3d %3d%n", "TOTAL", total.groups, total.run, total.passed, total.unsupported,
-        total.wronglyRejected));
+    sb.append(
+        String.format(
+            "  %-22s %3d %3d %3d %3d %3d%n",
+            "TOTAL",
+            total.groups,
+            total.run,
+            total.passed,
+            total.unsupported,
+            total.wronglyRejected));
     sb.append("valid instances rejected:\n");
     rejectedValid.forEach(r -> sb.append("  ").append(r).append('\n'));
     System.out.print(sb);
@@ -141,8 +173,12 @@ class JsonSchemaSuiteTest {
     List<String> wrongAccepts = new ArrayList<>();
     List<String> rejectedValid = new ArrayList<>();
     Map<String, Tally> byKeyword = run(dir, Set.of(), wrongAccepts, rejectedValid);
-    Tally total = printTable("JSON Schema Test Suite draft 2020-12 (keyword: groups, run, passed, rejected as "
-        + "unsupported, valid instances rejected)", byKeyword, rejectedValid);
+    Tally total =
+        printTable(
+            "JSON Schema Test Suite draft 2020-12 (keyword: groups, run, passed, rejected as "
+                + "unsupported, valid instances rejected)",
+            byKeyword,
+            rejectedValid);
     assertEquals(List.of(), wrongAccepts, "invalid instances accepted");
     assertTrue(total.run > 150, "too few groups run: " + total.run);
   }
@@ -158,8 +194,12 @@ class JsonSchemaSuiteTest {
     List<String> wrongAccepts = new ArrayList<>();
     List<String> rejectedValid = new ArrayList<>();
     Map<String, Tally> byFormat = run(dir, Set.of(), wrongAccepts, rejectedValid);
-    Tally total = printTable("JSON Schema Test Suite draft 2020-12 optional/format (format: groups, run, passed, "
-        + "rejected as unsupported, valid instances rejected)", byFormat, rejectedValid);
+    Tally total =
+        printTable(
+            "JSON Schema Test Suite draft 2020-12 optional/format (format: groups, run, passed, "
+                + "rejected as unsupported, valid instances rejected)",
+            byFormat,
+            rejectedValid);
     assertEquals(List.of(), wrongAccepts, "invalid instances accepted");
     assertTrue(total.run >= 19, "too few groups run: " + total.run);
   }
@@ -168,21 +208,28 @@ class JsonSchemaSuiteTest {
   void paperEraAsInJsonSchemaBench() throws IOException {
     Path dir = Shared.require("corpora/json-schema-test-suite/draft2020-12-paper-era");
     List<String> wrongAccepts = new ArrayList<>();
-    Map<String, Tally> byCategory = run(dir, Set.of("format", "refRemote", "vocabulary"), wrongAccepts, new ArrayList<>());
-    StringBuilder sb = new StringBuilder("JSON Schema Test Suite, paper era, JSONSchemaBench's rule (category: passed/cases)\n");
+    Map<String, Tally> byCategory =
+        run(dir, Set.of("format", "refRemote", "vocabulary"), wrongAccepts, new ArrayList<>());
+    StringBuilder sb =
+        new StringBuilder(
+            "JSON Schema Test Suite, paper era, JSONSchemaBench's rule (category: passed/cases)\n");
     int[] levels = new int[5]; // > 0, > 25%, > 50%, > 75%, 100%
     for (Map.Entry<String, Tally> e : byCategory.entrySet()) {
       Tally t = e.getValue();
       double f = (double) t.paperPassed / t.groups;
-      sb.append(String.format(Locale.ROOT, "  %-24s %2d/%2d %.2f%n", e.getKey(), t.paperPassed, t.groups, f));
+      sb.append(
+          String.format(
+              Locale.ROOT, "  %-24s %2d/%2d %.2f%n", e.getKey(), t.paperPassed, t.groups, f));
       levels[0] += f > 0 ? 1 : 0;
       levels[1] += f > 0.25 ? 1 : 0;
       levels[2] += f > 0.5 ? 1 : 0;
       levels[3] += f > 0.75 ? 1 : 0;
       levels[4] += t.paperPassed == t.groups ? 1 : 0;
     }
-    sb.append(String.format("  categories: %d; above 0%%: %d, above 25%%: %d, above 50%%: %d, above 75%%: %d, 100%%: %d%n",
-        byCategory.size(), levels[0], levels[1], levels[2], levels[3], levels[4]));
+    sb.append(
+        String.format(
+            "  categories: %d; above 0%%: %d, above 25%%: %d, above 50%%: %d, above 75%%: %d, 100%%: %d%n",
+            byCategory.size(), levels[0], levels[1], levels[2], levels[3], levels[4]));
     System.out.print(sb);
     assertEquals(43, byCategory.size(), "the paper's 43 categories");
     assertEquals(List.of(), wrongAccepts, "invalid instances accepted");

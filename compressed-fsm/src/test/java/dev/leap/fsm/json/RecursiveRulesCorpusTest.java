@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.Predicate;
@@ -44,8 +43,15 @@ class RecursiveRulesCorpusTest {
   }
 
   /** Checks one schema's instances; returns false where the schema does not become a grammar. */
-  static boolean check(String name, String schema, JsonNode tests, JsonNode schemaNode, Tally t, List<String> wrong,
-      List<String> lost) throws IOException {
+  static boolean check(
+      String name,
+      String schema,
+      JsonNode tests,
+      JsonNode schemaNode,
+      Tally t,
+      List<String> wrong,
+      List<String> lost)
+      throws IOException {
     JsonSchema.Compiled rules;
     try {
       rules = JsonSchema.compileAsRules(schema, JsonSchemaOptions.defaults());
@@ -65,7 +71,9 @@ class RecursiveRulesCorpusTest {
     t.grammars++;
     for (JsonNode test : tests) {
       byte[] asGiven = M.writeValueAsString(test.get("data")).getBytes(StandardCharsets.UTF_8);
-      byte[] ordered = M.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schemaNode)).getBytes(StandardCharsets.UTF_8);
+      byte[] ordered =
+          M.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schemaNode))
+              .getBytes(StandardCharsets.UTF_8);
       boolean byGrammar = grammar.test(asGiven) || grammar.test(ordered);
       boolean byDfa = dfa.test(asGiven) || dfa.test(ordered);
       String what = name + ": " + new String(asGiven, StandardCharsets.UTF_8);
@@ -101,13 +109,22 @@ class RecursiveRulesCorpusTest {
       int i = 0;
       for (JsonNode group : M.readTree(f.toFile())) {
         Tally t = byKeyword.computeIfAbsent(keyword, k -> new Tally());
-        check(keyword + "/" + i++, group.get("schema").toString(), group.get("tests"), group.get("schema"), t, wrong, lost);
+        check(
+            keyword + "/" + i++,
+            group.get("schema").toString(),
+            group.get("tests"),
+            group.get("schema"),
+            t,
+            wrong,
+            lost);
       }
     }
-    print("JSON Schema Test Suite draft 2020-12, recursion and free-form values as rules", byKeyword);
+    print(
+        "JSON Schema Test Suite draft 2020-12, recursion and free-form values as rules", byKeyword);
     assertEquals(List.of(), wrong, "invalid instances accepted");
     assertEquals(List.of(), lost, "valid instances the DFA accepts but the grammar does not");
-    assertTrue(byKeyword.values().stream().mapToInt(x -> x.grammars).sum() > 30, "too few grammars");
+    assertTrue(
+        byKeyword.values().stream().mapToInt(x -> x.grammars).sum() > 30, "too few grammars");
   }
 
   @Test
@@ -117,20 +134,32 @@ class RecursiveRulesCorpusTest {
     List<String> wrong = new ArrayList<>();
     List<String> lost = new ArrayList<>();
     SplittableRandom rnd = new SplittableRandom(17L);
-    for (String subset : new String[] {"WashingtonPost", "Kubernetes", "Github_hard", "Github_medium"}) {
+    for (String subset :
+        new String[] {"WashingtonPost", "Kubernetes", "Github_hard", "Github_medium"}) {
       int oneIn = subset.startsWith("Github") ? 10 : 4;
       Tally t = bySubset.computeIfAbsent(subset, k -> new Tally());
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(
-          new GZIPInputStream(Files.newInputStream(dir.resolve(subset + ".jsonl.gz"))), StandardCharsets.UTF_8))) {
+      try (BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(
+                  new GZIPInputStream(Files.newInputStream(dir.resolve(subset + ".jsonl.gz"))),
+                  StandardCharsets.UTF_8))) {
         String line;
         int n = 0;
         while ((line = in.readLine()) != null) {
           n++;
           if (rnd.nextInt(oneIn) != 0 || line.length() > 40_000) {
-            continue; // a sample; documents over 40 KB take seconds each (the full run is SchemaCoverage's)
+            continue; // a sample; documents over 40 KB take seconds each (the full run is
+            // SchemaCoverage's)
           }
           JsonNode rec = M.readTree(line);
-          check(subset + "/" + n, rec.get("schema").toString(), rec.path("tests"), rec.get("schema"), t, wrong, lost);
+          check(
+              subset + "/" + n,
+              rec.get("schema").toString(),
+              rec.path("tests"),
+              rec.get("schema"),
+              t,
+              wrong,
+              lost);
         }
       }
     }
@@ -140,13 +169,18 @@ class RecursiveRulesCorpusTest {
   }
 
   private static void print(String title, Map<String, Tally> rows) {
-    StringBuilder sb = new StringBuilder(title + " (grammars, valid accepted by DFA -> by grammar / valid, invalid rejected)\n");
-    rows.forEach((k, t) -> {
-      if (t.grammars > 0) {
-        sb.append(String.format("  %-24s %4d  %4d -> %4d / %4d  %4d%n", k, t.grammars, t.validAcceptedDfa, t.validAccepted,
-            t.valid, t.invalid));
-      }
-    });
+    StringBuilder sb =
+        new StringBuilder(
+            title + " (grammars, valid accepted by DFA -> by grammar / valid, invalid rejected)\n");
+    rows.forEach(
+        (k, t) -> {
+          if (t.grammars > 0) {
+            sb.append(
+                String.format(
+                    "  %-24s %4d  %4d -> %4d / %4d  %4d%n",
+                    k, t.grammars, t.validAcceptedDfa, t.validAccepted, t.valid, t.invalid));
+          }
+        });
     System.out.print(sb);
   }
 }

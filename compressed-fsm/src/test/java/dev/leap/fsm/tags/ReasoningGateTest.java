@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leap.testkit.NaiveTags;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
+import dev.leap.testkit.NaiveTags;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link ReasoningGate} against its naive twin ({@link NaiveTags#gate}: the first marker, up to two
- * newlines, the content by {@code java.util.regex}) on seeded random texts, texts drawn from the DFA,
- * a gate around structural tags; what is forced where; the errors.
+ * newlines, the content by {@code java.util.regex}) on seeded random texts, texts drawn from the
+ * DFA, a gate around structural tags; what is forced where; the errors.
  */
 class ReasoningGateTest {
   static final String ANSWER = "\\{\"answer\": (yes|no)\\}";
@@ -31,8 +31,24 @@ class ReasoningGateTest {
       Pattern p = Pattern.compile(ANSWER);
       Predicate<String> content = s -> p.matcher(s).matches();
       SplittableRandom rnd = new SplittableRandom(marker.hashCode());
-      String[] pieces = {"<think>", "\n", "</think>", "</thi", "think>", marker, "a", "aa", "→", "é😀",
-          "{\"answer\": yes}", "{\"answer\": no}", "{\"answer\": maybe}", "\n\n", " ", "x"};
+      String[] pieces = {
+        "<think>",
+        "\n",
+        "</think>",
+        "</thi",
+        "think>",
+        marker,
+        "a",
+        "aa",
+        "→",
+        "é😀",
+        "{\"answer\": yes}",
+        "{\"answer\": no}",
+        "{\"answer\": maybe}",
+        "\n\n",
+        " ",
+        "x"
+      };
       int accepted = 0;
       for (int i = 0; i < 5000; i++) {
         StringBuilder sb = new StringBuilder();
@@ -41,14 +57,20 @@ class ReasoningGateTest {
           sb.append(pieces[rnd.nextInt(pieces.length)]);
         }
         if (rnd.nextBoolean()) {
-          // Often the shape of an answer: reasoning, the marker, newlines, then something content-like.
-          sb.append(rnd.nextInt(6) == 0 ? "" : marker).append("\n".repeat(rnd.nextInt(4)))
-              .append(pieces[10 + rnd.nextInt(3)]).append(rnd.nextInt(4) == 0 ? pieces[rnd.nextInt(pieces.length)] : "");
+          // Often the shape of an answer: reasoning, the marker, newlines, then something
+          // content-like.
+          sb.append(rnd.nextInt(6) == 0 ? "" : marker)
+              .append("\n".repeat(rnd.nextInt(4)))
+              .append(pieces[10 + rnd.nextInt(3)])
+              .append(rnd.nextInt(4) == 0 ? pieces[rnd.nextInt(pieces.length)] : "");
         }
         String s = sb.toString();
         boolean expected = NaiveTags.gate(s, marker, ReasoningGate.MAX_NEWLINES, content);
         accepted += expected ? 1 : 0;
-        assertEquals(expected, fsm.dfa().matches(s.getBytes(StandardCharsets.UTF_8)), marker + ": " + StructuralTagsTest.show(s));
+        assertEquals(
+            expected,
+            fsm.dfa().matches(s.getBytes(StandardCharsets.UTF_8)),
+            marker + ": " + StructuralTagsTest.show(s));
       }
       assertTrue(accepted > 500 && accepted < 4500, marker + ": only " + accepted + " accepted");
       List<String> hints = List.of(marker, "\n", "{\"answer\": yes}", "<think>\n");
@@ -58,7 +80,9 @@ class ReasoningGateTest {
         if (b != null) {
           drawn++;
           String s = new String(b, StandardCharsets.UTF_8);
-          assertTrue(NaiveTags.gate(s, marker, ReasoningGate.MAX_NEWLINES, content), StructuralTagsTest.show(s));
+          assertTrue(
+              NaiveTags.gate(s, marker, ReasoningGate.MAX_NEWLINES, content),
+              StructuralTagsTest.show(s));
         }
       }
       assertTrue(drawn > 100, "only " + drawn + " texts drawn");
@@ -73,13 +97,24 @@ class ReasoningGateTest {
     SplittableRandom rnd = new SplittableRandom(17);
     int accepted = 0;
     for (int i = 0; i < 2000; i++) {
-      String reasoning = rnd.nextInt(4) == 0 ? "" : "<think>\n" + StructuralTagsTest.randomText(cfg, rnd) + "\n";
-      String s = reasoning + (rnd.nextInt(5) == 0 ? "" : "</think>") + "\n".repeat(rnd.nextInt(4))
-          + StructuralTagsTest.randomText(cfg, rnd);
-      boolean expected = NaiveTags.gate(s, "</think>", ReasoningGate.MAX_NEWLINES,
-          t -> NaiveTags.tags(t, cfg.triggers(), cfg.naiveTags()));
+      String reasoning =
+          rnd.nextInt(4) == 0 ? "" : "<think>\n" + StructuralTagsTest.randomText(cfg, rnd) + "\n";
+      String s =
+          reasoning
+              + (rnd.nextInt(5) == 0 ? "" : "</think>")
+              + "\n".repeat(rnd.nextInt(4))
+              + StructuralTagsTest.randomText(cfg, rnd);
+      boolean expected =
+          NaiveTags.gate(
+              s,
+              "</think>",
+              ReasoningGate.MAX_NEWLINES,
+              t -> NaiveTags.tags(t, cfg.triggers(), cfg.naiveTags()));
       accepted += expected ? 1 : 0;
-      assertEquals(expected, fsm.dfa().matches(s.getBytes(StandardCharsets.UTF_8)), StructuralTagsTest.show(s));
+      assertEquals(
+          expected,
+          fsm.dfa().matches(s.getBytes(StandardCharsets.UTF_8)),
+          StructuralTagsTest.show(s));
     }
     assertTrue(accepted > 300 && accepted < 1700, accepted + " accepted");
   }
@@ -96,7 +131,10 @@ class ReasoningGateTest {
     assertFalse(fsm.hasJump(after), "a newline or the content's '{' may follow the marker");
     int nl = fsm.dfa().walk(after, "\n\n".getBytes(StandardCharsets.UTF_8));
     assertEquals("{\"answer\": ", fsm.jumpString(nl));
-    assertEquals(Dfa.DEAD, fsm.dfa().walk(nl, "\n".getBytes(StandardCharsets.UTF_8)), "at most two newlines");
+    assertEquals(
+        Dfa.DEAD,
+        fsm.dfa().walk(nl, "\n".getBytes(StandardCharsets.UTF_8)),
+        "at most two newlines");
     // The first marker ends the reasoning: a second one is content, and this content has none.
     assertEquals(Dfa.DEAD, fsm.dfa().walk(after, "</think>".getBytes(StandardCharsets.UTF_8)));
   }
@@ -104,7 +142,8 @@ class ReasoningGateTest {
   @Test
   void errorsNameTheMarker() {
     CompressedFsm c = CompressedFsm.compile("x");
-    ConstraintException e = assertThrows(ConstraintException.class, () -> ReasoningGate.compile("", c));
+    ConstraintException e =
+        assertThrows(ConstraintException.class, () -> ReasoningGate.compile("", c));
     assertTrue(e.getMessage().contains("end marker is empty"), e.getMessage());
     e = assertThrows(ConstraintException.class, () -> ReasoningGate.compile("</think\uDC00>", c));
     assertTrue(e.getMessage().contains("lone surrogate at index 7"), e.getMessage());

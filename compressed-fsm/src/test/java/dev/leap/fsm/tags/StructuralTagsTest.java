@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leap.testkit.NaiveTags;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.json.JsonSchema;
 import dev.leap.fsm.json.JsonSchemaOptions;
+import dev.leap.testkit.NaiveTags;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -30,9 +30,17 @@ import org.junit.jupiter.api.Test;
  */
 class StructuralTagsTest {
 
-  /** A test configuration: triggers, tags with regex contents (Leap's dialect = Java's here), and text pieces. */
-  record Config(String name, List<String> triggers, List<String[]> tags, List<String> validContents,
-      List<String> brokenContents, String alphabet) {
+  /**
+   * A test configuration: triggers, tags with regex contents (Leap's dialect = Java's here), and
+   * text pieces.
+   */
+  record Config(
+      String name,
+      List<String> triggers,
+      List<String[]> tags,
+      List<String> validContents,
+      List<String> brokenContents,
+      String alphabet) {
 
     List<StructuralTags.Tag> compiledTags() {
       List<StructuralTags.Tag> out = new ArrayList<>();
@@ -56,24 +64,47 @@ class StructuralTagsTest {
   static final String TIME = "<tool_call>\n{\"name\": \"get_time\", \"arguments\": ";
   static final String END = "}\n</tool_call>";
 
-  static final Config TOOLS = new Config("tool calls", List.of("<tool_call>"),
-      List.of(new String[] {WEATHER, "\\{\"city\": \"[a-zé]{1,6}\"\\}", END},
-          new String[] {TIME, "\\{\"tz\": \"(UTC|CET)\"\\}", END}),
-      List.of("{\"city\": \"paris\"}", "{\"city\": \"é\"}", "{\"tz\": \"UTC\"}", "{\"tz\": \"CET\"}"),
-      List.of("{\"city\": \"\"}", "{\"tz\": \"EST\"}", "{\"city\": \"PARIS\"}", "{\"tz\": \"UTC\"", "<tool_call>"),
-      "<>/_tolcaé\n{}\" 😀x");
+  static final Config TOOLS =
+      new Config(
+          "tool calls",
+          List.of("<tool_call>"),
+          List.of(
+              new String[] {WEATHER, "\\{\"city\": \"[a-zé]{1,6}\"\\}", END},
+              new String[] {TIME, "\\{\"tz\": \"(UTC|CET)\"\\}", END}),
+          List.of(
+              "{\"city\": \"paris\"}",
+              "{\"city\": \"é\"}",
+              "{\"tz\": \"UTC\"}",
+              "{\"tz\": \"CET\"}"),
+          List.of(
+              "{\"city\": \"\"}",
+              "{\"tz\": \"EST\"}",
+              "{\"city\": \"PARIS\"}",
+              "{\"tz\": \"UTC\"",
+              "<tool_call>"),
+          "<>/_tolcaé\n{}\" 😀x");
 
-  static final Config OVERLAPS = new Config("overlapping triggers", List.of("ab", "b", "aa"),
-      List.of(new String[] {"abX", "[0-9]{1,2}", "Y"}, new String[] {"bZ", "[ab]*", "W"},
-          new String[] {"aa", "c?", ""}, new String[] {"b!", "x|y", "!"}),
-      List.of("", "1", "42", "ab", "abba", "c", "x", "y"),
-      List.of("123", "abc", "cc", "xy", "Z"),
-      "abXYZW01c!xyé");
+  static final Config OVERLAPS =
+      new Config(
+          "overlapping triggers",
+          List.of("ab", "b", "aa"),
+          List.of(
+              new String[] {"abX", "[0-9]{1,2}", "Y"},
+              new String[] {"bZ", "[ab]*", "W"},
+              new String[] {"aa", "c?", ""},
+              new String[] {"b!", "x|y", "!"}),
+          List.of("", "1", "42", "ab", "abba", "c", "x", "y"),
+          List.of("123", "abc", "cc", "xy", "Z"),
+          "abXYZW01c!xyé");
 
-  static final Config UNICODE = new Config("non-ASCII trigger", List.of("→λ"),
-      List.<String[]>of(new String[] {"→λ(", "[0-9]+|😀", ")"}),
-      List.of("7", "123", "😀"), List.of("", "x", "😀😀", "1)"),
-      "→λ()0😀é");
+  static final Config UNICODE =
+      new Config(
+          "non-ASCII trigger",
+          List.of("→λ"),
+          List.<String[]>of(new String[] {"→λ(", "[0-9]+|😀", ")"}),
+          List.of("7", "123", "😀"),
+          List.of("", "x", "😀😀", "1)"),
+          "→λ()0😀é");
 
   @Test
   void agreesWithTheNaiveTwinOnRandomTexts() {
@@ -85,7 +116,9 @@ class StructuralTagsTest {
       for (int i = 0; i < 4000; i++) {
         String s = randomText(cfg, rnd);
         boolean expected = NaiveTags.tags(s, cfg.triggers(), cfg.naiveTags());
-        assertEquals(expected, fsm.dfa().matches(s.getBytes(StandardCharsets.UTF_8)),
+        assertEquals(
+            expected,
+            fsm.dfa().matches(s.getBytes(StandardCharsets.UTF_8)),
             cfg.name() + ": " + show(s));
         if (expected) {
           accepted++;
@@ -94,7 +127,9 @@ class StructuralTagsTest {
         }
       }
       // Both answers are common, so the comparison checks something either way.
-      assertTrue(accepted > 600 && rejected > 600, cfg.name() + ": " + accepted + " accepted, " + rejected + " rejected");
+      assertTrue(
+          accepted > 600 && rejected > 600,
+          cfg.name() + ": " + accepted + " accepted, " + rejected + " rejected");
     }
   }
 
@@ -135,7 +170,8 @@ class StructuralTagsTest {
         assertFalse(fsm.dfa().matches(b), "accepted invalid UTF-8 " + java.util.Arrays.toString(b));
       } else {
         String s = new String(b, StandardCharsets.UTF_8);
-        assertEquals(NaiveTags.tags(s, TOOLS.triggers(), TOOLS.naiveTags()), fsm.dfa().matches(b), show(s));
+        assertEquals(
+            NaiveTags.tags(s, TOOLS.triggers(), TOOLS.naiveTags()), fsm.dfa().matches(b), show(s));
       }
     }
     assertTrue(invalid > 500, "only " + invalid + " invalid byte strings");
@@ -143,17 +179,26 @@ class StructuralTagsTest {
 
   @Test
   void aJsonSchemaContentIsEmbeddedExactly() {
-    CompressedFsm args = JsonSchema.compile(
-        "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\",\"maxLength\":8},"
-            + "\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":7}},\"required\":[\"city\",\"days\"]}",
-        JsonSchemaOptions.defaults());
-    CompressedFsm fsm = StructuralTags.compile(List.of("<tool_call>"),
-        List.of(new StructuralTags.Tag(WEATHER, args, END)));
-    List<NaiveTags.Tag> naive = List.of(new NaiveTags.Tag(WEATHER,
-        s -> args.dfa().matches(s.getBytes(StandardCharsets.UTF_8)), END));
+    CompressedFsm args =
+        JsonSchema.compile(
+            "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\",\"maxLength\":8},"
+                + "\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":7}},\"required\":[\"city\",\"days\"]}",
+            JsonSchemaOptions.defaults());
+    CompressedFsm fsm =
+        StructuralTags.compile(
+            List.of("<tool_call>"), List.of(new StructuralTags.Tag(WEATHER, args, END)));
+    List<NaiveTags.Tag> naive =
+        List.of(
+            new NaiveTags.Tag(
+                WEATHER, s -> args.dfa().matches(s.getBytes(StandardCharsets.UTF_8)), END));
     SplittableRandom rnd = new SplittableRandom(11);
-    String[] contents = {"{\"city\":\"Paris\",\"days\":3}", "{\"city\":\"Oslo\",\"days\":8}",
-        "{\"city\":\"Rome\"}", "{\"city\":\"a\\\"b\",\"days\":1}", "{}"};
+    String[] contents = {
+      "{\"city\":\"Paris\",\"days\":3}",
+      "{\"city\":\"Oslo\",\"days\":8}",
+      "{\"city\":\"Rome\"}",
+      "{\"city\":\"a\\\"b\",\"days\":1}",
+      "{}"
+    };
     int accepted = 0;
     for (int i = 0; i < 1000; i++) {
       StringBuilder sb = new StringBuilder();
@@ -177,9 +222,17 @@ class StructuralTagsTest {
   @Test
   void afterATriggerTheRestOfTheBeginAndTheContentsForcedTextAreOneJump() {
     String city = "\\{\"city\": \"[a-z]{1,6}\"\\}";
-    CompressedFsm one = StructuralTags.compile(List.of("<tool_call>"),
-        List.of(new StructuralTags.Tag(WEATHER, CompressedFsm.compile(city), END)));
-    for (String before : List.of("", "Let me check. ", "<tool", "a <tool_cal", "x" + WEATHER + "{\"city\": \"ab\"}" + END + "\n")) {
+    CompressedFsm one =
+        StructuralTags.compile(
+            List.of("<tool_call>"),
+            List.of(new StructuralTags.Tag(WEATHER, CompressedFsm.compile(city), END)));
+    for (String before :
+        List.of(
+            "",
+            "Let me check. ",
+            "<tool",
+            "a <tool_cal",
+            "x" + WEATHER + "{\"city\": \"ab\"}" + END + "\n")) {
       int s = one.dfa().walk(0, (before + "<tool_call>").getBytes(StandardCharsets.UTF_8));
       assertNotEquals(Dfa.DEAD, s, before);
       assertTrue(one.hasJump(s), "no jump after the trigger, text before: " + show(before));
@@ -209,27 +262,59 @@ class StructuralTagsTest {
   @Test
   void errorsNameTheTriggerOrTheTag() {
     CompressedFsm digits = CompressedFsm.compile("[0-9]+");
-    ConstraintException e = assertThrows(ConstraintException.class, () -> StructuralTags.compile(
-        List.of("<tool_call>"), List.of(new StructuralTags.Tag("<tool_call>", digits, "</tool_call>"),
-            new StructuralTags.Tag("<function=", digits, "</function>"))));
-    assertTrue(e.getMessage().contains("tag 1") && e.getMessage().contains("\"<function=\"")
-        && e.getMessage().contains("does not start with any trigger"), e.getMessage());
-    e = assertThrows(ConstraintException.class, () -> StructuralTags.compile(
-        List.of("abc", "b"), List.of(new StructuralTags.Tag("abc!", digits, ";"))));
-    assertTrue(e.getMessage().contains("tag 0") && e.getMessage().contains("can never start"), e.getMessage());
-    e = assertThrows(ConstraintException.class, () -> StructuralTags.compile(
-        List.of("<a", ""), List.of(new StructuralTags.Tag("<a", digits, ""))));
+    ConstraintException e =
+        assertThrows(
+            ConstraintException.class,
+            () ->
+                StructuralTags.compile(
+                    List.of("<tool_call>"),
+                    List.of(
+                        new StructuralTags.Tag("<tool_call>", digits, "</tool_call>"),
+                        new StructuralTags.Tag("<function=", digits, "</function>"))));
+    assertTrue(
+        e.getMessage().contains("tag 1")
+            && e.getMessage().contains("\"<function=\"")
+            && e.getMessage().contains("does not start with any trigger"),
+        e.getMessage());
+    e =
+        assertThrows(
+            ConstraintException.class,
+            () ->
+                StructuralTags.compile(
+                    List.of("abc", "b"), List.of(new StructuralTags.Tag("abc!", digits, ";"))));
+    assertTrue(
+        e.getMessage().contains("tag 0") && e.getMessage().contains("can never start"),
+        e.getMessage());
+    e =
+        assertThrows(
+            ConstraintException.class,
+            () ->
+                StructuralTags.compile(
+                    List.of("<a", ""), List.of(new StructuralTags.Tag("<a", digits, ""))));
     assertTrue(e.getMessage().contains("trigger 1 is empty"), e.getMessage());
-    e = assertThrows(ConstraintException.class, () -> StructuralTags.compile(
-        List.of("<a", "<a"), List.of(new StructuralTags.Tag("<a", digits, ""))));
-    assertTrue(e.getMessage().contains("trigger 1") && e.getMessage().contains("repeats"), e.getMessage());
+    e =
+        assertThrows(
+            ConstraintException.class,
+            () ->
+                StructuralTags.compile(
+                    List.of("<a", "<a"), List.of(new StructuralTags.Tag("<a", digits, ""))));
+    assertTrue(
+        e.getMessage().contains("trigger 1") && e.getMessage().contains("repeats"), e.getMessage());
     e = assertThrows(ConstraintException.class, () -> StructuralTags.compile(List.of(), List.of()));
     assertTrue(e.getMessage().contains("at least one trigger"), e.getMessage());
-    e = assertThrows(ConstraintException.class, () -> StructuralTags.compile(List.of("<a"), List.of()));
+    e =
+        assertThrows(
+            ConstraintException.class, () -> StructuralTags.compile(List.of("<a"), List.of()));
     assertTrue(e.getMessage().contains("at least one tag"), e.getMessage());
-    e = assertThrows(ConstraintException.class, () -> StructuralTags.compile(
-        List.of("<a"), List.of(new StructuralTags.Tag("<a", digits, "\uD800"))));
-    assertTrue(e.getMessage().contains("the end of tag 0") && e.getMessage().contains("lone surrogate"), e.getMessage());
+    e =
+        assertThrows(
+            ConstraintException.class,
+            () ->
+                StructuralTags.compile(
+                    List.of("<a"), List.of(new StructuralTags.Tag("<a", digits, "\uD800"))));
+    assertTrue(
+        e.getMessage().contains("the end of tag 0") && e.getMessage().contains("lone surrogate"),
+        e.getMessage());
     assertThrows(NullPointerException.class, () -> new StructuralTags.Tag("<a", null, ""));
   }
 

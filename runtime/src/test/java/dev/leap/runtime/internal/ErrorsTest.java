@@ -15,9 +15,13 @@ class ErrorsTest {
 
   @Test
   void userErrorsAreTheirMessageOnOneLine() {
-    assertEquals("bad value two", Errors.oneLine(new IllegalArgumentException("bad value\ntwo"), "x failed"));
+    assertEquals(
+        "bad value two",
+        Errors.oneLine(new IllegalArgumentException("bad value\ntwo"), "x failed"));
     assertEquals("closed", Errors.oneLine(new IllegalStateException("closed"), "x failed"));
-    assertEquals("cannot read f", Errors.oneLine(new UncheckedIOException("cannot read f", new IOException()), "x failed"));
+    assertEquals(
+        "cannot read f",
+        Errors.oneLine(new UncheckedIOException("cannot read f", new IOException()), "x failed"));
     assertTrue(Errors.isUserError(new IllegalArgumentException("a")));
   }
 
@@ -39,8 +43,10 @@ class ErrorsTest {
   void anythingElseIsNamedByTheCaller() {
     NullPointerException npe = new NullPointerException("boom");
     assertFalse(Errors.isUserError(new CompletionException(npe)));
-    assertEquals("compilation failed: java.lang.NullPointerException: boom",
+    assertEquals(
+        "compilation failed: java.lang.NullPointerException: boom",
         Errors.oneLine(new CompletionException(npe), "compilation failed"));
-    assertEquals("IllegalArgumentException", Errors.oneLine(new IllegalArgumentException(), "x failed"));
+    assertEquals(
+        "IllegalArgumentException", Errors.oneLine(new IllegalArgumentException(), "x failed"));
   }
 }

@@ -24,15 +24,15 @@ import java.util.Map;
 import jinjava.javax.el.CompositeELResolver;
 
 /**
- * A model's chat template ({@code chat_template} of {@code tokenizer_config.json}), rendered so that
- * the prompt's bytes are what {@code transformers}' {@code apply_chat_template} writes: Jinja with
- * {@code trim_blocks} and {@code lstrip_blocks}, {@code tojson} as Python's {@code json.dumps} with
- * {@code ensure_ascii=False} ({@link PythonJson}), Python's string methods
- * ({@link PythonStringMethods}), {@code raise_exception} and {@code strftime_now}, and variables
- * {@code messages}, {@code tools}, {@code add_generation_prompt}, {@code bos_token},
- * {@code eos_token} plus the request's {@code chat_template_kwargs} (such as Qwen3's
- * {@code enable_thinking}). A template error or {@code raise_exception} is a
- * {@link ChatTemplateException} naming the template line; nothing renders silently wrong.
+ * A model's chat template ({@code chat_template} of {@code tokenizer_config.json}), rendered so
+ * that the prompt's bytes are what {@code transformers}' {@code apply_chat_template} writes: Jinja
+ * with {@code trim_blocks} and {@code lstrip_blocks}, {@code tojson} as Python's {@code json.dumps}
+ * with {@code ensure_ascii=False} ({@link PythonJson}), Python's string methods ({@link
+ * PythonStringMethods}), {@code raise_exception} and {@code strftime_now}, and variables {@code
+ * messages}, {@code tools}, {@code add_generation_prompt}, {@code bos_token}, {@code eos_token}
+ * plus the request's {@code chat_template_kwargs} (such as Qwen3's {@code enable_thinking}). A
+ * template error or {@code raise_exception} is a {@link ChatTemplateException} naming the template
+ * line; nothing renders silently wrong.
  *
  * <p>Thread-safe: each render uses its own interpreter.
  */
@@ -51,38 +51,47 @@ public final class ChatTemplate {
     CompositeELResolver resolver = new CompositeELResolver();
     resolver.add(new PythonStringMethods());
     resolver.add(JinjavaInterpreterResolver.DEFAULT_RESOLVER_READ_ONLY);
-    JinjavaConfig config = JinjavaConfig.newBuilder()
-        .withTrimBlocks(true)
-        .withLstripBlocks(true)
-        .withElResolver(resolver)
-        .withLegacyOverrides(LegacyOverrides.newBuilder()
-            .withUseTrimmingForNotesAndExpressions(true) // {{- x }} trims as in Jinja
-            .withParseWhitespaceControlStrictly(true)
-            .withUseNaturalOperatorPrecedence(true)
-            .withKeepNullableLoopValues(true)
-            .withHandleBackslashInQuotesOnly(true)
-            .withIterateOverMapKeys(true) // {% for k in dict %} yields keys, as in Python
-            .build())
-        .build();
+    JinjavaConfig config =
+        JinjavaConfig.newBuilder()
+            .withTrimBlocks(true)
+            .withLstripBlocks(true)
+            .withElResolver(resolver)
+            .withLegacyOverrides(
+                LegacyOverrides.newBuilder()
+                    .withUseTrimmingForNotesAndExpressions(true) // {{- x }} trims as in Jinja
+                    .withParseWhitespaceControlStrictly(true)
+                    .withUseNaturalOperatorPrecedence(true)
+                    .withKeepNullableLoopValues(true)
+                    .withHandleBackslashInQuotesOnly(true)
+                    .withIterateOverMapKeys(true) // {% for k in dict %} yields keys, as in Python
+                    .build())
+            .build();
     this.jinjava = new Jinjava(config);
     jinjava.registerFilter(new ToJson());
     try {
-      jinjava.registerFunction(new ELFunctionDefinition("", "raise_exception", ChatTemplate.class, "raiseException", String.class));
-      jinjava.registerFunction(new ELFunctionDefinition("", "strftime_now", ChatTemplate.class, "strftimeNow", String.class));
+      jinjava.registerFunction(
+          new ELFunctionDefinition(
+              "", "raise_exception", ChatTemplate.class, "raiseException", String.class));
+      jinjava.registerFunction(
+          new ELFunctionDefinition(
+              "", "strftime_now", ChatTemplate.class, "strftimeNow", String.class));
     } catch (RuntimeException e) {
       throw new IllegalStateException("cannot register template functions", e);
     }
   }
 
-  /** A template from its source and the tokenizer's special tokens (empty when the model has none). */
+  /**
+   * A template from its source and the tokenizer's special tokens (empty when the model has none).
+   */
   public static ChatTemplate of(String source, String bosToken, String eosToken) {
-    return new ChatTemplate(source, bosToken == null ? "" : bosToken, eosToken == null ? "" : eosToken);
+    return new ChatTemplate(
+        source, bosToken == null ? "" : bosToken, eosToken == null ? "" : eosToken);
   }
 
   /**
    * The template of a model directory's {@code tokenizer_config.json} ({@code chat_template} as a
-   * string, or the entry named {@code default} of a list). Throws {@link ChatTemplateException} when
-   * the file is missing or has no template.
+   * string, or the entry named {@code default} of a list). Throws {@link ChatTemplateException}
+   * when the file is missing or has no template.
    */
   public static ChatTemplate fromModelDir(Path dir) {
     Path file = dir.resolve("tokenizer_config.json");
@@ -123,7 +132,10 @@ public final class ChatTemplate {
    * {@code tool_calls}), with the tool definitions {@code tools} (or null), ending with the
    * assistant's header when {@code addGenerationPrompt}; {@code kwargs} become template variables.
    */
-  public String render(List<Map<String, Object>> messages, List<Map<String, Object>> tools, boolean addGenerationPrompt,
+  public String render(
+      List<Map<String, Object>> messages,
+      List<Map<String, Object>> tools,
+      boolean addGenerationPrompt,
       Map<String, Object> kwargs) {
     Map<String, Object> vars = new LinkedHashMap<>();
     if (kwargs != null) {
@@ -146,7 +158,8 @@ public final class ChatTemplate {
         if (cause != null) {
           throw (ChatTemplateException) cause;
         }
-        throw new ChatTemplateException("chat template error at line " + e.getLineno() + ": " + e.getMessage());
+        throw new ChatTemplateException(
+            "chat template error at line " + e.getLineno() + ": " + e.getMessage());
       }
     }
     return result.getOutput();
@@ -157,7 +170,10 @@ public final class ChatTemplate {
     throw new ChatTemplateException("the chat template refused the messages: " + message);
   }
 
-  /** {@code strftime_now(format)}: the local time in a C {@code strftime} format (the common directives). */
+  /**
+   * {@code strftime_now(format)}: the local time in a C {@code strftime} format (the common
+   * directives).
+   */
   public static String strftimeNow(String format) {
     LocalDateTime now = LocalDateTime.now();
     StringBuilder sb = new StringBuilder();
@@ -168,20 +184,21 @@ public final class ChatTemplate {
         continue;
       }
       char d = format.charAt(++i);
-      String pattern = switch (d) {
-        case 'd' -> "dd";
-        case 'm' -> "MM";
-        case 'Y' -> "yyyy";
-        case 'y' -> "yy";
-        case 'H' -> "HH";
-        case 'M' -> "mm";
-        case 'S' -> "ss";
-        case 'b' -> "MMM";
-        case 'B' -> "MMMM";
-        case 'a' -> "EEE";
-        case 'A' -> "EEEE";
-        default -> null;
-      };
+      String pattern =
+          switch (d) {
+            case 'd' -> "dd";
+            case 'm' -> "MM";
+            case 'Y' -> "yyyy";
+            case 'y' -> "yy";
+            case 'H' -> "HH";
+            case 'M' -> "mm";
+            case 'S' -> "ss";
+            case 'b' -> "MMM";
+            case 'B' -> "MMMM";
+            case 'a' -> "EEE";
+            case 'A' -> "EEEE";
+            default -> null;
+          };
       if (pattern == null) {
         sb.append(d == '%' ? "%" : "%" + d);
       } else {
@@ -191,7 +208,10 @@ public final class ChatTemplate {
     return sb.toString();
   }
 
-  /** {@code tojson} as transformers defines it: {@code json.dumps(x, ensure_ascii=False, indent=indent)}. */
+  /**
+   * {@code tojson} as transformers defines it: {@code json.dumps(x, ensure_ascii=False,
+   * indent=indent)}.
+   */
   private static final class ToJson implements Filter {
     @Override
     public String getName() {
@@ -216,7 +236,8 @@ public final class ChatTemplate {
     }
 
     @Override
-    public Object filter(Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs) {
+    public Object filter(
+        Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs) {
       Object indent = kwargs == null ? null : kwargs.get("indent");
       if (indent == null && args != null && args.length > 0) {
         indent = args[0];

@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * JSON as Python's {@code json.dumps(value, ensure_ascii=False, indent=indent)} writes it, which is
- * what Hugging Face's chat templates get from their {@code tojson} filter: {@code ", "} and
- * {@code ": "} between items without indent ({@code ","} and {@code ": "} with it), non-ASCII text
+ * what Hugging Face's chat templates get from their {@code tojson} filter: {@code ", "} and {@code
+ * ": "} between items without indent ({@code ","} and {@code ": "} with it), non-ASCII text
  * unescaped, control characters as {@code \\uXXXX} except the short escapes, members in insertion
  * order. Values are what a template sees: maps, lists, strings, numbers, booleans and null.
  */
@@ -109,7 +109,10 @@ final class PythonJson {
     sb.append('"');
   }
 
-  /** Python's {@code repr} of a float: shortest round-trip digits, {@code 1.0}, {@code 1e+20}, {@code NaN}, {@code Infinity}. */
+  /**
+   * Python's {@code repr} of a float: shortest round-trip digits, {@code 1.0}, {@code 1e+20},
+   * {@code NaN}, {@code Infinity}.
+   */
   static String pythonFloat(double d) {
     if (Double.isNaN(d)) {
       return "NaN";

@@ -16,31 +16,50 @@ import jinjava.javax.el.ELResolver;
  * falls through to Jinjava's own resolvers.
  */
 final class PythonStringMethods extends ELResolver {
-  static final List<String> METHODS = List.of("startswith", "endswith", "strip", "lstrip", "rstrip", "split", "upper",
-      "lower", "title", "capitalize", "replace", "find", "count");
+  static final List<String> METHODS =
+      List.of(
+          "startswith",
+          "endswith",
+          "strip",
+          "lstrip",
+          "rstrip",
+          "split",
+          "upper",
+          "lower",
+          "title",
+          "capitalize",
+          "replace",
+          "find",
+          "count");
 
   @Override
-  public Object invoke(ELContext context, Object base, Object method, Class<?>[] paramTypes, Object[] params) {
+  public Object invoke(
+      ELContext context, Object base, Object method, Class<?>[] paramTypes, Object[] params) {
     if (!(base instanceof String s) || method == null || !METHODS.contains(method.toString())) {
       return null;
     }
     Object[] p = params == null ? new Object[0] : params;
-    Object result = switch (method.toString()) {
-      case "startswith" -> s.startsWith(arg(p, 0));
-      case "endswith" -> s.endsWith(arg(p, 0));
-      case "strip" -> rstrip(lstrip(s, chars(p)), chars(p));
-      case "lstrip" -> lstrip(s, chars(p));
-      case "rstrip" -> rstrip(s, chars(p));
-      case "split" -> split(s, p.length == 0 || p[0] == null ? null : p[0].toString());
-      case "upper" -> s.toUpperCase(Locale.ROOT);
-      case "lower" -> s.toLowerCase(Locale.ROOT);
-      case "title" -> title(s);
-      case "capitalize" -> s.isEmpty() ? s : s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1).toLowerCase(Locale.ROOT);
-      case "replace" -> s.replace(arg(p, 0), arg(p, 1));
-      case "find" -> s.indexOf(arg(p, 0));
-      case "count" -> count(s, arg(p, 0));
-      default -> throw new IllegalStateException(method.toString());
-    };
+    Object result =
+        switch (method.toString()) {
+          case "startswith" -> s.startsWith(arg(p, 0));
+          case "endswith" -> s.endsWith(arg(p, 0));
+          case "strip" -> rstrip(lstrip(s, chars(p)), chars(p));
+          case "lstrip" -> lstrip(s, chars(p));
+          case "rstrip" -> rstrip(s, chars(p));
+          case "split" -> split(s, p.length == 0 || p[0] == null ? null : p[0].toString());
+          case "upper" -> s.toUpperCase(Locale.ROOT);
+          case "lower" -> s.toLowerCase(Locale.ROOT);
+          case "title" -> title(s);
+          case "capitalize" ->
+              s.isEmpty()
+                  ? s
+                  : s.substring(0, 1).toUpperCase(Locale.ROOT)
+                      + s.substring(1).toLowerCase(Locale.ROOT);
+          case "replace" -> s.replace(arg(p, 0), arg(p, 1));
+          case "find" -> s.indexOf(arg(p, 0));
+          case "count" -> count(s, arg(p, 0));
+          default -> throw new IllegalStateException(method.toString());
+        };
     context.setPropertyResolved(true);
     return result;
   }
@@ -77,7 +96,10 @@ final class PythonStringMethods extends ELResolver {
     return s.substring(0, i);
   }
 
-  /** Python's {@code split}: on a literal separator, or on runs of whitespace (dropping empty ends) without one. */
+  /**
+   * Python's {@code split}: on a literal separator, or on runs of whitespace (dropping empty ends)
+   * without one.
+   */
   static List<String> split(String s, String sep) {
     List<String> out = new ArrayList<>();
     if (sep == null) {

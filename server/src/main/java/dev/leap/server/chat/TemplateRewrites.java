@@ -3,12 +3,14 @@ package dev.leap.server.chat;
 /**
  * Rewrites of a template's code ({@code {% %}} and {@code {{ }}}) for what Jinjava reads otherwise
  * than Jinja, each meaning the same in Jinja's own reading:
+ *
  * <ul>
  *   <li>{@code f(name=expr)} becomes {@code f(name=(expr))}: Jinjava binds a keyword argument
  *       tighter than arithmetic, so Qwen3's {@code namespace(last_query_index=messages|length - 1)}
  *       would subtract 1 from the named parameter itself;
  *   <li>{@code x[::-1]} becomes {@code x|reverse}: Jinjava has no slice step.
  * </ul>
+ *
  * String literals and text outside tags are left as they are.
  */
 final class TemplateRewrites {
@@ -115,8 +117,9 @@ final class TemplateRewrites {
           out.append(c);
         }
         case '=' -> {
-          boolean comparison = (i + 1 < code.length() && code.charAt(i + 1) == '=')
-              || (i > 0 && "=!<>".indexOf(code.charAt(i - 1)) >= 0);
+          boolean comparison =
+              (i + 1 < code.length() && code.charAt(i + 1) == '=')
+                  || (i > 0 && "=!<>".indexOf(code.charAt(i - 1)) >= 0);
           out.append(c);
           if (!comparison && depth > 0 && !wrapped[depth] && precededByName(code, i)) {
             out.append('(');

@@ -27,7 +27,8 @@ final class BodyReader implements Runnable {
   private int size;
   private Scheduler.Task deadline;
 
-  private BodyReader(Request request, long maxBytes, long timeoutMs, BiConsumer<byte[], ApiError> done) {
+  private BodyReader(
+      Request request, long maxBytes, long timeoutMs, BiConsumer<byte[], ApiError> done) {
     this.request = request;
     this.maxBytes = maxBytes;
     this.timeoutMs = timeoutMs;
@@ -37,11 +38,25 @@ final class BodyReader implements Runnable {
   }
 
   /** Starts reading; {@code done} gets the bytes or the 4xx, on whichever thread finishes. */
-  static void read(Request request, long maxBytes, long timeoutMs, BiConsumer<byte[], ApiError> done) {
+  static void read(
+      Request request, long maxBytes, long timeoutMs, BiConsumer<byte[], ApiError> done) {
     BodyReader r = new BodyReader(request, maxBytes, timeoutMs, done);
-    r.deadline = request.getComponents().getScheduler().schedule(() -> r.finish(null, ApiError.timeout(
-        "the request body did not arrive within " + timeoutMs + " ms (" + r.size + " bytes came)")), timeoutMs,
-        TimeUnit.MILLISECONDS);
+    r.deadline =
+        request
+            .getComponents()
+            .getScheduler()
+            .schedule(
+                () ->
+                    r.finish(
+                        null,
+                        ApiError.timeout(
+                            "the request body did not arrive within "
+                                + timeoutMs
+                                + " ms ("
+                                + r.size
+                                + " bytes came)")),
+                timeoutMs,
+                TimeUnit.MILLISECONDS);
     r.run();
   }
 
@@ -54,19 +69,28 @@ final class BodyReader implements Runnable {
         return;
       }
       if (Content.Chunk.isFailure(chunk)) {
-        // A transient failure is the connection's idle timeout; a last one, the client went away or sent garbage.
-        finish(null, chunk.isLast() ? ApiError.badRequest(null, "the request body could not be read")
-            : ApiError.timeout("the request body stalled (no bytes within the idle timeout)"));
+        // A transient failure is the connection's idle timeout; a last one, the client went away or
+        // sent garbage.
+        finish(
+            null,
+            chunk.isLast()
+                ? ApiError.badRequest(null, "the request body could not be read")
+                : ApiError.timeout("the request body stalled (no bytes within the idle timeout)"));
         return;
       }
       int n = chunk.remaining();
       if ((long) size + n > maxBytes) {
         chunk.release();
-        finish(null, ApiError.tooLarge("the request body is over the limit of " + maxBytes + " bytes"));
+        finish(
+            null,
+            ApiError.tooLarge("the request body is over the limit of " + maxBytes + " bytes"));
         return;
       }
       if (size + n > buf.length) {
-        buf = Arrays.copyOf(buf, (int) Math.min(maxBytes + 1, Math.max((long) buf.length * 2, (long) size + n)));
+        buf =
+            Arrays.copyOf(
+                buf,
+                (int) Math.min(maxBytes + 1, Math.max((long) buf.length * 2, (long) size + n)));
       }
       chunk.get(buf, size, n);
       size += n;

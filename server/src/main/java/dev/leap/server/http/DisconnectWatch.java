@@ -15,10 +15,10 @@ import org.eclipse.jetty.util.Callback;
  * nothing from a connection while its request is handled, and a non-streamed answer writes nothing
  * until the end (a streamed one nothing while it waits for its constraint or for KV slots), so it
  * would learn of the disconnect only at the next write (for a non-streamed answer, after the whole
- * generation). This watch registers read interest on the connection's end point after the
- * body is read: the end of the stream (the client closed) runs {@code onGone}, which cancels the
- * samples at the runtime's next step. {@link #stop} withdraws the interest before the response is
- * written, so Jetty's own read of the next request finds the end point as it left it.
+ * generation). This watch registers read interest on the connection's end point after the body is
+ * read: the end of the stream (the client closed) runs {@code onGone}, which cancels the samples at
+ * the runtime's next step. {@link #stop} withdraws the interest before the response is written, so
+ * Jetty's own read of the next request finds the end point as it left it.
  *
  * <p>Bytes that arrive meanwhile are a pipelined next request (no OpenAI client pipelines): one is
  * consumed by the check, so the connection is marked to close after this response.
@@ -35,7 +35,10 @@ final class DisconnectWatch implements Callback {
     this.onGone = onGone;
   }
 
-  /** Starts watching {@code request}'s connection; null when it cannot be watched (Jetty is reading it already). */
+  /**
+   * Starts watching {@code request}'s connection; null when it cannot be watched (Jetty is reading
+   * it already).
+   */
   static DisconnectWatch start(Request request, Runnable onGone) {
     EndPoint ep = request.getConnectionMetaData().getConnection().getEndPoint();
     if (!(ep instanceof AbstractEndPoint)) {
@@ -62,7 +65,9 @@ final class DisconnectWatch implements Callback {
       watching = false;
     }
     if (fail) {
-      ((AbstractEndPoint) endPoint).getFillInterest().onFail(new CancellationException("the response is ready"));
+      ((AbstractEndPoint) endPoint)
+          .getFillInterest()
+          .onFail(new CancellationException("the response is ready"));
     }
   }
 
@@ -108,7 +113,8 @@ final class DisconnectWatch implements Callback {
     if (x instanceof TimeoutException) {
       synchronized (this) {
         if (!stopped) {
-          watching = endPoint.tryFillInterested(this); // the idle timeout: the client is only waiting
+          watching =
+              endPoint.tryFillInterested(this); // the idle timeout: the client is only waiting
         }
       }
       return;

@@ -21,7 +21,12 @@ import org.eclipse.jetty.util.Callback;
 final class JsonErrorHandler extends ErrorHandler {
 
   @Override
-  protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
+  protected void generateResponse(
+      Request request,
+      Response response,
+      int code,
+      String message,
+      Throwable cause,
       Callback callback) {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.getHeaders().remove(HttpHeader.SERVER);
@@ -37,13 +42,14 @@ final class JsonErrorHandler extends ErrorHandler {
 
   static String body(int status) {
     String reason = HttpStatus.getMessage(status);
-    String message = switch (status) {
-      case 400 -> "bad request: the request line, a header or the URI could not be parsed";
-      case 431 -> "the request's headers are larger than the server accepts";
-      case 505 -> "HTTP version not supported: use HTTP/1.1";
-      case 414 -> "the request URI is longer than the server accepts";
-      default -> reason == null ? "error " + status : reason;
-    };
+    String message =
+        switch (status) {
+          case 400 -> "bad request: the request line, a header or the URI could not be parsed";
+          case 431 -> "the request's headers are larger than the server accepts";
+          case 505 -> "HTTP version not supported: use HTTP/1.1";
+          case 414 -> "the request URI is longer than the server accepts";
+          default -> reason == null ? "error " + status : reason;
+        };
     return ApiError.of(status, message).body().toString();
   }
 }

@@ -10,23 +10,30 @@ import java.util.function.IntSupplier;
 
 /**
  * {@code GET /metrics} in Prometheus' text format, with vLLM's names and meanings where Leap has
- * the quantity ({@code vllm:time_to_first_token_seconds}, {@code vllm:time_per_output_token_seconds}
- * = (end-to-end − TTFT) / (output tokens − 1), {@code vllm:e2e_request_latency_seconds},
- * {@code vllm:prompt_tokens_total}, {@code vllm:generation_tokens_total},
- * {@code vllm:request_success_total} by finish reason, {@code vllm:request_queue_time_seconds} (from
- * arrival to the running batch), {@code vllm:num_requests_running} and {@code vllm:num_requests_waiting}
- * (samples: a request with {@code n > 1} counts n times), {@code vllm:kv_cache_usage_perc},
- * {@code vllm:prefix_cache_queries_total} and {@code vllm:prefix_cache_hits_total} in tokens) and Leap's
- * own ({@code leap:tokens_jumped_total}, {@code leap:bytes_jumped_total},
- * {@code leap:forward_passes_total}, {@code leap:http_requests_in_flight}). Thread-safe, lock-free.
+ * the quantity ({@code vllm:time_to_first_token_seconds}, {@code
+ * vllm:time_per_output_token_seconds} = (end-to-end − TTFT) / (output tokens − 1), {@code
+ * vllm:e2e_request_latency_seconds}, {@code vllm:prompt_tokens_total}, {@code
+ * vllm:generation_tokens_total}, {@code vllm:request_success_total} by finish reason, {@code
+ * vllm:request_queue_time_seconds} (from arrival to the running batch), {@code
+ * vllm:num_requests_running} and {@code vllm:num_requests_waiting} (samples: a request with {@code
+ * n > 1} counts n times), {@code vllm:kv_cache_usage_perc}, {@code vllm:prefix_cache_queries_total}
+ * and {@code vllm:prefix_cache_hits_total} in tokens) and Leap's own ({@code
+ * leap:tokens_jumped_total}, {@code leap:bytes_jumped_total}, {@code leap:forward_passes_total},
+ * {@code leap:http_requests_in_flight}). Thread-safe, lock-free.
  */
 final class Metrics {
-  private static final double[] TTFT_BUCKETS = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0,
-      2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0};
-  private static final double[] TPOT_BUCKETS = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5,
-      5.0, 7.5, 10.0, 20.0, 40.0, 80.0};
-  private static final double[] E2E_BUCKETS = {0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0,
-      60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
+  private static final double[] TTFT_BUCKETS = {
+    0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+    20.0, 40.0, 80.0, 160.0, 640.0, 2560.0
+  };
+  private static final double[] TPOT_BUCKETS = {
+    0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,
+    40.0, 80.0
+  };
+  private static final double[] E2E_BUCKETS = {
+    0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0,
+    480.0, 960.0, 1920.0, 7680.0
+  };
 
   private final String model;
   private final LeapRuntime runtime;
@@ -77,39 +84,119 @@ final class Metrics {
   String text() {
     StringBuilder sb = new StringBuilder();
     String l = "{model_name=\"" + model.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
-    gauge(sb, "vllm:num_requests_running", "Requests in the model's running batch.", l, runtime.runningRequests());
-    gauge(sb, "vllm:num_requests_waiting", "Requests waiting to run (constraint compiling, batch or KV full).", l,
+    gauge(
+        sb,
+        "vllm:num_requests_running",
+        "Requests in the model's running batch.",
+        l,
+        runtime.runningRequests());
+    gauge(
+        sb,
+        "vllm:num_requests_waiting",
+        "Requests waiting to run (constraint compiling, batch or KV full).",
+        l,
         runtime.waitingRequests());
-    double usage = runtime.kvCapacity() == 0 ? 0 : 1.0 - (double) (runtime.freeKvSlots()) / runtime.kvCapacity();
-    gauge(sb, "vllm:kv_cache_usage_perc", "KV-cache usage (1 = full; the prefix cache's slots count as used).", l, usage);
+    double usage =
+        runtime.kvCapacity() == 0
+            ? 0
+            : 1.0 - (double) (runtime.freeKvSlots()) / runtime.kvCapacity();
+    gauge(
+        sb,
+        "vllm:kv_cache_usage_perc",
+        "KV-cache usage (1 = full; the prefix cache's slots count as used).",
+        l,
+        usage);
     counter(sb, "vllm:prompt_tokens_total", "Prompt tokens processed.", l, promptTokens.get());
-    counter(sb, "vllm:generation_tokens_total", "Output tokens (sampled and jumped).", l, generationTokens.get());
-    counter(sb, "vllm:prefix_cache_queries_total", "Prompt tokens looked up in the prefix cache.", l, prefixQueries.get());
-    counter(sb, "vllm:prefix_cache_hits_total", "Prompt tokens found in the prefix cache.", l, prefixHits.get());
-    sb.append("# HELP vllm:request_success_total Finished requests by finish reason.\n# TYPE vllm:request_success_total counter\n");
+    counter(
+        sb,
+        "vllm:generation_tokens_total",
+        "Output tokens (sampled and jumped).",
+        l,
+        generationTokens.get());
+    counter(
+        sb,
+        "vllm:prefix_cache_queries_total",
+        "Prompt tokens looked up in the prefix cache.",
+        l,
+        prefixQueries.get());
+    counter(
+        sb,
+        "vllm:prefix_cache_hits_total",
+        "Prompt tokens found in the prefix cache.",
+        l,
+        prefixHits.get());
+    sb.append(
+        "# HELP vllm:request_success_total Finished requests by finish reason.\n# TYPE vllm:request_success_total counter\n");
     for (FinishReason r : FinishReason.values()) {
-      sb.append("vllm:request_success_total{model_name=\"").append(model).append("\",finished_reason=\"")
-          .append(r.jsonName()).append("\"} ").append(finished.get(r.ordinal())).append('\n');
+      sb.append("vllm:request_success_total{model_name=\"")
+          .append(model)
+          .append("\",finished_reason=\"")
+          .append(r.jsonName())
+          .append("\"} ")
+          .append(finished.get(r.ordinal()))
+          .append('\n');
     }
     ttft.write(sb, "vllm:time_to_first_token_seconds", "Time to first token.", model);
-    tpot.write(sb, "vllm:time_per_output_token_seconds", "Time per output token after the first.", model);
+    tpot.write(
+        sb, "vllm:time_per_output_token_seconds", "Time per output token after the first.", model);
     e2e.write(sb, "vllm:e2e_request_latency_seconds", "End-to-end request latency.", model);
-    queue.write(sb, "vllm:request_queue_time_seconds", "Time from arrival to the running batch.", model);
-    counter(sb, "leap:tokens_jumped_total", "Output tokens appended by jump-forward (not sampled).", l, tokensJumped.get());
-    counter(sb, "leap:bytes_jumped_total", "Output bytes appended by jump-forward.", l, bytesJumped.get());
-    counter(sb, "leap:forward_passes_total", "Forward passes of the model.", l, runtime.forwardPasses());
-    gauge(sb, "leap:http_requests_in_flight", "HTTP requests being answered.", l, inFlight.getAsInt());
+    queue.write(
+        sb, "vllm:request_queue_time_seconds", "Time from arrival to the running batch.", model);
+    counter(
+        sb,
+        "leap:tokens_jumped_total",
+        "Output tokens appended by jump-forward (not sampled).",
+        l,
+        tokensJumped.get());
+    counter(
+        sb,
+        "leap:bytes_jumped_total",
+        "Output bytes appended by jump-forward.",
+        l,
+        bytesJumped.get());
+    counter(
+        sb,
+        "leap:forward_passes_total",
+        "Forward passes of the model.",
+        l,
+        runtime.forwardPasses());
+    gauge(
+        sb,
+        "leap:http_requests_in_flight",
+        "HTTP requests being answered.",
+        l,
+        inFlight.getAsInt());
     return sb.toString();
   }
 
   private static void gauge(StringBuilder sb, String name, String help, String labels, double v) {
-    sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" gauge\n")
-        .append(name).append(labels).append(' ').append(num(v)).append('\n');
+    sb.append("# HELP ")
+        .append(name)
+        .append(' ')
+        .append(help)
+        .append("\n# TYPE ")
+        .append(name)
+        .append(" gauge\n")
+        .append(name)
+        .append(labels)
+        .append(' ')
+        .append(num(v))
+        .append('\n');
   }
 
   private static void counter(StringBuilder sb, String name, String help, String labels, long v) {
-    sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" counter\n")
-        .append(name).append(labels).append(' ').append(v).append('\n');
+    sb.append("# HELP ")
+        .append(name)
+        .append(' ')
+        .append(help)
+        .append("\n# TYPE ")
+        .append(name)
+        .append(" counter\n")
+        .append(name)
+        .append(labels)
+        .append(' ')
+        .append(v)
+        .append('\n');
   }
 
   static String num(double v) {
@@ -140,16 +227,43 @@ final class Metrics {
     }
 
     void write(StringBuilder sb, String name, String help, String model) {
-      sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" histogram\n");
+      sb.append("# HELP ")
+          .append(name)
+          .append(' ')
+          .append(help)
+          .append("\n# TYPE ")
+          .append(name)
+          .append(" histogram\n");
       long cumulative = 0;
       for (int i = 0; i < bounds.length; i++) {
         cumulative += counts.get(i);
-        sb.append(name).append("_bucket{model_name=\"").append(model).append("\",le=\"").append(num(bounds[i]))
-            .append("\"} ").append(cumulative).append('\n');
+        sb.append(name)
+            .append("_bucket{model_name=\"")
+            .append(model)
+            .append("\",le=\"")
+            .append(num(bounds[i]))
+            .append("\"} ")
+            .append(cumulative)
+            .append('\n');
       }
-      sb.append(name).append("_bucket{model_name=\"").append(model).append("\",le=\"+Inf\"} ").append(count.get()).append('\n');
-      sb.append(name).append("_sum{model_name=\"").append(model).append("\"} ").append(num(sumMicros.get() / 1e6)).append('\n');
-      sb.append(name).append("_count{model_name=\"").append(model).append("\"} ").append(count.get()).append('\n');
+      sb.append(name)
+          .append("_bucket{model_name=\"")
+          .append(model)
+          .append("\",le=\"+Inf\"} ")
+          .append(count.get())
+          .append('\n');
+      sb.append(name)
+          .append("_sum{model_name=\"")
+          .append(model)
+          .append("\"} ")
+          .append(num(sumMicros.get() / 1e6))
+          .append('\n');
+      sb.append(name)
+          .append("_count{model_name=\"")
+          .append(model)
+          .append("\"} ")
+          .append(count.get())
+          .append('\n');
     }
   }
 }

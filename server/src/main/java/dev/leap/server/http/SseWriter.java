@@ -7,11 +7,11 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Server-sent events to one response, written asynchronously one write at a time: events that arrive
- * while a write is in flight are batched into the next write, so a slow client never blocks the
- * caller (the runtime's scheduler thread) and the buffer never holds more than the events not yet
- * written (at most the request's output). A failed write (the client went away) runs
- * {@code onFailure} once and fails the response's callback. Thread-safe.
+ * Server-sent events to one response, written asynchronously one write at a time: events that
+ * arrive while a write is in flight are batched into the next write, so a slow client never blocks
+ * the caller (the runtime's scheduler thread) and the buffer never holds more than the events not
+ * yet written (at most the request's output). A failed write (the client went away) runs {@code
+ * onFailure} once and fails the response's callback. Thread-safe.
  */
 final class SseWriter {
   private final Response response;
@@ -74,28 +74,31 @@ final class SseWriter {
     ByteBuffer chunk = ByteBuffer.wrap(pending.toString().getBytes(StandardCharsets.UTF_8));
     pending.setLength(0);
     writing = true;
-    response.write(false, chunk, new Callback() {
-      @Override
-      public void succeeded() {
-        synchronized (SseWriter.this) {
-          writing = false;
-          pump();
-        }
-      }
-
-      @Override
-      public void failed(Throwable x) {
-        synchronized (SseWriter.this) {
-          writing = false;
-          if (closed) {
-            return;
+    response.write(
+        false,
+        chunk,
+        new Callback() {
+          @Override
+          public void succeeded() {
+            synchronized (SseWriter.this) {
+              writing = false;
+              pump();
+            }
           }
-          closed = true;
-          pending.setLength(0);
-        }
-        onFailure.run();
-        done.failed(x);
-      }
-    });
+
+          @Override
+          public void failed(Throwable x) {
+            synchronized (SseWriter.this) {
+              writing = false;
+              if (closed) {
+                return;
+              }
+              closed = true;
+              pending.setLength(0);
+            }
+            onFailure.run();
+            done.failed(x);
+          }
+        });
   }
 }

@@ -13,13 +13,13 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * One {@code "stream": true} request as OpenAI's clients parse it: {@code data: <chunk>} events, for
- * chat a first delta with the role, then text deltas as the runtime delivers them (a jump's forced
- * text in one delta), a last chunk per choice with its {@code finish_reason}, the usage chunk with
- * {@code "choices": []} when {@code stream_options.include_usage} (every other chunk then has
- * {@code "usage": null}), and {@code data: [DONE]}. Nothing is written before the first text or
- * the end, so a request the runtime refuses (a schema it cannot compile) is still a plain 400.
- * A client that goes away fails the next write, which cancels every sample of the request.
+ * One {@code "stream": true} request as OpenAI's clients parse it: {@code data: <chunk>} events,
+ * for chat a first delta with the role, then text deltas as the runtime delivers them (a jump's
+ * forced text in one delta), a last chunk per choice with its {@code finish_reason}, the usage
+ * chunk with {@code "choices": []} when {@code stream_options.include_usage} (every other chunk
+ * then has {@code "usage": null}), and {@code data: [DONE]}. Nothing is written before the first
+ * text or the end, so a request the runtime refuses (a schema it cannot compile) is still a plain
+ * 400. A client that goes away fails the next write, which cancels every sample of the request.
  */
 final class StreamedCompletion {
   private final Completions.Prepared prepared;
@@ -34,7 +34,8 @@ final class StreamedCompletion {
   StreamedCompletion(Completions.Prepared prepared, String model, SseWriter.Factory writers) {
     this.prepared = prepared;
     this.model = model;
-    this.id = (prepared.chat() ? "chatcmpl-" : "cmpl-") + UUID.randomUUID().toString().replace("-", "");
+    this.id =
+        (prepared.chat() ? "chatcmpl-" : "cmpl-") + UUID.randomUUID().toString().replace("-", "");
     int n = prepared.options().n();
     this.sent = new StringBuilder[n];
     this.roleSent = new boolean[n];

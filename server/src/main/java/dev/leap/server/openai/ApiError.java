@@ -20,14 +20,18 @@ public final class ApiError extends RuntimeException {
   /** Most characters of a user's input that an error message quotes. */
   public static final int MAX_QUOTE = 200;
 
-  /** Longest message: a backstop for texts built elsewhere (the runtime's), cut in the middle past it. */
+  /**
+   * Longest message: a backstop for texts built elsewhere (the runtime's), cut in the middle past
+   * it.
+   */
   static final int MAX_MESSAGE = 600;
 
   private ApiError(int status, String type, String param, String code, String message) {
     this(status, type, param, code, message, 0);
   }
 
-  private ApiError(int status, String type, String param, String code, String message, int retryAfterSeconds) {
+  private ApiError(
+      int status, String type, String param, String code, String message, int retryAfterSeconds) {
     super(bound(message));
     this.status = status;
     this.type = type;
@@ -47,8 +51,12 @@ public final class ApiError extends RuntimeException {
     }
     int head = MAX_QUOTE * 3 / 4;
     int tail = MAX_QUOTE - head;
-    return safeCut(input, 0, head) + "…" + safeCut(input, input.length() - tail, input.length()) + " ("
-        + String.format("%,d", input.length()) + " characters)";
+    return safeCut(input, 0, head)
+        + "…"
+        + safeCut(input, input.length() - tail, input.length())
+        + " ("
+        + String.format("%,d", input.length())
+        + " characters)";
   }
 
   /** A substring that does not split a surrogate pair at either end. */
@@ -62,7 +70,9 @@ public final class ApiError extends RuntimeException {
     return s.substring(from, to);
   }
 
-  /** Past {@value #MAX_MESSAGE} characters, the message's start and end; Java class names replaced. */
+  /**
+   * Past {@value #MAX_MESSAGE} characters, the message's start and end; Java class names replaced.
+   */
   private static String bound(String message) {
     if (message == null) {
       return "error";
@@ -71,14 +81,23 @@ public final class ApiError extends RuntimeException {
     if (m.length() <= MAX_MESSAGE) {
       return m;
     }
-    return safeCut(m, 0, MAX_MESSAGE / 2) + " … " + safeCut(m, m.length() - MAX_MESSAGE / 4, m.length());
+    return safeCut(m, 0, MAX_MESSAGE / 2)
+        + " … "
+        + safeCut(m, m.length() - MAX_MESSAGE / 4, m.length());
   }
 
-  /** A fully qualified JDK or library class name (an exception leaking into a text): never shown to a client. */
-  private static final Pattern JAVA_NAME = Pattern.compile(
-      "\\b(?:java|javax|jdk|sun|com\\.fasterxml|org\\.eclipse|ai\\.djl|dev\\.leap)\\.[A-Za-z0-9_.$]*[A-Z][A-Za-z0-9_$]*(?::\\s?)?");
+  /**
+   * A fully qualified JDK or library class name (an exception leaking into a text): never shown to
+   * a client.
+   */
+  private static final Pattern JAVA_NAME =
+      Pattern.compile(
+          "\\b(?:java|javax|jdk|sun|com\\.fasterxml|org\\.eclipse|ai\\.djl|dev\\.leap)\\.[A-Za-z0-9_.$]*[A-Z][A-Za-z0-9_$]*(?::\\s?)?");
 
-  /** 400 {@code invalid_request_error}; {@code param} names the offending field (dotted path) or is null. */
+  /**
+   * 400 {@code invalid_request_error}; {@code param} names the offending field (dotted path) or is
+   * null.
+   */
   public static ApiError badRequest(String param, String message) {
     return new ApiError(400, "invalid_request_error", param, null, message);
   }
@@ -103,7 +122,10 @@ public final class ApiError extends RuntimeException {
     return new ApiError(503, "server_error", null, "overloaded", message);
   }
 
-  /** 503 with {@code Retry-After}: the server is at a limit (requests in flight); the request may be sent again. */
+  /**
+   * 503 with {@code Retry-After}: the server is at a limit (requests in flight); the request may be
+   * sent again.
+   */
   public static ApiError overloaded(String message, int retryAfterSeconds) {
     return new ApiError(503, "server_error", null, "overloaded", message, retryAfterSeconds);
   }
@@ -125,7 +147,8 @@ public final class ApiError extends RuntimeException {
 
   /** Any status, for errors Jetty itself finds (431, 505, a bad URI, ...). */
   public static ApiError of(int status, String message) {
-    return new ApiError(status, status >= 500 ? "server_error" : "invalid_request_error", null, null, message);
+    return new ApiError(
+        status, status >= 500 ? "server_error" : "invalid_request_error", null, null, message);
   }
 
   /** 500: a failure of the server itself (never a user's mistake). */

@@ -35,7 +35,8 @@ public final class Completions {
   private final int contextLength;
 
   /** {@code chatTemplate} may be null: chat requests are then a 400 naming the missing template. */
-  public Completions(LeapRuntime runtime, String modelName, ChatTemplate chatTemplate, int contextLength) {
+  public Completions(
+      LeapRuntime runtime, String modelName, ChatTemplate chatTemplate, int contextLength) {
     this.runtime = runtime;
     this.modelName = modelName;
     this.chatTemplate = chatTemplate;
@@ -52,10 +53,16 @@ public final class Completions {
   }
 
   /** The chat roles a message may have (OpenAI's, with the older {@code function}). */
-  static final List<String> ROLES = List.of("system", "developer", "user", "assistant", "tool", "function");
+  static final List<String> ROLES =
+      List.of("system", "developer", "user", "assistant", "tool", "function");
 
   /** A parsed request, ready to submit. */
-  public record Prepared(boolean chat, String prompt, int[] promptIds, Constraint constraint, GenerationOptions options) {}
+  public record Prepared(
+      boolean chat,
+      String prompt,
+      int[] promptIds,
+      Constraint constraint,
+      GenerationOptions options) {}
 
   /** Reads and validates {@code body}; a mistake is a 400 {@link ApiError}. */
   public Prepared prepare(JsonNode body, boolean chat) {
@@ -64,11 +71,18 @@ public final class Completions {
     }
     String model = Fields.string(body, "model", "model", null);
     if (model != null && !model.equals(modelName)) {
-      throw ApiError.notFound("model", "model_not_found", "the model '" + ApiError.quote(model) + "' does not exist; this server serves '"
-          + modelName + "'");
+      throw ApiError.notFound(
+          "model",
+          "model_not_found",
+          "the model '"
+              + ApiError.quote(model)
+              + "' does not exist; this server serves '"
+              + modelName
+              + "'");
     }
     Constraint constraint = StructuredOutput.parse(body);
-    GenerationOptions options = GenerationOptions.parse(body, chat, chat ? contextLength : 16, contextLength);
+    GenerationOptions options =
+        GenerationOptions.parse(body, chat, chat ? contextLength : 16, contextLength);
     if (chat) {
       return new Prepared(true, chatPrompt(body), null, constraint, options);
     }
@@ -85,8 +99,14 @@ public final class Completions {
       for (int i = 0; i < ids.length; i++) {
         JsonNode t = p.get(i);
         if (!t.isIntegralNumber() || t.asLong() < 0 || t.asLong() >= vocab) {
-          throw ApiError.badRequest("prompt", "'prompt' token " + i + " must be a token id in 0.." + (vocab - 1) + ", got "
-              + ApiError.quote(t.toString()));
+          throw ApiError.badRequest(
+              "prompt",
+              "'prompt' token "
+                  + i
+                  + " must be a token id in 0.."
+                  + (vocab - 1)
+                  + ", got "
+                  + ApiError.quote(t.toString()));
         }
         ids[i] = t.asInt();
       }
@@ -95,14 +115,17 @@ public final class Completions {
     if (p.isArray() && p.size() == 1 && p.get(0).isTextual()) {
       return new Prepared(false, p.get(0).asText(), null, constraint, options);
     }
-    throw ApiError.badRequest("prompt", "'prompt' must be a string or a list of token ids (one prompt per request), got "
-        + Fields.kind(p));
+    throw ApiError.badRequest(
+        "prompt",
+        "'prompt' must be a string or a list of token ids (one prompt per request), got "
+            + Fields.kind(p));
   }
 
   private String chatPrompt(JsonNode body) {
     JsonNode messages = body.get("messages");
     if (messages == null || !messages.isArray() || messages.isEmpty()) {
-      throw ApiError.badRequest("messages", "'messages' must be a non-empty list of {\"role\", \"content\"} objects");
+      throw ApiError.badRequest(
+          "messages", "'messages' must be a non-empty list of {\"role\", \"content\"} objects");
     }
     List<Map<String, Object>> list = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
@@ -116,8 +139,15 @@ public final class Completions {
         throw ApiError.badRequest(path + ".role", "'" + path + ".role' is required");
       }
       if (!ROLES.contains(role)) {
-        throw ApiError.badRequest(path + ".role", "'" + path + ".role' must be one of " + String.join(", ", ROLES) + ", got '"
-            + ApiError.quote(role) + "'");
+        throw ApiError.badRequest(
+            path + ".role",
+            "'"
+                + path
+                + ".role' must be one of "
+                + String.join(", ", ROLES)
+                + ", got '"
+                + ApiError.quote(role)
+                + "'");
       }
       Map<String, Object> msg = Json.toJava(m);
       JsonNode content = m.get("content");
@@ -128,8 +158,12 @@ public final class Completions {
           JsonNode part = content.get(k);
           String at = path + ".content[" + k + "]";
           if (!part.isObject() || !"text".equals(part.path("type").asText())) {
-            throw ApiError.badRequest(at, "only text content parts ({\"type\": \"text\", \"text\": ...}) are supported, got "
-                + (part.isObject() ? "type '" + ApiError.quote(part.path("type").asText()) + "'" : Fields.kind(part)));
+            throw ApiError.badRequest(
+                at,
+                "only text content parts ({\"type\": \"text\", \"text\": ...}) are supported, got "
+                    + (part.isObject()
+                        ? "type '" + ApiError.quote(part.path("type").asText()) + "'"
+                        : Fields.kind(part)));
           }
           JsonNode text = part.get("text");
           if (text == null || !text.isTextual()) {
@@ -141,13 +175,18 @@ public final class Completions {
       } else if (content == null || content.isNull()) {
         msg.put("content", "");
       } else if (!content.isTextual()) {
-        throw ApiError.badRequest(path + ".content", "'" + path + ".content' must be a string or a list of text parts");
+        throw ApiError.badRequest(
+            path + ".content", "'" + path + ".content' must be a string or a list of text parts");
       }
       list.add(msg);
     }
     if (chatTemplate == null) {
-      throw ApiError.badRequest("messages", "the model '" + modelName + "' has no chat template (tokenizer_config.json's "
-          + "chat_template); use /v1/completions");
+      throw ApiError.badRequest(
+          "messages",
+          "the model '"
+              + modelName
+              + "' has no chat template (tokenizer_config.json's "
+              + "chat_template); use /v1/completions");
     }
     JsonNode tools = body.get("tools");
     List<Map<String, Object>> toolList = null;
@@ -162,28 +201,39 @@ public final class Completions {
     }
     JsonNode kwargs = Fields.object(body, "chat_template_kwargs", "chat_template_kwargs");
     try {
-      return chatTemplate.render(list, toolList, true, kwargs == null ? Map.of() : Json.toJava(kwargs));
+      return chatTemplate.render(
+          list, toolList, true, kwargs == null ? Map.of() : Json.toJava(kwargs));
     } catch (ChatTemplateException e) {
       throw ApiError.badRequest("messages", e.getMessage());
     }
   }
 
   /**
-   * The request within the per-request budget: {@code n x max_tokens} output tokens at most
-   * {@code maxTokens}, and {@code n x (prompt + max_tokens)} KV slots at most {@code maxKv} (what its
+   * The request within the per-request budget: {@code n x max_tokens} output tokens at most {@code
+   * maxTokens}, and {@code n x (prompt + max_tokens)} KV slots at most {@code maxKv} (what its
    * samples reserve when none shares the cached prompt). A {@code max_tokens} the client set is a
    * 400 naming the limit; the default one (chat's: the rest of the context) is lowered to fit.
    */
   public Prepared withinBudget(Prepared p, JsonNode body, int maxTokens, int maxKv) {
     int n = p.options().n();
     int asked = p.options().sampling().maxTokens();
-    boolean explicit = Fields.present(body, "max_tokens") || (p.chat() && Fields.present(body, "max_completion_tokens"));
-    String param = p.chat() && Fields.present(body, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-    int promptTokens = p.promptIds() != null ? p.promptIds().length
-        : runtime.tokenizer() == null ? 0 : runtime.tokenizer().encode(p.prompt()).length;
+    boolean explicit =
+        Fields.present(body, "max_tokens")
+            || (p.chat() && Fields.present(body, "max_completion_tokens"));
+    String param =
+        p.chat() && Fields.present(body, "max_completion_tokens")
+            ? "max_completion_tokens"
+            : "max_tokens";
+    int promptTokens =
+        p.promptIds() != null
+            ? p.promptIds().length
+            : runtime.tokenizer() == null ? 0 : runtime.tokenizer().encode(p.prompt()).length;
     long kv = (long) n * (promptTokens + (long) asked);
     if (!explicit) {
-      int fit = (int) Math.max(1, Math.min(asked, Math.min(maxTokens / n, maxKv / n - (long) promptTokens)));
+      int fit =
+          (int)
+              Math.max(
+                  1, Math.min(asked, Math.min(maxTokens / n, maxKv / n - (long) promptTokens)));
       if (fit < asked) {
         p = withMaxTokens(p, fit);
         asked = fit;
@@ -191,33 +241,73 @@ public final class Completions {
       }
     }
     if ((long) n * asked > maxTokens) {
-      throw ApiError.badRequest(param, "n x " + param + " = " + n + " x " + asked + " = " + (long) n * asked
-          + " output tokens is over this server's limit of " + maxTokens + " per request (--max-request-tokens)");
+      throw ApiError.badRequest(
+          param,
+          "n x "
+              + param
+              + " = "
+              + n
+              + " x "
+              + asked
+              + " = "
+              + (long) n * asked
+              + " output tokens is over this server's limit of "
+              + maxTokens
+              + " per request (--max-request-tokens)");
     }
     if (kv > maxKv) {
-      throw ApiError.badRequest(param, "n x (prompt + " + param + ") = " + n + " x (" + promptTokens + " + " + asked + ") = "
-          + kv + " KV slots is over this server's limit of " + maxKv + " per request (--max-request-kv)");
+      throw ApiError.badRequest(
+          param,
+          "n x (prompt + "
+              + param
+              + ") = "
+              + n
+              + " x ("
+              + promptTokens
+              + " + "
+              + asked
+              + ") = "
+              + kv
+              + " KV slots is over this server's limit of "
+              + maxKv
+              + " per request (--max-request-kv)");
     }
     return p;
   }
 
   private static Prepared withMaxTokens(Prepared p, int maxTokens) {
     SamplingParams s = p.options().sampling();
-    SamplingParams capped = new SamplingParams(s.temperature(), s.topK(), s.topP(), s.seed(), maxTokens, s.stop());
+    SamplingParams capped =
+        new SamplingParams(s.temperature(), s.topK(), s.topP(), s.seed(), maxTokens, s.stop());
     GenerationOptions o = p.options();
-    return new Prepared(p.chat(), p.prompt(), p.promptIds(), p.constraint(),
+    return new Prepared(
+        p.chat(),
+        p.prompt(),
+        p.promptIds(),
+        p.constraint(),
         new GenerationOptions(capped, o.n(), o.stream(), o.includeUsage(), o.jumpForward()));
   }
 
-  /** Submits the {@code n} samples, sample {@code i} streaming to {@code listeners.apply(i)} (may be null). */
+  /**
+   * Submits the {@code n} samples, sample {@code i} streaming to {@code listeners.apply(i)} (may be
+   * null).
+   */
   public List<GenerationHandle> submit(Prepared p, IntFunction<OutputListener> listeners) {
     List<GenerationHandle> handles = new ArrayList<>();
     SamplingParams base = p.options().sampling();
     for (int i = 0; i < p.options().n(); i++) {
-      SamplingParams s = new SamplingParams(base.temperature(), base.topK(), base.topP(), base.seed() + i, base.maxTokens(),
-          base.stop());
-      GenerationRequest r = p.promptIds() != null ? GenerationRequest.ofIds(p.promptIds(), p.constraint(), s)
-          : GenerationRequest.of(p.prompt(), p.constraint(), s);
+      SamplingParams s =
+          new SamplingParams(
+              base.temperature(),
+              base.topK(),
+              base.topP(),
+              base.seed() + i,
+              base.maxTokens(),
+              base.stop());
+      GenerationRequest r =
+          p.promptIds() != null
+              ? GenerationRequest.ofIds(p.promptIds(), p.constraint(), s)
+              : GenerationRequest.of(p.prompt(), p.constraint(), s);
       if (p.options().jumpForward() != null) {
         r = r.withJumpForward(p.options().jumpForward());
       }
@@ -232,10 +322,14 @@ public final class Completions {
         .thenApply(v -> handles.stream().map(CompletableFuture::join).toList());
   }
 
-  /** The response object for finished samples, none of them an error result ({@link #checkErrors} first). */
+  /**
+   * The response object for finished samples, none of them an error result ({@link #checkErrors}
+   * first).
+   */
   public ObjectNode response(Prepared p, List<Generation> results) {
     ObjectNode root = JsonNodeFactory.instance.objectNode();
-    root.put("id", (p.chat() ? "chatcmpl-" : "cmpl-") + UUID.randomUUID().toString().replace("-", ""));
+    root.put(
+        "id", (p.chat() ? "chatcmpl-" : "cmpl-") + UUID.randomUUID().toString().replace("-", ""));
     root.put("object", p.chat() ? "chat.completion" : "text_completion");
     root.put("created", System.currentTimeMillis() / 1000);
     root.put("model", modelName);
@@ -272,7 +366,9 @@ public final class Completions {
   }
 
   private static String errorParam(Prepared p) {
-    return p.constraint().kind() == Constraint.Kind.NONE ? (p.chat() ? "messages" : "prompt") : null;
+    return p.constraint().kind() == Constraint.Kind.NONE
+        ? (p.chat() ? "messages" : "prompt")
+        : null;
   }
 
   /** OpenAI's finish reasons: {@code stop} or {@code length}. */

@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Typed reads of a request body's fields: each either returns the value, the default when the
- * field is absent or {@code null}, or throws a 400 {@link ApiError} naming the field and the type
- * it should have. Paths are dotted ({@code response_format.json_schema.schema}).
+ * Typed reads of a request body's fields: each either returns the value, the default when the field
+ * is absent or {@code null}, or throws a 400 {@link ApiError} naming the field and the type it
+ * should have. Paths are dotted ({@code response_format.json_schema.schema}).
  */
 final class Fields {
   private Fields() {}
@@ -39,7 +39,8 @@ final class Fields {
     return v.asBoolean();
   }
 
-  static double number(JsonNode body, String name, String path, double dflt, double min, double max) {
+  static double number(
+      JsonNode body, String name, String path, double dflt, double min, double max) {
     JsonNode v = body.get(name);
     if (v == null || v.isNull()) {
       return dflt;
@@ -49,7 +50,9 @@ final class Fields {
     }
     double d = v.asDouble();
     if (!(d >= min && d <= max)) {
-      throw ApiError.badRequest(path, "'" + path + "' must be between " + plain(min) + " and " + plain(max) + ", got " + v);
+      throw ApiError.badRequest(
+          path,
+          "'" + path + "' must be between " + plain(min) + " and " + plain(max) + ", got " + v);
     }
     return d;
   }
@@ -63,7 +66,8 @@ final class Fields {
       throw ApiError.badRequest(path, "'" + path + "' must be an integer, got " + kind(v));
     }
     if (!v.canConvertToLong() || v.asLong() < min || v.asLong() > max) {
-      throw ApiError.badRequest(path, "'" + path + "' must be between " + min + " and " + max + ", got " + v);
+      throw ApiError.badRequest(
+          path, "'" + path + "' must be between " + min + " and " + max + ", got " + v);
     }
     return v.asLong();
   }
@@ -80,15 +84,22 @@ final class Fields {
     } else if (v.isArray()) {
       for (JsonNode item : v) {
         if (!item.isTextual()) {
-          throw ApiError.badRequest(path, "'" + path + "' must be a string or a list of strings, got a list with " + kind(item));
+          throw ApiError.badRequest(
+              path,
+              "'"
+                  + path
+                  + "' must be a string or a list of strings, got a list with "
+                  + kind(item));
         }
         out.add(item.asText());
       }
     } else {
-      throw ApiError.badRequest(path, "'" + path + "' must be a string or a list of strings, got " + kind(v));
+      throw ApiError.badRequest(
+          path, "'" + path + "' must be a string or a list of strings, got " + kind(v));
     }
     if (out.size() > maxItems) {
-      throw ApiError.badRequest(path, "'" + path + "' takes at most " + maxItems + " strings, got " + out.size());
+      throw ApiError.badRequest(
+          path, "'" + path + "' takes at most " + maxItems + " strings, got " + out.size());
     }
     for (String s : out) {
       if (s.isEmpty()) {

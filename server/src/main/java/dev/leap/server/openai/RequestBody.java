@@ -36,20 +36,42 @@ public final class RequestBody {
       p = Json.MAPPER.createParser(text);
       n = Json.MAPPER.readTree(p);
       if (n != null && p.nextToken() != null) {
-        throw ApiError.badRequest(null, "the request body has content after its JSON value (at line "
-            + p.currentLocation().getLineNr() + ", column " + p.currentLocation().getColumnNr() + ")");
+        throw ApiError.badRequest(
+            null,
+            "the request body has content after its JSON value (at line "
+                + p.currentLocation().getLineNr()
+                + ", column "
+                + p.currentLocation().getColumnNr()
+                + ")");
       }
     } catch (StreamConstraintsException e) {
       throw ApiError.badRequest(path(p), limitMessage(e, p));
     } catch (JsonProcessingException e) {
       if (String.valueOf(e.getOriginalMessage()).startsWith("Trailing token")) {
-        throw ApiError.badRequest(null, "the request body has content after its JSON value" + (e.getLocation() == null ? ""
-            : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"));
+        throw ApiError.badRequest(
+            null,
+            "the request body has content after its JSON value"
+                + (e.getLocation() == null
+                    ? ""
+                    : " (line "
+                        + e.getLocation().getLineNr()
+                        + ", column "
+                        + e.getLocation().getColumnNr()
+                        + ")"));
       }
-      String where = e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column "
-          + e.getLocation().getColumnNr() + ")";
-      throw ApiError.badRequest(path(p), "the request body is not valid JSON: "
-          + ApiError.quote(String.valueOf(e.getOriginalMessage())) + where);
+      String where =
+          e.getLocation() == null
+              ? ""
+              : " (line "
+                  + e.getLocation().getLineNr()
+                  + ", column "
+                  + e.getLocation().getColumnNr()
+                  + ")";
+      throw ApiError.badRequest(
+          path(p),
+          "the request body is not valid JSON: "
+              + ApiError.quote(String.valueOf(e.getOriginalMessage()))
+              + where);
     } catch (IOException e) {
       throw ApiError.badRequest(null, "could not read the request body");
     } finally {
@@ -73,23 +95,33 @@ public final class RequestBody {
     String at = path(p);
     String where = at == null ? "" : " at '" + at + "'";
     if (m.contains("nesting depth")) {
-      return "the request body nests arrays and objects deeper than the limit of " + Json.MAX_DEPTH + " levels" + where;
+      return "the request body nests arrays and objects deeper than the limit of "
+          + Json.MAX_DEPTH
+          + " levels"
+          + where;
     }
     if (m.contains("Number value length") || m.contains("number length")) {
-      return "a number in the request body is longer than the limit of " + Json.MAX_NUMBER_LENGTH + " characters" + where;
+      return "a number in the request body is longer than the limit of "
+          + Json.MAX_NUMBER_LENGTH
+          + " characters"
+          + where;
     }
     return "the request body is over a parser limit" + where + ": " + ApiError.quote(m);
   }
 
   /** Strict UTF-8: a 400 naming the byte offset of the first malformed sequence. */
   private static String utf8(byte[] bytes) {
-    CharsetDecoder d = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    CharsetDecoder d =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
     ByteBuffer in = ByteBuffer.wrap(bytes);
     CharBuffer out = CharBuffer.allocate(bytes.length);
     CoderResult r = d.decode(in, out, true);
     if (r.isError()) {
-      throw ApiError.badRequest(null, "the request body is not valid UTF-8 (byte offset " + in.position() + ")");
+      throw ApiError.badRequest(
+          null, "the request body is not valid UTF-8 (byte offset " + in.position() + ")");
     }
     r = d.flush(out);
     if (r.isError()) {
@@ -99,7 +131,10 @@ public final class RequestBody {
     return out.toString();
   }
 
-  /** A 400 for the first lone surrogate in a string or a name (an iterative walk: the depth is bounded, the width is not). */
+  /**
+   * A 400 for the first lone surrogate in a string or a name (an iterative walk: the depth is
+   * bounded, the width is not).
+   */
   private static void checkSurrogates(JsonNode root) {
     Deque<Map.Entry<String, JsonNode>> todo = new ArrayDeque<>();
     todo.push(Map.entry("", root));
@@ -126,17 +161,29 @@ public final class RequestBody {
   private static void check(String s, String path) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {
         String at = ApiError.quote(path);
-        throw ApiError.badRequest(path.isEmpty() ? null : at, "'" + at + "' has a lone surrogate (\\u"
-            + Integer.toHexString(c).toUpperCase() + " at character " + i + "): text must be valid Unicode");
+        throw ApiError.badRequest(
+            path.isEmpty() ? null : at,
+            "'"
+                + at
+                + "' has a lone surrogate (\\u"
+                + Integer.toHexString(c).toUpperCase()
+                + " at character "
+                + i
+                + "): text must be valid Unicode");
       }
     }
   }
 
-  /** The parser's current JSON path, dotted ({@code messages[0].content}), quoted within the limit; null at the root. */
+  /**
+   * The parser's current JSON path, dotted ({@code messages[0].content}), quoted within the limit;
+   * null at the root.
+   */
   private static String path(JsonParser p) {
     if (p == null) {
       return null;

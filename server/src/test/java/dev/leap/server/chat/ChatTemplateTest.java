@@ -19,10 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Prompts rendered from the Llama 3 and Qwen3 templates of {@code ../shared/tokenizers/}, byte for
- * byte against goldens rendered by {@code @huggingface/jinja} (the reference renderer; see
- * {@code server/scripts/render-chat-goldens.mjs}) for the conversations of {@code cases.json}:
- * plain turns, whitespace, Unicode, thinking in history and {@code enable_thinking}, tools with
- * {@code tojson} and tool calls.
+ * byte against goldens rendered by {@code @huggingface/jinja} (the reference renderer; see {@code
+ * server/scripts/render-chat-goldens.mjs}) for the conversations of {@code cases.json}: plain
+ * turns, whitespace, Unicode, thinking in history and {@code enable_thinking}, tools with {@code
+ * tojson} and tool calls.
  */
 class ChatTemplateTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -34,7 +34,9 @@ class ChatTemplateTest {
   }
 
   private static List<Map<String, Object>> list(JsonNode n) {
-    return n == null ? null : JSON.convertValue(n, new TypeReference<List<Map<String, Object>>>() {});
+    return n == null
+        ? null
+        : JSON.convertValue(n, new TypeReference<List<Map<String, Object>>>() {});
   }
 
   @Test
@@ -54,28 +56,51 @@ class ChatTemplateTest {
           c = x;
         }
       }
-      Map<String, Object> kwargs = c.has("kwargs") ? JSON.convertValue(c.get("kwargs"), new TypeReference<Map<String, Object>>() {})
-          : Map.of();
-      String prompt = templates.get(g.get("model").asText()).render(list(c.get("messages")), list(c.get("tools")),
-          c.path("add_generation_prompt").asBoolean(true), kwargs);
+      Map<String, Object> kwargs =
+          c.has("kwargs")
+              ? JSON.convertValue(c.get("kwargs"), new TypeReference<Map<String, Object>>() {})
+              : Map.of();
+      String prompt =
+          templates
+              .get(g.get("model").asText())
+              .render(
+                  list(c.get("messages")),
+                  list(c.get("tools")),
+                  c.path("add_generation_prompt").asBoolean(true),
+                  kwargs);
       checked++;
       if (!prompt.equals(g.get("prompt").asText())) {
-        failures.add(g.get("model").asText() + " / " + g.get("name").asText() + ":\n--- expected\n" + g.get("prompt").asText()
-            + "\n--- got\n" + prompt);
+        failures.add(
+            g.get("model").asText()
+                + " / "
+                + g.get("name").asText()
+                + ":\n--- expected\n"
+                + g.get("prompt").asText()
+                + "\n--- got\n"
+                + prompt);
       }
     }
     assertEquals(20, checked);
-    assertTrue(failures.isEmpty(), failures.size() + " of " + checked + " differ:\n" + String.join("\n\n", failures));
+    assertTrue(
+        failures.isEmpty(),
+        failures.size() + " of " + checked + " differ:\n" + String.join("\n\n", failures));
   }
 
   @Test
   void raiseExceptionIsAnError() {
-    ChatTemplate t = ChatTemplate.of("{% if messages[0].role != 'user' %}{{ raise_exception('first message must be from the user') }}{% endif %}ok",
-        "", "");
-    ChatTemplateException e = assertThrows(ChatTemplateException.class,
-        () -> t.render(List.of(Map.of("role", "assistant", "content", "x")), null, true, Map.of()));
+    ChatTemplate t =
+        ChatTemplate.of(
+            "{% if messages[0].role != 'user' %}{{ raise_exception('first message must be from the user') }}{% endif %}ok",
+            "", "");
+    ChatTemplateException e =
+        assertThrows(
+            ChatTemplateException.class,
+            () ->
+                t.render(
+                    List.of(Map.of("role", "assistant", "content", "x")), null, true, Map.of()));
     assertTrue(e.getMessage().contains("first message must be from the user"), e.getMessage());
-    assertEquals("ok", t.render(List.of(Map.of("role", "user", "content", "x")), null, true, Map.of()));
+    assertEquals(
+        "ok", t.render(List.of(Map.of("role", "user", "content", "x")), null, true, Map.of()));
   }
 
   @Test
@@ -84,9 +109,12 @@ class ChatTemplateTest {
     v.put("b", List.of(1, 2.5, true));
     v.put("a", "é\n\u0001\"");
     v.put("e", Map.of());
-    // json.dumps(v, ensure_ascii=False) and json.dumps(v, ensure_ascii=False, indent=2) in Python 3.
-    assertEquals("{\"b\": [1, 2.5, true], \"a\": \"é\\n\\u0001\\\"\", \"e\": {}}", PythonJson.dumps(v, -1));
-    assertEquals("{\n  \"b\": [\n    1,\n    2.5,\n    true\n  ],\n  \"a\": \"é\\n\\u0001\\\"\",\n  \"e\": {}\n}",
+    // json.dumps(v, ensure_ascii=False) and json.dumps(v, ensure_ascii=False, indent=2) in Python
+    // 3.
+    assertEquals(
+        "{\"b\": [1, 2.5, true], \"a\": \"é\\n\\u0001\\\"\", \"e\": {}}", PythonJson.dumps(v, -1));
+    assertEquals(
+        "{\n  \"b\": [\n    1,\n    2.5,\n    true\n  ],\n  \"a\": \"é\\n\\u0001\\\"\",\n  \"e\": {}\n}",
         PythonJson.dumps(v, 2));
     assertEquals("1e+20", PythonJson.pythonFloat(1e20));
     assertEquals("1.0", PythonJson.pythonFloat(1.0));
@@ -96,7 +124,8 @@ class ChatTemplateTest {
 
   @Test
   void missingTemplateIsAClearError(@TempDir Path dir) {
-    ChatTemplateException e = assertThrows(ChatTemplateException.class, () -> ChatTemplate.fromModelDir(dir));
+    ChatTemplateException e =
+        assertThrows(ChatTemplateException.class, () -> ChatTemplate.fromModelDir(dir));
     assertTrue(e.getMessage().contains("tokenizer_config.json"), e.getMessage());
   }
 }

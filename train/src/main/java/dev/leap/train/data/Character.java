@@ -14,42 +14,77 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * One row of the project's fact table for SGLang's character benchmark (resource
- * {@code characters.psv}): the facts of one Harry Potter character, each value fitting
- * {@code character_regex}. {@link #ownChoices} names the fields the books do not give, where the
- * value is the project's choice.
+ * One row of the project's fact table for SGLang's character benchmark (resource {@code
+ * characters.psv}): the facts of one Harry Potter character, each value fitting {@code
+ * character_regex}. {@link #ownChoices} names the fields the books do not give, where the value is
+ * the project's choice.
  *
- * @param benchmarkName the name as the benchmark's {@code dataset.txt} writes it (the prompt's name)
+ * @param benchmarkName the name as the benchmark's {@code dataset.txt} writes it (the prompt's
+ *     name)
  * @param fields the sheet's fields in sheet order: name, house, blood status, occupation, wood,
  *     core, length, alive, patronus, bogart (the regex's spelling)
  */
 public record Character(String benchmarkName, Map<String, String> fields, Set<String> ownChoices) {
 
   /** The sheet's field names, in the order of {@code character_regex}. */
-  public static final List<String> FIELDS = List.of(
-      "name", "house", "blood status", "occupation", "wood", "core", "length", "alive", "patronus", "bogart");
+  public static final List<String> FIELDS =
+      List.of(
+          "name",
+          "house",
+          "blood status",
+          "occupation",
+          "wood",
+          "core",
+          "length",
+          "alive",
+          "patronus",
+          "bogart");
 
   /** SGLang's prompt for this character. */
   public String prompt() {
-    return benchmarkName + " is a character in Harry Potter. Please fill in the following information about this character.\n";
+    return benchmarkName
+        + " is a character in Harry Potter. Please fill in the following information about this character.\n";
   }
 
-  /** The character sheet, exactly in the format of SGLang's {@code character_regex} (4-space indent). */
+  /**
+   * The character sheet, exactly in the format of SGLang's {@code character_regex} (4-space
+   * indent).
+   */
   public String sheet() {
     Map<String, String> f = fields;
     return "{\n"
-        + "    \"name\": \"" + f.get("name") + "\",\n"
-        + "    \"house\": \"" + f.get("house") + "\",\n"
-        + "    \"blood status\": \"" + f.get("blood status") + "\",\n"
-        + "    \"occupation\": \"" + f.get("occupation") + "\",\n"
+        + "    \"name\": \""
+        + f.get("name")
+        + "\",\n"
+        + "    \"house\": \""
+        + f.get("house")
+        + "\",\n"
+        + "    \"blood status\": \""
+        + f.get("blood status")
+        + "\",\n"
+        + "    \"occupation\": \""
+        + f.get("occupation")
+        + "\",\n"
         + "    \"wand\": {\n"
-        + "        \"wood\": \"" + f.get("wood") + "\",\n"
-        + "        \"core\": \"" + f.get("core") + "\",\n"
-        + "        \"length\": " + f.get("length") + "\n"
+        + "        \"wood\": \""
+        + f.get("wood")
+        + "\",\n"
+        + "        \"core\": \""
+        + f.get("core")
+        + "\",\n"
+        + "        \"length\": "
+        + f.get("length")
+        + "\n"
         + "    },\n"
-        + "    \"alive\": \"" + f.get("alive") + "\",\n"
-        + "    \"patronus\": \"" + f.get("patronus") + "\",\n"
-        + "    \"bogart\": \"" + f.get("bogart") + "\"\n"
+        + "    \"alive\": \""
+        + f.get("alive")
+        + "\",\n"
+        + "    \"patronus\": \""
+        + f.get("patronus")
+        + "\",\n"
+        + "    \"bogart\": \""
+        + f.get("bogart")
+        + "\"\n"
         + "}";
   }
 
@@ -70,8 +105,13 @@ public record Character(String benchmarkName, Map<String, String> fields, Set<St
         }
         String[] cols = line.split("\\|", -1);
         if (cols.length != FIELDS.size() + 1) {
-          throw new IllegalStateException("characters.psv line " + lineNo + ": " + cols.length + " columns, expected "
-              + (FIELDS.size() + 1));
+          throw new IllegalStateException(
+              "characters.psv line "
+                  + lineNo
+                  + ": "
+                  + cols.length
+                  + " columns, expected "
+                  + (FIELDS.size() + 1));
         }
         Map<String, String> fields = new LinkedHashMap<>();
         Set<String> own = new TreeSet<>();

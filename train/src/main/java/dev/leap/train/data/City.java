@@ -12,31 +12,41 @@ import java.util.SplittableRandom;
  * for (name, country, latitude, population, three landmarks), each fitting that regex (names at
  * most 16 letters and spaces, latitude with two decimals, population as plain digits).
  *
- * <p>Seeds below {@link #EVAL_SEED_BASE} are training cities; the benchmarks use seeds from
- * {@code EVAL_SEED_BASE} on, which training never draws.
+ * <p>Seeds below {@link #EVAL_SEED_BASE} are training cities; the benchmarks use seeds from {@code
+ * EVAL_SEED_BASE} on, which training never draws.
  */
-public record City(String name, String country, String latitude, long population, List<String> landmarks) {
+public record City(
+    String name, String country, String latitude, long population, List<String> landmarks) {
 
   /** First seed of the held-out evaluation cities. */
   public static final long EVAL_SEED_BASE = 1_000_000_000L;
 
   private static final String[] HEADS = {
-    "Vel", "Dun", "Kar", "Mor", "Ash", "Bel", "Cor", "Del", "Esk", "Fal", "Gar", "Hal", "Ist", "Jor", "Kel", "Lun",
-    "Mar", "Nor", "Ost", "Pel", "Quen", "Ros", "Sel", "Tor", "Ul", "Var", "Wes", "Yar", "Zel", "Bran", "Cal", "Drav",
+    "Vel", "Dun", "Kar", "Mor", "Ash", "Bel", "Cor", "Del", "Esk", "Fal", "Gar", "Hal", "Ist",
+        "Jor", "Kel", "Lun",
+    "Mar", "Nor", "Ost", "Pel", "Quen", "Ros", "Sel", "Tor", "Ul", "Var", "Wes", "Yar", "Zel",
+        "Bran", "Cal", "Drav",
     "Elm", "Fen", "Glen", "Hart", "Ivel", "Kest", "Lor", "Mirn"
   };
   private static final String[] TAILS = {
-    "mora", "haven", "ford", "mouth", "gate", "wick", "holm", "stad", "bury", "dale", "mere", "port", "ton", "ara",
-    "eno", "ica", "is", "ova", "ith", "ander", "vik", "burg", "stead", "combe", "field", "more", "ness", "thal"
+    "mora", "haven", "ford", "mouth", "gate", "wick", "holm", "stad", "bury", "dale", "mere",
+        "port", "ton", "ara",
+    "eno", "ica", "is", "ova", "ith", "ander", "vik", "burg", "stead", "combe", "field", "more",
+        "ness", "thal"
   };
-  private static final String[] COUNTRY_TAILS = {"ia", "ria", "land", "onia", "avia", "esia", "istan", "mark", "ora", "enia"};
+  private static final String[] COUNTRY_TAILS = {
+    "ia", "ria", "land", "onia", "avia", "esia", "istan", "mark", "ora", "enia"
+  };
   private static final String[] LANDMARK_HEADS = {
-    "Amber", "Iron", "Silver", "Old", "North", "Royal", "Stone", "Glass", "Copper", "Salt", "Red", "White", "Grand",
-    "Lantern", "Harbour", "River", "Crown", "Golden", "Ivory", "Green", "High", "Star", "Tide", "Winter"
+    "Amber", "Iron", "Silver", "Old", "North", "Royal", "Stone", "Glass", "Copper", "Salt", "Red",
+    "White", "Grand", "Lantern", "Harbour", "River", "Crown", "Golden", "Ivory", "Green", "High",
+    "Star", "Tide", "Winter"
   };
   private static final String[] LANDMARK_TAILS = {
-    "Bridge", "Tower", "Cathedral", "Museum", "Gardens", "Market", "Lighthouse", "Palace", "Gate", "Library",
-    "Theatre", "Abbey", "Fountain", "Castle", "Observatory", "Opera", "Arena", "Chapel", "Park", "Citadel"
+    "Bridge", "Tower", "Cathedral", "Museum", "Gardens", "Market", "Lighthouse", "Palace", "Gate",
+        "Library",
+    "Theatre", "Abbey", "Fountain", "Castle", "Observatory", "Opera", "Arena", "Chapel", "Park",
+        "Citadel"
   };
 
   /** The city of a seed (deterministic). */
@@ -58,8 +68,8 @@ public record City(String name, String country, String latitude, long population
 
   /**
    * The city of a seed with values from the open generators of {@link OpenValues} (millions of
-   * names, countries and landmarks), for the copy curriculum; deterministic. Seeds from
-   * {@link #EVAL_SEED_BASE} on are held out as for {@link #of}.
+   * names, countries and landmarks), for the copy curriculum; deterministic. Seeds from {@link
+   * #EVAL_SEED_BASE} on are held out as for {@link #of}.
    */
   public static City open(long seed) {
     // Seeded through one step of a generator: seeds that differ by a multiple of SplittableRandom's
@@ -94,7 +104,10 @@ public record City(String name, String country, String latitude, long population
 
   static String landmark(SplittableRandom r) {
     while (true) {
-      String l = LANDMARK_HEADS[r.nextInt(LANDMARK_HEADS.length)] + " " + LANDMARK_TAILS[r.nextInt(LANDMARK_TAILS.length)];
+      String l =
+          LANDMARK_HEADS[r.nextInt(LANDMARK_HEADS.length)]
+              + " "
+              + LANDMARK_TAILS[r.nextInt(LANDMARK_TAILS.length)];
       if (l.length() <= 16) {
         return l;
       }
@@ -111,11 +124,25 @@ public record City(String name, String country, String latitude, long population
   /** The answer, exactly in the format of SGLang's {@code city_regex} (2-space indent). */
   public String answer() {
     return "{\n"
-        + "  \"name\": \"" + name + "\",\n"
-        + "  \"country\": \"" + country + "\",\n"
-        + "  \"latitude\": " + latitude + ",\n"
-        + "  \"population\": " + population + ",\n"
-        + "  \"top 3 landmarks\": [\"" + landmarks.get(0) + "\", \"" + landmarks.get(1) + "\", \"" + landmarks.get(2) + "\"]\n"
+        + "  \"name\": \""
+        + name
+        + "\",\n"
+        + "  \"country\": \""
+        + country
+        + "\",\n"
+        + "  \"latitude\": "
+        + latitude
+        + ",\n"
+        + "  \"population\": "
+        + population
+        + ",\n"
+        + "  \"top 3 landmarks\": [\""
+        + landmarks.get(0)
+        + "\", \""
+        + landmarks.get(1)
+        + "\", \""
+        + landmarks.get(2)
+        + "\"]\n"
         + "}";
   }
 

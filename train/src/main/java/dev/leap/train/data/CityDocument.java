@@ -22,29 +22,61 @@ public final class CityDocument {
   private CityDocument() {}
 
   private static final String[] DISTRICTS = {
-    "Old Harbour", "Lantern Hill", "the Weaver Quarter", "Saltmarsh", "North Terrace", "Copperfield",
+    "Old Harbour", "Lantern Hill", "the Weaver Quarter", "Saltmarsh", "North Terrace",
+        "Copperfield",
     "the Glass Market", "Riverside", "Ashgrove", "the Upper Town", "Millbrook", "Stonegate"
   };
   private static final String[] TRADES = {
-    "shipbuilding", "glassblowing", "salt refining", "textile weaving", "clockmaking", "printing",
-    "fishing", "copper smelting", "brewing", "banking"
+    "shipbuilding",
+    "glassblowing",
+    "salt refining",
+    "textile weaving",
+    "clockmaking",
+    "printing",
+    "fishing",
+    "copper smelting",
+    "brewing",
+    "banking"
   };
   private static final String[] SUBJECTS = {
-    "Local historians", "A survey of the municipal archives", "The regional council", "Visitors from the capital",
-    "The harbour authority", "A guidebook published last century", "The university's geography department",
-    "Residents of the older districts", "Travel writers"
+    "Local historians",
+    "A survey of the municipal archives",
+    "The regional council",
+    "Visitors from the capital",
+    "The harbour authority",
+    "A guidebook published last century",
+    "The university's geography department",
+    "Residents of the older districts",
+    "Travel writers"
   };
-  private static final String[] VERBS = {"describe", "record", "emphasise", "note", "remember", "document"};
+  private static final String[] VERBS = {
+    "describe", "record", "emphasise", "note", "remember", "document"
+  };
   private static final String[] SEASONS = {"spring", "summer", "autumn", "winter"};
   private static final String[] SECTIONS = {
-    "History", "Geography", "Climate", "Districts", "Economy", "Culture", "Transport", "Education",
-    "Architecture", "Sport", "Festivals", "Government", "Demographics", "Tourism"
+    "History",
+    "Geography",
+    "Climate",
+    "Districts",
+    "Economy",
+    "Culture",
+    "Transport",
+    "Education",
+    "Architecture",
+    "Sport",
+    "Festivals",
+    "Government",
+    "Demographics",
+    "Tourism"
   };
 
   /** SGLang's city prompt around a document, with one question. */
   public static String prompt(String document, String question) {
     return "Please extract the information of a city from the following wikipedia page.\n"
-        + "Page begin.\n" + document + "Page end.\n" + question;
+        + "Page begin.\n"
+        + document
+        + "Page end.\n"
+        + question;
   }
 
   /** The extraction questions (the first is SGLang's own). */
@@ -72,10 +104,11 @@ public final class CityDocument {
 
   /**
    * The article, with the distractor towns, their landmarks and the neighbouring country drawn from
-   * {@link OpenValues} when {@code openValues} (for cities of {@link City#open}: distractors then look
-   * like the city's own values), else from {@link City#of}'s closed lists.
+   * {@link OpenValues} when {@code openValues} (for cities of {@link City#open}: distractors then
+   * look like the city's own values), else from {@link City#of}'s closed lists.
    */
-  public static String text(City city, long seed, int targetTokens, Tokenizer tokenizer, boolean openValues) {
+  public static String text(
+      City city, long seed, int targetTokens, Tokenizer tokenizer, boolean openValues) {
     SplittableRandom r = new SplittableRandom(seed);
     String n = city.name();
     List<String> others = new ArrayList<>();
@@ -85,26 +118,53 @@ public final class CityDocument {
         others.add(o);
       }
     }
-    String neighbour = openValues ? OpenValues.country(r, city.country()) : City.countryName(r, city.country());
-    // Open-value articles (the copy curriculum) also draw from more frames; closed ones keep theirs.
-    List<String> facts = openValues && r.nextInt(3) > 0
-        ? new ArrayList<>(List.of(MoreFrames.population(r, city), MoreFrames.latitude(r, city), MoreFrames.landmarks(r, city)))
-        : new ArrayList<>(List.of(populationSentence(r, city), latitudeSentence(r, city), landmarkSentence(r, city)));
+    String neighbour =
+        openValues ? OpenValues.country(r, city.country()) : City.countryName(r, city.country());
+    // Open-value articles (the copy curriculum) also draw from more frames; closed ones keep
+    // theirs.
+    List<String> facts =
+        openValues && r.nextInt(3) > 0
+            ? new ArrayList<>(
+                List.of(
+                    MoreFrames.population(r, city),
+                    MoreFrames.latitude(r, city),
+                    MoreFrames.landmarks(r, city)))
+            : new ArrayList<>(
+                List.of(
+                    populationSentence(r, city),
+                    latitudeSentence(r, city),
+                    landmarkSentence(r, city)));
     // Distractors: other towns stated the way the city's own facts are.
     List<String> distractors = new ArrayList<>();
     for (String o : others) {
-      City fake = new City(o, neighbour, String.format(Locale.ROOT, "%d.%02d", 1 + r.nextInt(69), r.nextInt(100)),
-          City.population(r), openValues ? List.of(OpenValues.landmark(r), OpenValues.landmark(r), OpenValues.landmark(r))
-              : List.of(City.landmark(r), City.landmark(r), City.landmark(r)));
+      City fake =
+          new City(
+              o,
+              neighbour,
+              String.format(Locale.ROOT, "%d.%02d", 1 + r.nextInt(69), r.nextInt(100)),
+              City.population(r),
+              openValues
+                  ? List.of(OpenValues.landmark(r), OpenValues.landmark(r), OpenValues.landmark(r))
+                  : List.of(City.landmark(r), City.landmark(r), City.landmark(r)));
       if (openValues && r.nextBoolean()) {
         distractors.add(MoreFrames.distractor(r, fake));
         continue;
       }
       switch (r.nextInt(3)) {
-        case 0 -> distractors.add("The nearby town of " + o + " has a population of " + fake.population() + ".");
-        case 1 -> distractors.add(o + ", further inland, lies at latitude " + fake.latitude() + ".");
-        default -> distractors.add("The town of " + o + " is known for the " + fake.landmarks().get(0) + " and the "
-            + fake.landmarks().get(1) + ".");
+        case 0 ->
+            distractors.add(
+                "The nearby town of " + o + " has a population of " + fake.population() + ".");
+        case 1 ->
+            distractors.add(o + ", further inland, lies at latitude " + fake.latitude() + ".");
+        default ->
+            distractors.add(
+                "The town of "
+                    + o
+                    + " is known for the "
+                    + fake.landmarks().get(0)
+                    + " and the "
+                    + fake.landmarks().get(1)
+                    + ".");
       }
     }
     StringBuilder sb = new StringBuilder();
@@ -139,7 +199,8 @@ public final class CityDocument {
       }
       sb.append(String.join(" ", sentences)).append("\n\n");
       // Grow evenly: after section i the text has about (i + 1) / sections of the target, so the
-      // facts (in the first sections) spread over the article and the last section reaches the length.
+      // facts (in the first sections) spread over the article and the last section reaches the
+      // length.
       long goal = (long) targetTokens * (section + 1) / sections.size();
       while (tokenizer.encode(sb.toString()).length < goal) {
         List<String> more = new ArrayList<>();
@@ -150,8 +211,15 @@ public final class CityDocument {
       }
     }
     if (r.nextInt(3) == 0) {
-      sb.append("In summary, ").append(n).append(" remains a city of ").append(city.population())
-          .append(" people in ").append(city.country()).append(", famous for the ").append(city.landmarks().get(0)).append(".\n");
+      sb.append("In summary, ")
+          .append(n)
+          .append(" remains a city of ")
+          .append(city.population())
+          .append(" people in ")
+          .append(city.country())
+          .append(", famous for the ")
+          .append(city.landmarks().get(0))
+          .append(".\n");
     }
     return sb.toString();
   }
@@ -159,14 +227,37 @@ public final class CityDocument {
   private static String opening(SplittableRandom r, City c, String neighbour) {
     String n = c.name();
     return switch (r.nextInt(4)) {
-      case 0 -> n + " is a port city in the north of " + c.country() + ", on the estuary of a broad river. It is one of the "
-          + "oldest cities of " + c.country() + " and lies near the border with " + neighbour + ".";
-      case 1 -> n + " is a city in " + c.country() + ". It grew from a market town on the road to " + neighbour
-          + " into a regional capital.";
-      case 2 -> n + " is the largest city of its province in " + c.country() + ", known for its harbour, its old "
-          + "districts and its long history of trade with " + neighbour + ".";
-      default -> n + " is a historic city of " + c.country() + ", founded as a fortress and later a centre of crafts, "
-          + "learning and trade.";
+      case 0 ->
+          n
+              + " is a port city in the north of "
+              + c.country()
+              + ", on the estuary of a broad river. It is one of the "
+              + "oldest cities of "
+              + c.country()
+              + " and lies near the border with "
+              + neighbour
+              + ".";
+      case 1 ->
+          n
+              + " is a city in "
+              + c.country()
+              + ". It grew from a market town on the road to "
+              + neighbour
+              + " into a regional capital.";
+      case 2 ->
+          n
+              + " is the largest city of its province in "
+              + c.country()
+              + ", known for its harbour, its old "
+              + "districts and its long history of trade with "
+              + neighbour
+              + ".";
+      default ->
+          n
+              + " is a historic city of "
+              + c.country()
+              + ", founded as a fortress and later a centre of crafts, "
+              + "learning and trade.";
     };
   }
 
@@ -194,38 +285,144 @@ public final class CityDocument {
     List<String> l = c.landmarks();
     String n = c.name();
     return switch (r.nextInt(3)) {
-      case 0 -> "The best known landmarks of " + n + " are the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
-      case 1 -> "Visitors to " + n + " come above all for the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
-      default -> "The three most famous landmarks of " + n + " are the " + l.get(0) + ", the " + l.get(1) + " and the "
-          + l.get(2) + ".";
+      case 0 ->
+          "The best known landmarks of "
+              + n
+              + " are the "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + ".";
+      case 1 ->
+          "Visitors to "
+              + n
+              + " come above all for the "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + ".";
+      default ->
+          "The three most famous landmarks of "
+              + n
+              + " are the "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + ".";
     };
   }
 
-  private static String sentence(SplittableRandom r, City c, List<String> others, String neighbour, String topic) {
+  private static String sentence(
+      SplittableRandom r, City c, List<String> others, String neighbour, String topic) {
     String district = pick(r, DISTRICTS);
     String landmark = c.landmarks().get(r.nextInt(3));
     String trade = pick(r, TRADES);
     String other = others.get(r.nextInt(others.size()));
     int year = 1200 + r.nextInt(800);
     return switch (r.nextInt(10)) {
-      case 0 -> pick(r, SUBJECTS) + " " + pick(r, VERBS) + " that " + district + " grew around " + trade
-          + " in the years after " + year + ".";
-      case 1 -> "In " + year + ", the " + landmark + " was restored, and the work drew craftsmen from " + district
-          + " and from across " + c.country() + ".";
-      case 2 -> "The " + topic.toLowerCase() + " of " + c.name() + " is shaped by the river, which divides " + district
-          + " from " + pick(r, DISTRICTS) + ".";
-      case 3 -> "Each " + pick(r, SEASONS) + ", residents of " + district + " gather near the " + landmark
-          + " for a festival that dates from " + year + ".";
-      case 4 -> "By " + year + " about " + (2 + r.nextInt(40)) + " percent of the workers in " + district
-          + " were employed in " + trade + ".";
-      case 5 -> "A tram line opened in " + year + " links " + district + " with " + pick(r, DISTRICTS) + ", passing the "
-          + landmark + ".";
-      case 6 -> "Trade with " + neighbour + " brought " + trade + " to " + other + " around " + year + ".";
-      case 7 -> "A road of " + (10 + r.nextInt(190)) + " kilometres connects " + c.name() + " with " + other + ".";
-      case 8 -> pick(r, SUBJECTS) + " " + pick(r, VERBS) + " the view of the " + landmark + " from the hills above "
-          + district + ".";
-      default -> "Records from " + year + " mention " + trade + " workshops in " + district + ", many of which still "
-          + "operate today.";
+      case 0 ->
+          pick(r, SUBJECTS)
+              + " "
+              + pick(r, VERBS)
+              + " that "
+              + district
+              + " grew around "
+              + trade
+              + " in the years after "
+              + year
+              + ".";
+      case 1 ->
+          "In "
+              + year
+              + ", the "
+              + landmark
+              + " was restored, and the work drew craftsmen from "
+              + district
+              + " and from across "
+              + c.country()
+              + ".";
+      case 2 ->
+          "The "
+              + topic.toLowerCase()
+              + " of "
+              + c.name()
+              + " is shaped by the river, which divides "
+              + district
+              + " from "
+              + pick(r, DISTRICTS)
+              + ".";
+      case 3 ->
+          "Each "
+              + pick(r, SEASONS)
+              + ", residents of "
+              + district
+              + " gather near the "
+              + landmark
+              + " for a festival that dates from "
+              + year
+              + ".";
+      case 4 ->
+          "By "
+              + year
+              + " about "
+              + (2 + r.nextInt(40))
+              + " percent of the workers in "
+              + district
+              + " were employed in "
+              + trade
+              + ".";
+      case 5 ->
+          "A tram line opened in "
+              + year
+              + " links "
+              + district
+              + " with "
+              + pick(r, DISTRICTS)
+              + ", passing the "
+              + landmark
+              + ".";
+      case 6 ->
+          "Trade with "
+              + neighbour
+              + " brought "
+              + trade
+              + " to "
+              + other
+              + " around "
+              + year
+              + ".";
+      case 7 ->
+          "A road of "
+              + (10 + r.nextInt(190))
+              + " kilometres connects "
+              + c.name()
+              + " with "
+              + other
+              + ".";
+      case 8 ->
+          pick(r, SUBJECTS)
+              + " "
+              + pick(r, VERBS)
+              + " the view of the "
+              + landmark
+              + " from the hills above "
+              + district
+              + ".";
+      default ->
+          "Records from "
+              + year
+              + " mention "
+              + trade
+              + " workshops in "
+              + district
+              + ", many of which still "
+              + "operate today.";
     };
   }
 

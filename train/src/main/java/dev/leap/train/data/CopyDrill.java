@@ -14,25 +14,33 @@ import java.util.SplittableRandom;
  * with training seeds), so they cannot be memorized.
  *
  * <ul>
- *   <li>{@link Kind#LIST}: a list of 4 to 10 values (places, countries, landmarks, figures), then the
- *       same list again: every token of the repeat is a copy;
- *   <li>{@link Kind#RECALL}: a table of 3 to 6 places, each with a country, population, latitude and
- *       landmark, then 2 to 4 questions ({@code "The population of Dunhaven is 52011."}): find the
- *       place's row, copy the value that follows the key;
- *   <li>{@link Kind#RECORD}: the city prompt of the task around a page that holds a one-line record or
- *       the JSON record itself, answered in {@code city_regex}'s format (a {@link FactCard.Kind#DRILL}
- *       card).
+ *   <li>{@link Kind#LIST}: a list of 4 to 10 values (places, countries, landmarks, figures), then
+ *       the same list again: every token of the repeat is a copy;
+ *   <li>{@link Kind#RECALL}: a table of 3 to 6 places, each with a country, population, latitude
+ *       and landmark, then 2 to 4 questions ({@code "The population of Dunhaven is 52011."}): find
+ *       the place's row, copy the value that follows the key;
+ *   <li>{@link Kind#RECORD}: the city prompt of the task around a page that holds a one-line record
+ *       or the JSON record itself, answered in {@code city_regex}'s format (a {@link
+ *       FactCard.Kind#DRILL} card).
  * </ul>
- * The answer's value tokens are marked as value targets (their field in the order of
- * {@link City#fields}; landmarks as field 4), so the copy recipe's value weight applies to them.
+ *
+ * The answer's value tokens are marked as value targets (their field in the order of {@link
+ * City#fields}; landmarks as field 4), so the copy recipe's value weight applies to them.
  */
 public final class CopyDrill {
   private CopyDrill() {}
 
   /** The kinds of drill. */
-  public enum Kind { LIST, RECALL, RECORD }
+  public enum Kind {
+    LIST,
+    RECALL,
+    RECORD
+  }
 
-  /** A drill's text: the prompt, the answer and the answer's value spans {@code [from, to, field]} (characters). */
+  /**
+   * A drill's text: the prompt, the answer and the answer's value spans {@code [from, to, field]}
+   * (characters).
+   */
   public record Text(String prompt, String answer, List<int[]> spans) {
     /** The training example: prompt, answer and EOS, the value spans' tokens marked. */
     public Example example(Tokenizer tokenizer) {
@@ -66,8 +74,8 @@ public final class CopyDrill {
 
   /**
    * A repeated-token drill: {@code 16..48} token ids drawn uniformly from the vocabulary (below
-   * {@code vocab}, none of {@code avoid}), then the same ids again. Nothing but copying predicts the
-   * repeat, so this is the data on which small transformers form induction heads; the repeat's
+   * {@code vocab}, none of {@code avoid}), then the same ids again. Nothing but copying predicts
+   * the repeat, so this is the data on which small transformers form induction heads; the repeat's
    * tokens after its first are the value targets (field 0).
    */
   public static Example tokens(int vocab, int[] avoid, SplittableRandom r) {
@@ -97,7 +105,9 @@ public final class CopyDrill {
     return false;
   }
 
-  /** A value of field {@code f} (0 name, 1 country, 2 latitude, 3 population, 4 landmark) of a city. */
+  /**
+   * A value of field {@code f} (0 name, 1 country, 2 latitude, 3 population, 4 landmark) of a city.
+   */
   static String value(City c, int f) {
     return switch (f) {
       case 0 -> c.name();
@@ -108,7 +118,10 @@ public final class CopyDrill {
     };
   }
 
-  /** A list drill; its cities have seeds {@code cityBase + [0, City.EVAL_SEED_BASE)} (0: training cities). */
+  /**
+   * A list drill; its cities have seeds {@code cityBase + [0, City.EVAL_SEED_BASE)} (0: training
+   * cities).
+   */
   public static Text list(SplittableRandom r, long cityBase) {
     int n = 4 + r.nextInt(7);
     List<String> items = new ArrayList<>();
@@ -130,7 +143,10 @@ public final class CopyDrill {
     return new Text(prompt, answer, spans);
   }
 
-  /** A recall drill; its cities have seeds {@code cityBase + [0, City.EVAL_SEED_BASE)} (0: training cities). */
+  /**
+   * A recall drill; its cities have seeds {@code cityBase + [0, City.EVAL_SEED_BASE)} (0: training
+   * cities).
+   */
   public static Text recall(SplittableRandom r, long cityBase) {
     int n = 3 + r.nextInt(4);
     List<City> cities = new ArrayList<>();
@@ -138,8 +154,17 @@ public final class CopyDrill {
     for (int i = 0; i < n; i++) {
       City c = City.open(cityBase + r.nextLong(City.EVAL_SEED_BASE));
       cities.add(c);
-      table.append(c.name()).append(": country ").append(c.country()).append("; population ").append(c.population())
-          .append("; latitude ").append(c.latitude()).append("; landmark ").append(c.landmarks().get(0)).append(".\n");
+      table
+          .append(c.name())
+          .append(": country ")
+          .append(c.country())
+          .append("; population ")
+          .append(c.population())
+          .append("; latitude ")
+          .append(c.latitude())
+          .append("; landmark ")
+          .append(c.landmarks().get(0))
+          .append(".\n");
     }
     table.append("Questions.\n");
     int q = 2 + r.nextInt(3);
@@ -158,9 +183,9 @@ public final class CopyDrill {
   }
 
   /**
-   * {@code n} held-out drills (list and recall in turn, cities with seeds from {@code 2 * EVAL_SEED_BASE}
-   * on, which neither training nor the benchmarks draw), each after its own prompt or
-   * ({@code swapped}) the next drill's.
+   * {@code n} held-out drills (list and recall in turn, cities with seeds from {@code 2 *
+   * EVAL_SEED_BASE} on, which neither training nor the benchmarks draw), each after its own prompt
+   * or ({@code swapped}) the next drill's.
    */
   public static List<Example> heldOut(Tokenizer tokenizer, int n, boolean swapped) {
     List<Text> texts = new ArrayList<>();
@@ -170,7 +195,10 @@ public final class CopyDrill {
     }
     List<Example> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      out.add(swapped ? texts.get(i).swapped(tokenizer, texts.get((i + 1) % n)) : texts.get(i).example(tokenizer));
+      out.add(
+          swapped
+              ? texts.get(i).swapped(tokenizer, texts.get((i + 1) % n))
+              : texts.get(i).example(tokenizer));
     }
     return out;
   }

@@ -9,21 +9,22 @@ import java.util.SplittableRandom;
 
 /**
  * The copy curriculum (recipe A of {@code ../shared/notes/training.md}): the examples of each step,
- * a function of (seed, step) so a resumed run sees what it would have seen. Cities come from
- * {@link City#open} (open values) with seeds below {@link City#EVAL_SEED_BASE}; the second article
+ * a function of (seed, step) so a resumed run sees what it would have seen. Cities come from {@link
+ * City#open} (open values) with seeds below {@link City#EVAL_SEED_BASE}; the second article
  * generator ({@link GazetteerDocument}) is never drawn.
  *
  * <ol>
- *   <li>phase 0 (the warm start, recipe C; only with {@code warmSteps > 0}), steps {@code [0, warmSteps)}:
- *       pure copy and associative-recall drills ({@link CopyDrill});
+ *   <li>phase 0 (the warm start, recipe C; only with {@code warmSteps > 0}), steps {@code [0,
+ *       warmSteps)}: pure copy and associative-recall drills ({@link CopyDrill});
  *   <li>phase 1, steps {@code [warmSteps, phaseEnds[0])}: fact cards ({@link FactCard}, half with a
- *       distractor, one in ten a copy drill), a share {@code drillShare} of the examples replaced by
- *       {@link CopyDrill}s;
- *   <li>phase 2, to {@code phaseEnds[1]}: articles of 300 to 1,500 tokens ({@link CityDocument} with
- *       open values), a quarter of the examples still cards;
- *   <li>phase 3, to {@code phaseEnds[2]}: articles of 2,000 to 4,400 tokens (at most the context less
- *       the question and answer), with cards and shorter articles mixed in (a fifth each).
+ *       distractor, one in ten a copy drill), a share {@code drillShare} of the examples replaced
+ *       by {@link CopyDrill}s;
+ *   <li>phase 2, to {@code phaseEnds[1]}: articles of 300 to 1,500 tokens ({@link CityDocument}
+ *       with open values), a quarter of the examples still cards;
+ *   <li>phase 3, to {@code phaseEnds[2]}: articles of 2,000 to 4,400 tokens (at most the context
+ *       less the question and answer), with cards and shorter articles mixed in (a fifth each).
  * </ol>
+ *
  * Every step also has {@code charactersPerStep} character sheets, so the model keeps the character
  * benchmark. Each city example marks its answer's value tokens ({@link Example#valueTargets}).
  */
@@ -44,13 +45,35 @@ public final class Curriculum {
    * @param phaseEnds the step at which each of the three phases ends (increasing)
    * @param maxTokens the longest example (the model's context)
    */
-  public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens) {
+  public Curriculum(
+      Tokenizer tokenizer,
+      long seed,
+      int stepTokens,
+      int charactersPerStep,
+      int[] phaseEnds,
+      int maxTokens) {
     this(tokenizer, seed, stepTokens, charactersPerStep, phaseEnds, maxTokens, 0, 0);
   }
 
-  public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens,
-      int warmSteps, double drillShare) {
-    this(tokenizer, seed, stepTokens, charactersPerStep, phaseEnds, maxTokens, warmSteps, drillShare, 0);
+  public Curriculum(
+      Tokenizer tokenizer,
+      long seed,
+      int stepTokens,
+      int charactersPerStep,
+      int[] phaseEnds,
+      int maxTokens,
+      int warmSteps,
+      double drillShare) {
+    this(
+        tokenizer,
+        seed,
+        stepTokens,
+        charactersPerStep,
+        phaseEnds,
+        maxTokens,
+        warmSteps,
+        drillShare,
+        0);
   }
 
   /**
@@ -59,14 +82,34 @@ public final class Curriculum {
    * @param tokenShare the share of the warm start's examples, and of phase 1's drills, that are
    *     repeated random tokens ({@link CopyDrill#tokens}) instead of text drills
    */
-  public Curriculum(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int[] phaseEnds, int maxTokens,
-      int warmSteps, double drillShare, double tokenShare) {
+  public Curriculum(
+      Tokenizer tokenizer,
+      long seed,
+      int stepTokens,
+      int charactersPerStep,
+      int[] phaseEnds,
+      int maxTokens,
+      int warmSteps,
+      double drillShare,
+      double tokenShare) {
     if (phaseEnds.length != 3 || phaseEnds[0] > phaseEnds[1] || phaseEnds[1] > phaseEnds[2]) {
-      throw new IllegalArgumentException("three increasing phase ends expected, got " + Arrays.toString(phaseEnds));
+      throw new IllegalArgumentException(
+          "three increasing phase ends expected, got " + Arrays.toString(phaseEnds));
     }
-    if (warmSteps < 0 || warmSteps > phaseEnds[0] || drillShare < 0 || drillShare > 1 || tokenShare < 0 || tokenShare > 1) {
-      throw new IllegalArgumentException("warm start of " + warmSteps + " steps (at most " + phaseEnds[0]
-          + ") and a drill share of " + drillShare + " (0..1)");
+    if (warmSteps < 0
+        || warmSteps > phaseEnds[0]
+        || drillShare < 0
+        || drillShare > 1
+        || tokenShare < 0
+        || tokenShare > 1) {
+      throw new IllegalArgumentException(
+          "warm start of "
+              + warmSteps
+              + " steps (at most "
+              + phaseEnds[0]
+              + ") and a drill share of "
+              + drillShare
+              + " (0..1)");
     }
     this.warmSteps = warmSteps;
     this.drillShare = drillShare;
@@ -88,7 +131,8 @@ public final class Curriculum {
   public List<Example> step(int step) {
     SplittableRandom r = new SplittableRandom(seed * 1_000_033L + step);
     List<Example> out = new ArrayList<>();
-    // No character sheets in the warm start: any text beside the token drills (character sheets, text
+    // No character sheets in the warm start: any text beside the token drills (character sheets,
+    // text
     // drills) kept induction heads from forming there.
     int sheets = phase(step) == 0 && tokenShare > 0 ? 0 : charactersPerStep;
     for (int i = 0; i < sheets; i++) {
@@ -108,8 +152,10 @@ public final class Curriculum {
       } else if (phase == 1 && drillShare > 0 && r.nextDouble() < drillShare) {
         // Phase 1's drills are token drills in the same share as the warm start's: a warm start of
         // token drills only, followed by none, lost its copying within 50 steps of text.
-        e = tokenShare > 0 && r.nextDouble() < tokenShare ? CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(), r)
-            : CopyDrill.any(tokenizer, r);
+        e =
+            tokenShare > 0 && r.nextDouble() < tokenShare
+                ? CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(), r)
+                : CopyDrill.any(tokenizer, r);
       } else if (phase == 1 || (phase == 2 && u < 5) || (phase == 3 && u < 4)) {
         e = card(tokenizer, city, r);
       } else if (phase == 2 || u < 8) {
@@ -127,12 +173,14 @@ public final class Curriculum {
   public static Example card(Tokenizer tokenizer, City city, SplittableRandom r) {
     City other = r.nextBoolean() ? City.open(r.nextLong(City.EVAL_SEED_BASE)) : null;
     int k = r.nextInt(10);
-    FactCard.Kind kind = k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
+    FactCard.Kind kind =
+        k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
     String page = FactCard.text(city, other, kind, r);
     return cityExample(tokenizer, page, question(r), city);
   }
 
-  private Example article(Tokenizer tokenizer, City city, long docSeed, int target, SplittableRandom r) {
+  private Example article(
+      Tokenizer tokenizer, City city, long docSeed, int target, SplittableRandom r) {
     // Room for the prompt's frame, the question and the answer inside the context.
     int t = Math.min(target, maxTokens - 260);
     String doc = CityDocument.text(city, docSeed, t, tokenizer, true);
@@ -151,14 +199,18 @@ public final class Curriculum {
     return qs.get(r.nextInt(qs.size()));
   }
 
-  /** SGLang's city prompt around {@code page} and {@code question}, then {@code city}'s answer and EOS, its value tokens marked. */
+  /**
+   * SGLang's city prompt around {@code page} and {@code question}, then {@code city}'s answer and
+   * EOS, its value tokens marked.
+   */
   public static Example cityExample(Tokenizer tokenizer, String page, String question, City city) {
     return example(tokenizer, CityDocument.prompt(page, question), city.answer(), city);
   }
 
   /**
-   * Prompt tokens, answer tokens (encoded on their own, as the runtime appends output to the prompt)
-   * and EOS; with a city, the answer's tokens that overlap a field's value are value targets.
+   * Prompt tokens, answer tokens (encoded on their own, as the runtime appends output to the
+   * prompt) and EOS; with a city, the answer's tokens that overlap a field's value are value
+   * targets.
    */
   static Example example(Tokenizer tokenizer, String prompt, String answer, City city) {
     int[] p = tokenizer.encode(prompt);
@@ -205,9 +257,9 @@ public final class Curriculum {
   }
 
   /**
-   * {@code n} held-out fact cards (evaluation seeds, half with a distractor), each with its own page
-   * or ({@code swapped}) the next card's page, its own question and answer kept: the swap test's
-   * input, where the page cannot give the answer.
+   * {@code n} held-out fact cards (evaluation seeds, half with a distractor), each with its own
+   * page or ({@code swapped}) the next card's page, its own question and answer kept: the swap
+   * test's input, where the page cannot give the answer.
    */
   public static List<Example> heldOutCards(Tokenizer tokenizer, int n, boolean swapped) {
     List<String> pages = new ArrayList<>();
@@ -217,13 +269,19 @@ public final class Curriculum {
       SplittableRandom r = new SplittableRandom(s);
       City other = r.nextBoolean() ? City.open(City.EVAL_SEED_BASE + 9_000 + i) : null;
       int k = r.nextInt(10);
-      FactCard.Kind kind = k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
+      FactCard.Kind kind =
+          k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
       pages.add(FactCard.text(City.open(s), other, kind, r));
       questions.add(question(r));
     }
     List<Example> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      out.add(cityExample(tokenizer, pages.get(swapped ? (i + 1) % n : i), questions.get(i), City.open(City.EVAL_SEED_BASE + 7_000 + i)));
+      out.add(
+          cityExample(
+              tokenizer,
+              pages.get(swapped ? (i + 1) % n : i),
+              questions.get(i),
+              City.open(City.EVAL_SEED_BASE + 7_000 + i)));
     }
     return out;
   }
@@ -236,8 +294,12 @@ public final class Curriculum {
     return k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
   }
 
-  /** {@code n} held-out articles of {@code minTokens..maxTokens} tokens, own page ({@code swapped} false) or the next one's. */
-  public static List<Example> heldOutArticles(Tokenizer tokenizer, int n, int minTokens, int maxTokens, boolean swapped) {
+  /**
+   * {@code n} held-out articles of {@code minTokens..maxTokens} tokens, own page ({@code swapped}
+   * false) or the next one's.
+   */
+  public static List<Example> heldOutArticles(
+      Tokenizer tokenizer, int n, int minTokens, int maxTokens, boolean swapped) {
     List<String> docs = new ArrayList<>();
     List<String> questions = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -249,7 +311,12 @@ public final class Curriculum {
     }
     List<Example> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      out.add(cityExample(tokenizer, docs.get(swapped ? (i + 1) % n : i), questions.get(i), City.open(City.EVAL_SEED_BASE + 8_000 + i)));
+      out.add(
+          cityExample(
+              tokenizer,
+              docs.get(swapped ? (i + 1) % n : i),
+              questions.get(i),
+              City.open(City.EVAL_SEED_BASE + 8_000 + i)));
     }
     return out;
   }

@@ -10,15 +10,20 @@ import java.util.SplittableRandom;
  * Short fact cards about a {@link City} (roughly 60 to 300 tokens), the first phase of the copy
  * curriculum: the city's facts stated once, in a listing or in sentences, with other words around
  * them; half of them with one distractor (another place with its own figures, clearly secondary:
- * after the city, in a "nearby" frame); and pure copy drills, where the page holds the record itself.
- * Put inside SGLang's city prompt ({@link CityDocument#prompt}) and answered in {@code city_regex}'s
- * format, a card asks the same as a long article, with the facts a few dozen tokens away.
+ * after the city, in a "nearby" frame); and pure copy drills, where the page holds the record
+ * itself. Put inside SGLang's city prompt ({@link CityDocument#prompt}) and answered in {@code
+ * city_regex}'s format, a card asks the same as a long article, with the facts a few dozen tokens
+ * away.
  */
 public final class FactCard {
   private FactCard() {}
 
   /** The kinds of card. */
-  public enum Kind { LISTING, PROSE, DRILL }
+  public enum Kind {
+    LISTING,
+    PROSE,
+    DRILL
+  }
 
   /** A card for {@code city}; {@code distractor} (or null) is another place the card mentions. */
   public static String text(City city, City distractor, Kind kind, SplittableRandom r) {
@@ -30,66 +35,135 @@ public final class FactCard {
         if (r.nextBoolean()) {
           sb.append(city.answer()).append('\n');
         } else {
-          sb.append("Record of ").append(n).append(": country ").append(city.country()).append("; latitude ")
-              .append(city.latitude()).append("; population ").append(city.population()).append("; landmarks ")
-              .append(l.get(0)).append(", ").append(l.get(1)).append(", ").append(l.get(2)).append(".\n");
+          sb.append("Record of ")
+              .append(n)
+              .append(": country ")
+              .append(city.country())
+              .append("; latitude ")
+              .append(city.latitude())
+              .append("; population ")
+              .append(city.population())
+              .append("; landmarks ")
+              .append(l.get(0))
+              .append(", ")
+              .append(l.get(1))
+              .append(", ")
+              .append(l.get(2))
+              .append(".\n");
         }
         if (distractor != null) {
-          sb.append("Compare ").append(distractor.name()).append(", population ").append(distractor.population())
+          sb.append("Compare ")
+              .append(distractor.name())
+              .append(", population ")
+              .append(distractor.population())
               .append(".\n");
         }
       }
       case LISTING -> {
-        String sep = switch (r.nextInt(3)) {
-          case 0 -> ": ";
-          case 1 -> " - ";
-          default -> " = ";
-        };
+        String sep =
+            switch (r.nextInt(3)) {
+              case 0 -> ": ";
+              case 1 -> " - ";
+              default -> " = ";
+            };
         sb.append(n).append('\n');
-        List<String> rows = new ArrayList<>(List.of(
-            "Country" + sep + city.country(),
-            "Latitude" + sep + city.latitude(),
-            "Population" + sep + city.population(),
-            "Landmarks" + sep + l.get(0) + ", " + l.get(1) + ", " + l.get(2)));
+        List<String> rows =
+            new ArrayList<>(
+                List.of(
+                    "Country" + sep + city.country(),
+                    "Latitude" + sep + city.latitude(),
+                    "Population" + sep + city.population(),
+                    "Landmarks" + sep + l.get(0) + ", " + l.get(1) + ", " + l.get(2)));
         Collections.shuffle(rows, new Random(r.nextLong()));
         for (String row : rows) {
           sb.append(row).append('\n');
         }
         if (distractor != null) {
-          sb.append("Nearby").append(sep).append(distractor.name()).append(" (").append(distractor.country())
-              .append(", population ").append(distractor.population()).append(", known for the ")
-              .append(distractor.landmarks().get(0)).append(")\n");
+          sb.append("Nearby")
+              .append(sep)
+              .append(distractor.name())
+              .append(" (")
+              .append(distractor.country())
+              .append(", population ")
+              .append(distractor.population())
+              .append(", known for the ")
+              .append(distractor.landmarks().get(0))
+              .append(")\n");
         }
         addFiller(sb, city, r);
       }
       case PROSE -> {
-        sb.append(switch (r.nextInt(3)) {
-          case 0 -> n + " is a city in " + city.country() + ".";
-          case 1 -> n + " is a town of " + city.country() + " with a long history.";
-          default -> n + ", a city of " + city.country() + ", lies near the coast.";
-        });
+        sb.append(
+            switch (r.nextInt(3)) {
+              case 0 -> n + " is a city in " + city.country() + ".";
+              case 1 -> n + " is a town of " + city.country() + " with a long history.";
+              default -> n + ", a city of " + city.country() + ", lies near the coast.";
+            });
         List<String> s = new ArrayList<>();
-        s.add(switch (r.nextInt(3)) {
-          case 0 -> "It has a population of " + city.population() + ".";
-          case 1 -> "The census counted " + city.population() + " people in " + n + ".";
-          default -> "About " + city.population() + " people live there.";
-        });
-        s.add(switch (r.nextInt(3)) {
-          case 0 -> "It lies at latitude " + city.latitude() + ".";
-          case 1 -> "The latitude of " + n + " is " + city.latitude() + ".";
-          default -> "Its latitude is " + city.latitude() + ".";
-        });
-        s.add(switch (r.nextInt(3)) {
-          case 0 -> "Its landmarks are the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
-          case 1 -> "Visitors come for the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
-          default -> "The best known sights of " + n + " are the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
-        });
+        s.add(
+            switch (r.nextInt(3)) {
+              case 0 -> "It has a population of " + city.population() + ".";
+              case 1 -> "The census counted " + city.population() + " people in " + n + ".";
+              default -> "About " + city.population() + " people live there.";
+            });
+        s.add(
+            switch (r.nextInt(3)) {
+              case 0 -> "It lies at latitude " + city.latitude() + ".";
+              case 1 -> "The latitude of " + n + " is " + city.latitude() + ".";
+              default -> "Its latitude is " + city.latitude() + ".";
+            });
+        s.add(
+            switch (r.nextInt(3)) {
+              case 0 ->
+                  "Its landmarks are the "
+                      + l.get(0)
+                      + ", the "
+                      + l.get(1)
+                      + " and the "
+                      + l.get(2)
+                      + ".";
+              case 1 ->
+                  "Visitors come for the "
+                      + l.get(0)
+                      + ", the "
+                      + l.get(1)
+                      + " and the "
+                      + l.get(2)
+                      + ".";
+              default ->
+                  "The best known sights of "
+                      + n
+                      + " are the "
+                      + l.get(0)
+                      + ", the "
+                      + l.get(1)
+                      + " and the "
+                      + l.get(2)
+                      + ".";
+            });
         if (distractor != null) {
-          s.add(r.nextInt(s.size() + 1), switch (r.nextInt(3)) {
-            case 0 -> "The nearby town of " + distractor.name() + " has a population of " + distractor.population() + ".";
-            case 1 -> "Not far away lies " + distractor.name() + ", at latitude " + distractor.latitude() + ".";
-            default -> "The neighbouring town of " + distractor.name() + " is known for the " + distractor.landmarks().get(0) + ".";
-          });
+          s.add(
+              r.nextInt(s.size() + 1),
+              switch (r.nextInt(3)) {
+                case 0 ->
+                    "The nearby town of "
+                        + distractor.name()
+                        + " has a population of "
+                        + distractor.population()
+                        + ".";
+                case 1 ->
+                    "Not far away lies "
+                        + distractor.name()
+                        + ", at latitude "
+                        + distractor.latitude()
+                        + ".";
+                default ->
+                    "The neighbouring town of "
+                        + distractor.name()
+                        + " is known for the "
+                        + distractor.landmarks().get(0)
+                        + ".";
+              });
         }
         sb.append(' ').append(String.join(" ", s)).append('\n');
         addFiller(sb, city, r);

@@ -6,8 +6,8 @@ import java.util.SplittableRandom;
 /**
  * More sentence frames for the facts and distractors of {@link CityDocument}'s open-value articles
  * (the copy curriculum's phases 2 and 3): the same fact in many more wordings and places in the
- * sentence, so the model learns to find a value rather than a frame. None of them is a frame of
- * the held-out {@link GazetteerDocument}.
+ * sentence, so the model learns to find a value rather than a frame. None of them is a frame of the
+ * held-out {@link GazetteerDocument}.
  */
 final class MoreFrames {
   private MoreFrames() {}
@@ -18,7 +18,13 @@ final class MoreFrames {
     return switch (r.nextInt(10)) {
       case 0 -> "The population of " + n + " stands at " + p + ".";
       case 1 -> "According to official figures, " + p + " people live in " + n + ".";
-      case 2 -> n + " counts " + p + " inhabitants, making it a large city by the standards of " + c.country() + ".";
+      case 2 ->
+          n
+              + " counts "
+              + p
+              + " inhabitants, making it a large city by the standards of "
+              + c.country()
+              + ".";
       case 3 -> "Its population, " + p + " at the latest count, has grown steadily.";
       case 4 -> "The latest census recorded " + p + " residents in " + n + ".";
       case 5 -> "A population of " + p + " makes " + n + " one of the busier cities of the region.";
@@ -35,7 +41,12 @@ final class MoreFrames {
     return switch (r.nextInt(8)) {
       case 0 -> "Its latitude is " + l + ".";
       case 1 -> n + " is situated at a latitude of " + l + ".";
-      case 2 -> "Maps place " + n + " at latitude " + l + ", on the same parallel as several inland towns.";
+      case 2 ->
+          "Maps place "
+              + n
+              + " at latitude "
+              + l
+              + ", on the same parallel as several inland towns.";
       case 3 -> "At a latitude of " + l + ", " + n + " sees short winter days.";
       case 4 -> "The city centre lies at latitude " + l + ".";
       case 5 -> "Geographers give the latitude of " + n + " as " + l + ".";
@@ -48,13 +59,72 @@ final class MoreFrames {
     List<String> l = c.landmarks();
     String n = c.name();
     return switch (r.nextInt(7)) {
-      case 0 -> "Its top three landmarks are the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
-      case 1 -> "Among the sights of " + n + ", the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + " stand out.";
-      case 2 -> "Guidebooks send visitors first to the " + l.get(0) + ", then to the " + l.get(1) + " and the " + l.get(2) + ".";
-      case 3 -> "The " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + " are the landmarks of " + n + ".";
-      case 4 -> "Landmarks of " + n + ": the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
-      case 5 -> "No visit to " + n + " is complete without the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
-      default -> "Most photographed in " + n + " are the " + l.get(0) + ", the " + l.get(1) + " and the " + l.get(2) + ".";
+      case 0 ->
+          "Its top three landmarks are the "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + ".";
+      case 1 ->
+          "Among the sights of "
+              + n
+              + ", the "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + " stand out.";
+      case 2 ->
+          "Guidebooks send visitors first to the "
+              + l.get(0)
+              + ", then to the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + ".";
+      case 3 ->
+          "The "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + " are the landmarks of "
+              + n
+              + ".";
+      case 4 ->
+          "Landmarks of "
+              + n
+              + ": the "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + ".";
+      case 5 ->
+          "No visit to "
+              + n
+              + " is complete without the "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + ".";
+      default ->
+          "Most photographed in "
+              + n
+              + " are the "
+              + l.get(0)
+              + ", the "
+              + l.get(1)
+              + " and the "
+              + l.get(2)
+              + ".";
     };
   }
 
@@ -63,10 +133,22 @@ final class MoreFrames {
     return switch (r.nextInt(6)) {
       case 0 -> "The smaller town of " + o + " counts " + fake.population() + " inhabitants.";
       case 1 -> "Further south, " + o + " lies at a latitude of " + fake.latitude() + ".";
-      case 2 -> "Visitors often combine a trip with " + o + ", known for the " + fake.landmarks().get(0) + ".";
+      case 2 ->
+          "Visitors often combine a trip with "
+              + o
+              + ", known for the "
+              + fake.landmarks().get(0)
+              + ".";
       case 3 -> "The population of neighbouring " + o + " stands at " + fake.population() + ".";
-      case 4 -> o + ", a town in " + fake.country() + ", has the " + fake.landmarks().get(0) + " and the "
-          + fake.landmarks().get(1) + ".";
+      case 4 ->
+          o
+              + ", a town in "
+              + fake.country()
+              + ", has the "
+              + fake.landmarks().get(0)
+              + " and the "
+              + fake.landmarks().get(1)
+              + ".";
       default -> "Maps place " + o + " at latitude " + fake.latitude() + ".";
     };
   }

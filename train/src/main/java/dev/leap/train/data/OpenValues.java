@@ -16,25 +16,63 @@ public final class OpenValues {
   private OpenValues() {}
 
   private static final String[] ONSETS = {
-    "b", "br", "c", "ch", "d", "dr", "f", "g", "gr", "h", "k", "kr", "l", "m", "n", "p", "pr", "r", "s", "sh",
-    "st", "t", "th", "tr", "v", "w", "z", ""
+    "b", "br", "c", "ch", "d", "dr", "f", "g", "gr", "h", "k", "kr", "l", "m", "n", "p", "pr", "r",
+    "s", "sh", "st", "t", "th", "tr", "v", "w", "z", ""
   };
-  private static final String[] VOWELS = {"a", "e", "i", "o", "u", "ae", "ai", "ea", "ei", "ou", "y"};
-  private static final String[] CODAS = {"", "", "n", "r", "l", "s", "th", "nd", "rk", "m", "x", "sk", "lt"};
-  private static final String[] COUNTRY_ENDINGS = {"ia", "land", "stan", "ora", "avia", "esia", "mark", "enia", "ovia", "ica"};
+  private static final String[] VOWELS = {
+    "a", "e", "i", "o", "u", "ae", "ai", "ea", "ei", "ou", "y"
+  };
+  private static final String[] CODAS = {
+    "", "", "n", "r", "l", "s", "th", "nd", "rk", "m", "x", "sk", "lt"
+  };
+  private static final String[] COUNTRY_ENDINGS = {
+    "ia", "land", "stan", "ora", "avia", "esia", "mark", "enia", "ovia", "ica"
+  };
   private static final String[] ADJECTIVES = {
-    "Old", "New", "Upper", "Lower", "Royal", "Grand", "Great", "Little", "North", "South", "East", "West", "High",
-    "Red", "White", "Black", "Green", "Golden", "Silver", "Iron", "Stone", "Amber", "Salt", "Copper"
+    "Old", "New", "Upper", "Lower", "Royal", "Grand", "Great", "Little", "North", "South", "East",
+    "West", "High", "Red", "White", "Black", "Green", "Golden", "Silver", "Iron", "Stone", "Amber",
+    "Salt", "Copper"
   };
   private static final String[] KINDS = {
-    "Bridge", "Tower", "Cathedral", "Museum", "Gardens", "Market", "Lighthouse", "Palace", "Gate", "Library",
-    "Theatre", "Abbey", "Fountain", "Castle", "Observatory", "Opera", "Arena", "Chapel", "Park", "Citadel", "Hall",
-    "Square", "Harbour", "Mill", "Temple", "Wall", "Baths", "Arch", "Column", "Quay", "Zoo", "Forum"
+    "Bridge",
+    "Tower",
+    "Cathedral",
+    "Museum",
+    "Gardens",
+    "Market",
+    "Lighthouse",
+    "Palace",
+    "Gate",
+    "Library",
+    "Theatre",
+    "Abbey",
+    "Fountain",
+    "Castle",
+    "Observatory",
+    "Opera",
+    "Arena",
+    "Chapel",
+    "Park",
+    "Citadel",
+    "Hall",
+    "Square",
+    "Harbour",
+    "Mill",
+    "Temple",
+    "Wall",
+    "Baths",
+    "Arch",
+    "Column",
+    "Quay",
+    "Zoo",
+    "Forum"
   };
 
   /** A syllable: onset, vowel, optional coda. */
   static String syllable(SplittableRandom r) {
-    return ONSETS[r.nextInt(ONSETS.length)] + VOWELS[r.nextInt(VOWELS.length)] + CODAS[r.nextInt(CODAS.length)];
+    return ONSETS[r.nextInt(ONSETS.length)]
+        + VOWELS[r.nextInt(VOWELS.length)]
+        + CODAS[r.nextInt(CODAS.length)];
   }
 
   static String capitalize(String s) {
@@ -70,15 +108,20 @@ public final class OpenValues {
     }
   }
 
-  /** A landmark: a generated name or an adjective with a kind, or both ({@code Old Tessa Gate}), at most 16 characters. */
+  /**
+   * A landmark: a generated name or an adjective with a kind, or both ({@code Old Tessa Gate}), at
+   * most 16 characters.
+   */
   public static String landmark(SplittableRandom r) {
     while (true) {
       String kind = KINDS[r.nextInt(KINDS.length)];
-      String l = switch (r.nextInt(4)) {
-        case 0 -> ADJECTIVES[r.nextInt(ADJECTIVES.length)] + " " + kind;
-        case 1 -> ADJECTIVES[r.nextInt(ADJECTIVES.length)] + " " + word(r, 1, 2, 8) + " " + kind;
-        default -> word(r, 2, 3, 10) + " " + kind;
-      };
+      String l =
+          switch (r.nextInt(4)) {
+            case 0 -> ADJECTIVES[r.nextInt(ADJECTIVES.length)] + " " + kind;
+            case 1 ->
+                ADJECTIVES[r.nextInt(ADJECTIVES.length)] + " " + word(r, 1, 2, 8) + " " + kind;
+            default -> word(r, 2, 3, 10) + " " + kind;
+          };
       if (l.length() <= 16) {
         return l;
       }

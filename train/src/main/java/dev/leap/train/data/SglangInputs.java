@@ -9,11 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The inputs of SGLang's jump-forward benchmark that ship with Leap (resources under
- * {@code sglang/}: {@code regexes.json} and {@code dataset.txt}, copied unchanged from SGLang,
- * Apache-2.0): the 50 character names, {@code character_regex}, {@code city_regex} and their
- * prompt templates. The demo and the character and long-document benchmarks read them from here,
- * so they need nothing beside the repository.
+ * The inputs of SGLang's jump-forward benchmark that ship with Leap (resources under {@code
+ * sglang/}: {@code regexes.json} and {@code dataset.txt}, copied unchanged from SGLang,
+ * Apache-2.0): the 50 character names, {@code character_regex}, {@code city_regex} and their prompt
+ * templates. The demo and the character and long-document benchmarks read them from here, so they
+ * need nothing beside the repository.
  */
 public final class SglangInputs {
   private SglangInputs() {}
@@ -21,11 +21,15 @@ public final class SglangInputs {
   private static final String DIR = "sglang/";
   private static volatile JsonNode regexes;
 
-  /** A node of {@code regexes.json} under {@code json_jump_forward} ({@code character_regex}, {@code city_regex}). */
+  /**
+   * A node of {@code regexes.json} under {@code json_jump_forward} ({@code character_regex}, {@code
+   * city_regex}).
+   */
   public static JsonNode jumpForward(String name) {
     JsonNode n = regexesJson().get("json_jump_forward").get(name);
     if (n == null) {
-      throw new IllegalArgumentException("no benchmark named " + name + " in " + DIR + "regexes.json");
+      throw new IllegalArgumentException(
+          "no benchmark named " + name + " in " + DIR + "regexes.json");
     }
     return n;
   }
@@ -52,15 +56,19 @@ public final class SglangInputs {
 
   /** The 50 character names of {@code dataset.txt}, in order. */
   public static List<String> characterNames() {
-    return new String(read("dataset.txt"), StandardCharsets.UTF_8).lines().map(String::strip)
-        .filter(s -> !s.isEmpty()).toList();
+    return new String(read("dataset.txt"), StandardCharsets.UTF_8)
+        .lines()
+        .map(String::strip)
+        .filter(s -> !s.isEmpty())
+        .toList();
   }
 
   /** The raw bytes of one shipped file ({@code regexes.json} or {@code dataset.txt}). */
   public static byte[] read(String file) {
     try (InputStream in = SglangInputs.class.getResourceAsStream(DIR + file)) {
       if (in == null) {
-        throw new IllegalStateException("resource " + DIR + file + " is missing from the train module");
+        throw new IllegalStateException(
+            "resource " + DIR + file + " is missing from the train module");
       }
       return in.readAllBytes();
     } catch (IOException e) {

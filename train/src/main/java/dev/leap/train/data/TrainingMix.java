@@ -15,8 +15,8 @@ import java.util.SplittableRandom;
  * benchmark's prompt, then the sheet and EOS) and extraction over fictional cities (SGLang's city
  * prompt around a document of a few hundred to about 3,500 tokens — a quarter of them in the top
  * three eighths of that range — then the answer and EOS; the article's repeated bigrams are
- * auxiliary targets, see {@link Example#recallTargets}).
- * City seeds are below {@link City#EVAL_SEED_BASE}: evaluation documents are never trained on.
+ * auxiliary targets, see {@link Example#recallTargets}). City seeds are below {@link
+ * City#EVAL_SEED_BASE}: evaluation documents are never trained on.
  */
 public final class TrainingMix {
   private final Tokenizer tokenizer;
@@ -34,7 +34,12 @@ public final class TrainingMix {
    * @param minDocTokens shortest document
    * @param maxDocTokens longest document
    */
-  public TrainingMix(Tokenizer tokenizer, long seed, int stepTokens, int charactersPerStep, int minDocTokens,
+  public TrainingMix(
+      Tokenizer tokenizer,
+      long seed,
+      int stepTokens,
+      int charactersPerStep,
+      int minDocTokens,
       int maxDocTokens) {
     this.tokenizer = tokenizer;
     this.seed = seed;
@@ -57,14 +62,18 @@ public final class TrainingMix {
     while (tokens < stepTokens) {
       long citySeed = r.nextLong(City.EVAL_SEED_BASE);
       City city = City.of(citySeed);
-      // A quarter long (the benchmark's range, positions up to the context's end), the rest uniform in
+      // A quarter long (the benchmark's range, positions up to the context's end), the rest uniform
+      // in
       // log space below that: many short documents (cheap examples) and enough long ones.
       int longFrom = Math.max(minDocTokens, maxDocTokens * 5 / 8);
       int target;
       if (r.nextInt(4) == 0) {
         target = longFrom + r.nextInt(maxDocTokens - longFrom + 1);
       } else {
-        target = (int) Math.round(minDocTokens * Math.pow((double) longFrom / minDocTokens, r.nextDouble()));
+        target =
+            (int)
+                Math.round(
+                    minDocTokens * Math.pow((double) longFrom / minDocTokens, r.nextDouble()));
       }
       String doc = CityDocument.text(city, r.nextLong(), target, tokenizer);
       List<String> qs = CityDocument.questions();

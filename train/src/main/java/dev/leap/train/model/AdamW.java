@@ -1,15 +1,16 @@
 package dev.leap.train.model;
 
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * AdamW (Loshchilov and Hutter: Adam with decoupled weight decay), with gradient clipping by the
- * global norm (a step whose gradient norm is not finite changes nothing), over a fixed ordered set of parameters. Its state (first and second moments, step
- * count) is plain arrays so that a checkpoint can hold it and a resumed run continues exactly.
+ * global norm (a step whose gradient norm is not finite changes nothing), over a fixed ordered set
+ * of parameters. Its state (first and second moments, step count) is plain arrays so that a
+ * checkpoint can hold it and a resumed run continues exactly.
  *
  * <p>Invariant: after {@link #step}, every parameter's gradient is zero again (gradients accumulate
  * over the backward passes of one step, as in PyTorch). Weight decay applies to matrices only, not
@@ -26,7 +27,8 @@ public final class AdamW implements AutoCloseable {
   private final float weightDecay;
   private int steps;
 
-  public AdamW(Map<String, NDArray> params, float beta1, float beta2, float eps, float weightDecay) {
+  public AdamW(
+      Map<String, NDArray> params, float beta1, float beta2, float eps, float weightDecay) {
     this.params = params;
     NDArray first = params.values().iterator().next();
     this.manager = first.getManager().newSubManager();
@@ -62,14 +64,22 @@ public final class AdamW implements AutoCloseable {
         grads.put(e.getKey(), g);
         float part = g.square().sum().getFloat();
         if (!Float.isFinite(part) && System.getenv("LEAP_DEBUG_GRAD") != null) {
-          System.err.println("non-finite gradient in " + e.getKey() + " nan=" + g.isNaN().sum().getLong()
-              + " inf=" + g.isInfinite().sum().getLong() + " of " + g.size());
+          System.err.println(
+              "non-finite gradient in "
+                  + e.getKey()
+                  + " nan="
+                  + g.isNaN().sum().getLong()
+                  + " inf="
+                  + g.isInfinite().sum().getLong()
+                  + " of "
+                  + g.size());
         }
         sq += part;
       }
       double norm = Math.sqrt(sq);
       if (!Double.isFinite(norm)) {
-        // A non-finite gradient would poison the moments: drop this step's gradients, keep the weights.
+        // A non-finite gradient would poison the moments: drop this step's gradients, keep the
+        // weights.
         for (NDArray g : grads.values()) {
           zero(g);
         }

@@ -27,9 +27,9 @@ import java.util.SplittableRandom;
  * a parameter that collects gradients.
  *
  * <p>Parameters are held fused as the runtime fuses them at load time (q/k/v in one matrix, gate/up
- * in one), in Hugging Face's {@code [out, in]} layout; {@link #save} splits them back into the tensor
- * names transformers uses. Only the rows asked for reach the vocabulary projection: a loss over the
- * answer tokens of a long document never projects the document's positions.
+ * in one), in Hugging Face's {@code [out, in]} layout; {@link #save} splits them back into the
+ * tensor names transformers uses. Only the rows asked for reach the vocabulary projection: a loss
+ * over the answer tokens of a long document never projects the document's positions.
  *
  * <p>Supported configs: Llama without biases or q/k norms and with tied embeddings (what Leap
  * trains). Not thread-safe.
@@ -37,14 +37,17 @@ import java.util.SplittableRandom;
 public final class TrainableLlama implements AutoCloseable {
   private final ModelConfig config;
   private final NDManager manager;
+
   /** Fused parameters by name, in a fixed order (the optimizer and checkpoints rely on it). */
   private final LinkedHashMap<String, NDArray> params = new LinkedHashMap<>();
+
   private final NDArray ropeCos;
   private final NDArray ropeSin;
 
   private TrainableLlama(ModelConfig config, Device device) {
     if (config.qkvBias() || config.oBias() || config.qkNorm() || !config.tieWordEmbeddings()) {
-      throw new IllegalArgumentException("training supports Llama without biases or q/k norms, with tied embeddings");
+      throw new IllegalArgumentException(
+          "training supports Llama without biases or q/k norms, with tied embeddings");
     }
     this.config = config;
     this.manager = NDManager.newBaseManager(device);
@@ -56,10 +59,11 @@ public final class TrainableLlama implements AutoCloseable {
 
   /**
    * A model with fresh weights from {@code seed}: normal with standard deviation {@code std}, the
-   * output projections of attention and MLP scaled by {@code 1/sqrt(2 * layers)} (GPT-2's
-   * residual scaling), norm weights one.
+   * output projections of attention and MLP scaled by {@code 1/sqrt(2 * layers)} (GPT-2's residual
+   * scaling), norm weights one.
    */
-  public static TrainableLlama initialize(ModelConfig config, Device device, long seed, double std) {
+  public static TrainableLlama initialize(
+      ModelConfig config, Device device, long seed, double std) {
     TrainableLlama m = new TrainableLlama(config, device);
     SplittableRandom rnd = new SplittableRandom(seed);
     double residual = std / Math.sqrt(2.0 * config.numLayers());
@@ -80,13 +84,18 @@ public final class TrainableLlama implements AutoCloseable {
     return m;
   }
 
-  /** A model with the given fused parameter values (a checkpoint), by the names of {@link #parameters}. */
-  public static TrainableLlama fromValues(ModelConfig config, Device device, Map<String, float[]> values) {
+  /**
+   * A model with the given fused parameter values (a checkpoint), by the names of {@link
+   * #parameters}.
+   */
+  public static TrainableLlama fromValues(
+      ModelConfig config, Device device, Map<String, float[]> values) {
     TrainableLlama m = new TrainableLlama(config, device);
     for (Map.Entry<String, long[]> e : fusedShapes(config).entrySet()) {
       float[] v = values.get(e.getKey());
       if (v == null || v.length != count(e.getValue())) {
-        throw new IllegalArgumentException("checkpoint tensor " + e.getKey() + " is missing or has the wrong size");
+        throw new IllegalArgumentException(
+            "checkpoint tensor " + e.getKey() + " is missing or has the wrong size");
       }
       m.put(e.getKey(), v, e.getValue());
     }
@@ -146,17 +155,19 @@ public final class TrainableLlama implements AutoCloseable {
   }
 
   /**
-   * The final hidden states (before the final norm) of a padded batch: {@code ids} is
-   * {@code [batch][length]}, every row the same length (pad at the end: causal attention keeps
-   * padding out of the real positions). Returns {@code [batch * length, hidden]} attached to
-   * {@code scope}.
+   * The final hidden states (before the final norm) of a padded batch: {@code ids} is {@code
+   * [batch][length]}, every row the same length (pad at the end: causal attention keeps padding out
+   * of the real positions). Returns {@code [batch * length, hidden]} attached to {@code scope}.
    */
   public NDArray hidden(NDManager scope, int[][] ids) {
     int b = ids.length;
     int t = ids[0].length;
     if (t > config.maxPositionEmbeddings()) {
-      throw new IllegalArgumentException("sequence of " + t + " tokens is beyond the context of "
-          + config.maxPositionEmbeddings());
+      throw new IllegalArgumentException(
+          "sequence of "
+              + t
+              + " tokens is beyond the context of "
+              + config.maxPositionEmbeddings());
     }
     int n = b * t;
     long[] flat = new long[n];
@@ -178,9 +189,14 @@ public final class TrainableLlama implements AutoCloseable {
     int inter = config.intermediateSize();
     float scale = (float) (1.0 / Math.sqrt(hd));
     // torch's embedding op (dense backward). Indexing the table with get("{}") instead leaves rows
-    // of the gradient uninitialized now and then (NaN and inf seen in the rows of the batch's tokens).
+    // of the gradient uninitialized now and then (NaN and inf seen in the rows of the batch's
+    // tokens).
     NDArray idsArr = scope.create(flat);
-    NDArray x = idsArr.getNDArrayInternal().embedding(idsArr, params.get("embed"), SparseFormat.DENSE).singletonOrThrow();
+    NDArray x =
+        idsArr
+            .getNDArrayInternal()
+            .embedding(idsArr, params.get("embed"), SparseFormat.DENSE)
+            .singletonOrThrow();
     x.attach(scope);
     NDArray cos = ropeCos.get(new NDIndex("0:" + t)).reshape(t, 1, hd);
     NDArray sin = ropeSin.get(new NDIndex("0:" + t)).reshape(t, 1, hd);
@@ -195,8 +211,10 @@ public final class TrainableLlama implements AutoCloseable {
       NDArray v = qkv.get(new NDIndex(":, " + (qDim + kvDim) + ":")).reshape(b, t, kv, hd);
       q = rope(q, cos, sin);
       k = rope(k, cos, sin);
-      NDArray attn = attention(q.mul(scale).reshape(b, t, kv, g, hd).transpose(0, 2, 3, 1, 4), k, v, masks)
-          .transpose(0, 3, 1, 2, 4).reshape(n, qDim);
+      NDArray attn =
+          attention(q.mul(scale).reshape(b, t, kv, g, hd).transpose(0, 2, 3, 1, 4), k, v, masks)
+              .transpose(0, 3, 1, 2, 4)
+              .reshape(n, qDim);
       x = x.add(attn.matMul(wT(scope, p + "o")));
       NDArray gu = rmsNorm(x, params.get(p + "post_norm")).matMul(wT(scope, p + "gate_up"));
       NDArray gate = gu.get(new NDIndex(":, 0:" + inter));
@@ -209,17 +227,19 @@ public final class TrainableLlama implements AutoCloseable {
   /** Logits {@code [rows.length, vocab]} for the given rows of {@link #hidden}'s output. */
   public NDArray logits(NDManager scope, NDArray hidden, long[] rows) {
     // Rows gathered with torch's embedding op, as the token embeddings are: its backward adds into
-    // a zeroed gradient. Advanced indexing (get("{}")) left gradient rows uninitialized now and then
+    // a zeroed gradient. Advanced indexing (get("{}")) left gradient rows uninitialized now and
+    // then
     // for the embedding table, and resumed runs here went astray on a loaded machine.
     NDArray idx = scope.create(rows);
-    NDArray sel = idx.getNDArrayInternal().embedding(idx, hidden, SparseFormat.DENSE).singletonOrThrow();
+    NDArray sel =
+        idx.getNDArrayInternal().embedding(idx, hidden, SparseFormat.DENSE).singletonOrThrow();
     sel.attach(scope);
     return rmsNorm(sel, params.get("final_norm")).matMul(wT(scope, "embed"));
   }
 
   /**
-   * The negative log-likelihoods {@code [rows.length]} of {@code targets[i]} at flat row
-   * {@code rows[i]} (row {@code r} of batch entry {@code r / length} at position {@code r % length}
+   * The negative log-likelihoods {@code [rows.length]} of {@code targets[i]} at flat row {@code
+   * rows[i]} (row {@code r} of batch entry {@code r / length} at position {@code r % length}
    * predicts the token after it), attached to {@code scope}.
    */
   public NDArray nll(NDManager scope, int[][] ids, long[] rows, long[] targets) {
@@ -244,13 +264,13 @@ public final class TrainableLlama implements AutoCloseable {
    * Causal attention by query blocks of {@link #BLOCK} rows: block {@code [s, e)} attends to keys
    * {@code [0, e)} only, so the masked upper triangle is never computed (about half the work of a
    * full {@code t x t} product for long sequences) and no temporary exceeds {@code BLOCK x t}
-   * scores per head. {@code qg} is {@code [b, kv, g, t, hd]} (already scaled), {@code k} and
-   * {@code v} {@code [b, t, kv, hd]}; returns {@code [b, kv, g, t, hd]}.
+   * scores per head. {@code qg} is {@code [b, kv, g, t, hd]} (already scaled), {@code k} and {@code
+   * v} {@code [b, t, kv, hd]}; returns {@code [b, kv, g, t, hd]}.
    */
   private static NDArray attention(NDArray qg, NDArray k, NDArray v, NDArray[] masks) {
     long t = k.getShape().get(1);
-    NDArray kt = k.transpose(0, 2, 3, 1).expandDims(2);                         // [b, kv, 1, hd, t]
-    NDArray vv = v.transpose(0, 2, 1, 3).expandDims(2);                         // [b, kv, 1, t, hd]
+    NDArray kt = k.transpose(0, 2, 3, 1).expandDims(2); // [b, kv, 1, hd, t]
+    NDArray vv = v.transpose(0, 2, 1, 3).expandDims(2); // [b, kv, 1, t, hd]
     if (masks.length == 1) {
       return qg.matMul(kt).add(masks[0]).softmax(-1).matMul(vv);
     }
@@ -269,7 +289,10 @@ public final class TrainableLlama implements AutoCloseable {
   /** Rows of causal attention per query block. */
   static final int BLOCK = 256;
 
-  /** Per query block {@code [s, e)}: the additive mask {@code [e - s, e]} (minus infinity after the query). */
+  /**
+   * Per query block {@code [s, e)}: the additive mask {@code [e - s, e]} (minus infinity after the
+   * query).
+   */
   private static NDArray[] causalMasks(NDManager scope, int t) {
     int blocks = (t + BLOCK - 1) / BLOCK;
     NDArray[] masks = new NDArray[blocks];
@@ -309,9 +332,9 @@ public final class TrainableLlama implements AutoCloseable {
   }
 
   /**
-   * Writes the model as a Hugging Face directory ({@code config.json}, {@code generation_config.json},
-   * {@code model.safetensors} with transformers' tensor names, stored as {@code type}); the
-   * tokenizer is the caller's to add.
+   * Writes the model as a Hugging Face directory ({@code config.json}, {@code
+   * generation_config.json}, {@code model.safetensors} with transformers' tensor names, stored as
+   * {@code type}); the tokenizer is the caller's to add.
    */
   public void save(Path dir, HfModelWriter.StorageType type, int... eosIds) throws IOException {
     ModelConfig c = config;
@@ -323,7 +346,10 @@ public final class TrainableLlama implements AutoCloseable {
     int qRows = c.numHeads() * hd;
     int kvRows = c.numKvHeads() * hd;
     int inter = c.intermediateSize();
-    HfModelWriter.writeSafetensors(dir.resolve("model.safetensors"), HfModelWriter.tensorShapes(c), type,
+    HfModelWriter.writeSafetensors(
+        dir.resolve("model.safetensors"),
+        HfModelWriter.tensorShapes(c),
+        type,
         (name, count, sink) -> {
           float[] src;
           int from;
@@ -338,15 +364,42 @@ public final class TrainableLlama implements AutoCloseable {
             String p = "layers." + parts[2] + ".";
             String rest = name.substring(("model.layers." + parts[2] + ".").length());
             switch (rest) {
-              case "input_layernorm.weight" -> { src = v.get(p + "input_norm"); from = 0; }
-              case "post_attention_layernorm.weight" -> { src = v.get(p + "post_norm"); from = 0; }
-              case "self_attn.q_proj.weight" -> { src = v.get(p + "qkv"); from = 0; }
-              case "self_attn.k_proj.weight" -> { src = v.get(p + "qkv"); from = qRows * h; }
-              case "self_attn.v_proj.weight" -> { src = v.get(p + "qkv"); from = (qRows + kvRows) * h; }
-              case "self_attn.o_proj.weight" -> { src = v.get(p + "o"); from = 0; }
-              case "mlp.gate_proj.weight" -> { src = v.get(p + "gate_up"); from = 0; }
-              case "mlp.up_proj.weight" -> { src = v.get(p + "gate_up"); from = inter * h; }
-              case "mlp.down_proj.weight" -> { src = v.get(p + "down"); from = 0; }
+              case "input_layernorm.weight" -> {
+                src = v.get(p + "input_norm");
+                from = 0;
+              }
+              case "post_attention_layernorm.weight" -> {
+                src = v.get(p + "post_norm");
+                from = 0;
+              }
+              case "self_attn.q_proj.weight" -> {
+                src = v.get(p + "qkv");
+                from = 0;
+              }
+              case "self_attn.k_proj.weight" -> {
+                src = v.get(p + "qkv");
+                from = qRows * h;
+              }
+              case "self_attn.v_proj.weight" -> {
+                src = v.get(p + "qkv");
+                from = (qRows + kvRows) * h;
+              }
+              case "self_attn.o_proj.weight" -> {
+                src = v.get(p + "o");
+                from = 0;
+              }
+              case "mlp.gate_proj.weight" -> {
+                src = v.get(p + "gate_up");
+                from = 0;
+              }
+              case "mlp.up_proj.weight" -> {
+                src = v.get(p + "gate_up");
+                from = inter * h;
+              }
+              case "mlp.down_proj.weight" -> {
+                src = v.get(p + "down");
+                from = 0;
+              }
               default -> throw new IllegalStateException("no trained parameter for " + name);
             }
           }

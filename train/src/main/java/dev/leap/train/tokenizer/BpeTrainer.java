@@ -34,11 +34,11 @@ import java.util.regex.Pattern;
  * with {@code use_regex: false}; the model is BPE over GPT-2's byte-to-character table, the decoder
  * ByteLevel, and EOS ({@link #EOS}) an added special token with the last id.
  *
- * <p>Algorithm: the classic BPE training of Sennrich et al. (2016) over the pre-tokens' counts.
- * Ids 0..255 are the bytes (in byte order); each merge joins the most frequent adjacent pair
- * (ties: the smaller pair of token strings, compared as strings), replacing its occurrences left to
- * right within each pre-token. Pair counts are kept incrementally (a pair's count and the words it
- * occurs in) so a merge touches only the words that hold the pair; {@code BpeTrainerTest} checks the
+ * <p>Algorithm: the classic BPE training of Sennrich et al. (2016) over the pre-tokens' counts. Ids
+ * 0..255 are the bytes (in byte order); each merge joins the most frequent adjacent pair (ties: the
+ * smaller pair of token strings, compared as strings), replacing its occurrences left to right
+ * within each pre-token. Pair counts are kept incrementally (a pair's count and the words it occurs
+ * in) so a merge touches only the words that hold the pair; {@code BpeTrainerTest} checks the
  * merges against a naive twin that recounts every pair before every merge. Training stops at the
  * vocabulary size or when no pair occurs twice. Deterministic for its input texts.
  */
@@ -50,7 +50,8 @@ public final class BpeTrainer {
    * leading space, a capitalized word (no space), one digit, punctuation with an optional leading
    * space, or a run of whitespace.
    */
-  public static final String PATTERN = " ?\\p{Ll}+|\\p{Lu}\\p{Ll}*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+|\\s+";
+  public static final String PATTERN =
+      " ?\\p{Ll}+|\\p{Lu}\\p{Ll}*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+|\\s+";
 
   /** The end-of-sequence token. */
   public static final String EOS = "<|endoftext|>";
@@ -71,7 +72,8 @@ public final class BpeTrainer {
 
   /**
    * The pre-tokens of {@code text} as the {@code Split} pre-tokenizer makes them ({@code Isolated}:
-   * every match is a piece, and so is any text between matches, e.g. a titlecase or uncased letter).
+   * every match is a piece, and so is any text between matches, e.g. a titlecase or uncased
+   * letter).
    */
   public static List<String> preTokenize(String text) {
     List<String> out = new ArrayList<>();
@@ -90,7 +92,9 @@ public final class BpeTrainer {
     return out;
   }
 
-  /** GPT-2's byte-to-character table: printable bytes stand for themselves, the others for 256 + n. */
+  /**
+   * GPT-2's byte-to-character table: printable bytes stand for themselves, the others for 256 + n.
+   */
   public static char[] byteChars() {
     char[] table = new char[256];
     int n = 0;
@@ -130,7 +134,9 @@ public final class BpeTrainer {
   /** Trains on pre-token counts (byte strings of {@link #byteChars}). */
   public static Merges train(Map<String, Integer> wordCounts, int vocabSize) {
     if (vocabSize < 257) {
-      throw new IllegalArgumentException("a byte-level vocabulary needs at least 257 tokens (256 bytes and EOS), asked " + vocabSize);
+      throw new IllegalArgumentException(
+          "a byte-level vocabulary needs at least 257 tokens (256 bytes and EOS), asked "
+              + vocabSize);
     }
     char[] table = byteChars();
     List<String> strings = new ArrayList<>();
@@ -168,7 +174,8 @@ public final class BpeTrainer {
       long bestCount = 1;
       for (Long2LongOpenHashMap.Entry e : pairCount.long2LongEntrySet()) {
         long c = e.getLongValue();
-        if (c > bestCount || (c == bestCount && c > 1 && best != -1 && less(e.getLongKey(), best, strings))) {
+        if (c > bestCount
+            || (c == bestCount && c > 1 && best != -1 && less(e.getLongKey(), best, strings))) {
           best = e.getLongKey();
           bestCount = c;
         }
@@ -212,7 +219,12 @@ public final class BpeTrainer {
     return ((long) a << 32) | (b & 0xFFFFFFFFL);
   }
 
-  private static void addPairs(int[] sym, int word, int f, Long2LongOpenHashMap count, Long2ObjectOpenHashMap<IntOpenHashSet> where) {
+  private static void addPairs(
+      int[] sym,
+      int word,
+      int f,
+      Long2LongOpenHashMap count,
+      Long2ObjectOpenHashMap<IntOpenHashSet> where) {
     for (int i = 0; i + 1 < sym.length; i++) {
       long p = pair(sym[i], sym[i + 1]);
       count.addTo(p, f);
@@ -220,7 +232,12 @@ public final class BpeTrainer {
     }
   }
 
-  private static void removePairs(int[] sym, int word, int f, Long2LongOpenHashMap count, Long2ObjectOpenHashMap<IntOpenHashSet> where) {
+  private static void removePairs(
+      int[] sym,
+      int word,
+      int f,
+      Long2LongOpenHashMap count,
+      Long2ObjectOpenHashMap<IntOpenHashSet> where) {
     for (int i = 0; i + 1 < sym.length; i++) {
       long p = pair(sym[i], sym[i + 1]);
       long c = count.addTo(p, -f) - f;
@@ -252,8 +269,8 @@ public final class BpeTrainer {
   }
 
   /**
-   * Writes {@code tokenizer.json} (and {@code tokenizer_config.json} naming EOS, where
-   * {@code HfTokenizer.load} looks for it) into {@code dir}.
+   * Writes {@code tokenizer.json} (and {@code tokenizer_config.json} naming EOS, where {@code
+   * HfTokenizer.load} looks for it) into {@code dir}.
    */
   public static void write(Merges merges, Path dir) throws IOException {
     Files.createDirectories(dir);
@@ -264,8 +281,15 @@ public final class BpeTrainer {
     root.putNull("padding");
     int eosId = merges.vocabSize() - 1;
     ArrayNode added = root.putArray("added_tokens");
-    added.addObject().put("id", eosId).put("content", EOS).put("single_word", false).put("lstrip", false)
-        .put("rstrip", false).put("normalized", false).put("special", true);
+    added
+        .addObject()
+        .put("id", eosId)
+        .put("content", EOS)
+        .put("single_word", false)
+        .put("lstrip", false)
+        .put("rstrip", false)
+        .put("normalized", false)
+        .put("special", true);
     root.putNull("normalizer");
     ObjectNode pre = root.putObject("pre_tokenizer");
     pre.put("type", "Sequence");
@@ -275,10 +299,16 @@ public final class BpeTrainer {
     split.putObject("pattern").put("Regex", PATTERN);
     split.put("behavior", "Isolated");
     split.put("invert", false);
-    pres.addObject().put("type", "ByteLevel").put("add_prefix_space", false).put("trim_offsets", true)
+    pres.addObject()
+        .put("type", "ByteLevel")
+        .put("add_prefix_space", false)
+        .put("trim_offsets", true)
         .put("use_regex", false);
     root.putNull("post_processor");
-    root.putObject("decoder").put("type", "ByteLevel").put("add_prefix_space", true).put("trim_offsets", true)
+    root.putObject("decoder")
+        .put("type", "ByteLevel")
+        .put("add_prefix_space", true)
+        .put("trim_offsets", true)
         .put("use_regex", true);
     ObjectNode model = root.putObject("model");
     model.put("type", "BPE");
@@ -304,6 +334,7 @@ public final class BpeTrainer {
     config.put("model_max_length", 4096);
     config.put("tokenizer_class", "PreTrainedTokenizerFast");
     config.put("clean_up_tokenization_spaces", false);
-    m.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("tokenizer_config.json").toFile(), config);
+    m.writerWithDefaultPrettyPrinter()
+        .writeValue(dir.resolve("tokenizer_config.json").toFile(), config);
   }
 }

@@ -12,8 +12,8 @@ import java.util.SplittableRandom;
 
 /**
  * The text the project's tokenizer is trained on, all of it made by the project: the 50 character
- * sheets with their prompt; city articles with SGLang's city prompt, a question and the answer, from
- * both article generators ({@link CityDocument} with closed and open values, and the held-out
+ * sheets with their prompt; city articles with SGLang's city prompt, a question and the answer,
+ * from both article generators ({@link CityDocument} with closed and open values, and the held-out
  * {@link GazetteerDocument}: the tokenizer is no model and must not split the second style into
  * crumbs); and fact cards. Cities come from training seeds (below {@link City#EVAL_SEED_BASE}).
  * Deterministic for its seed.
@@ -38,8 +38,10 @@ public final class TokenizerCorpus {
       int kind = i % 3;
       City city = kind == 0 ? City.of(citySeed) : City.open(citySeed);
       int target = 200 + r.nextInt(1300);
-      String doc = kind == 2 ? GazetteerDocument.text(city, r.nextLong(), target, gpt2)
-          : CityDocument.text(city, r.nextLong(), target, gpt2, kind == 1);
+      String doc =
+          kind == 2
+              ? GazetteerDocument.text(city, r.nextLong(), target, gpt2)
+              : CityDocument.text(city, r.nextLong(), target, gpt2, kind == 1);
       out.add(CityDocument.prompt(doc, questions.get(r.nextInt(questions.size()))) + city.answer());
     }
     FactCard.Kind[] kinds = FactCard.Kind.values();
@@ -47,7 +49,8 @@ public final class TokenizerCorpus {
       City city = City.open(r.nextLong(City.EVAL_SEED_BASE));
       City other = r.nextBoolean() ? City.open(r.nextLong(City.EVAL_SEED_BASE)) : null;
       String card = FactCard.text(city, other, kinds[r.nextInt(kinds.length)], r);
-      out.add(CityDocument.prompt(card, questions.get(r.nextInt(questions.size()))) + city.answer());
+      out.add(
+          CityDocument.prompt(card, questions.get(r.nextInt(questions.size()))) + city.answer());
     }
     return out;
   }

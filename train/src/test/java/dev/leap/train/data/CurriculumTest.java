@@ -36,7 +36,8 @@ class CurriculumTest {
       landmarks.add(c.landmarks().get(0));
     }
     assertTrue(names.size() > 4_700, "place names repeat too often: " + names.size() + " of 5000");
-    assertTrue(landmarks.size() > 3_500, "landmarks repeat too often: " + landmarks.size() + " of 5000");
+    assertTrue(
+        landmarks.size() > 3_500, "landmarks repeat too often: " + landmarks.size() + " of 5000");
   }
 
   @Test
@@ -52,7 +53,10 @@ class CurriculumTest {
       for (String v : c.fields().values()) {
         assertTrue(prompt.contains(v), "the card states " + v + ":\n" + prompt);
       }
-      if (prompt.contains("Nearby") || prompt.contains("nearby") || prompt.contains("Not far") || prompt.contains("neighbouring")
+      if (prompt.contains("Nearby")
+          || prompt.contains("nearby")
+          || prompt.contains("Not far")
+          || prompt.contains("neighbouring")
           || prompt.contains("Compare")) {
         withDistractor++;
       }
@@ -70,7 +74,9 @@ class CurriculumTest {
       }
       assertEquals(TOK.eosIds()[0], e.tokens()[e.tokens().length - 1]);
     }
-    assertTrue(withDistractor > 60 && withDistractor < 140, "about half the cards have a distractor: " + withDistractor);
+    assertTrue(
+        withDistractor > 60 && withDistractor < 140,
+        "about half the cards have a distractor: " + withDistractor);
   }
 
   @Test
@@ -85,7 +91,9 @@ class CurriculumTest {
         assertTrue(doc.contains(v), "entry " + s + " states " + v);
       }
       assertTrue(doc.contains("\n## "), "Markdown-style headings");
-      assertTrue(tokens >= target && tokens <= target + 300, "entry " + s + ": " + tokens + " tokens for " + target);
+      assertTrue(
+          tokens >= target && tokens <= target + 300,
+          "entry " + s + ": " + tokens + " tokens for " + target);
     }
   }
 
@@ -109,7 +117,9 @@ class CurriculumTest {
       for (Example e : cur.step(step)) {
         String text = TOK.decode(e.tokens());
         for (String sig : GazetteerDocument.SIGNATURES) {
-          assertFalse(text.contains(sig), "step " + step + " holds the second generator's \"" + sig.strip() + "\"");
+          assertFalse(
+              text.contains(sig),
+              "step " + step + " holds the second generator's \"" + sig.strip() + "\"");
         }
         if (e.valueTargets().length > 0) {
           cities++;
@@ -117,7 +127,8 @@ class CurriculumTest {
         }
       }
       assertEquals(cur.step(step).size(), cur.step(step).size());
-      assertArrayEquals(cur.step(step).get(0).tokens(), cur.step(step).get(0).tokens(), "deterministic");
+      assertArrayEquals(
+          cur.step(step).get(0).tokens(), cur.step(step).get(0).tokens(), "deterministic");
     }
     assertEquals(Set.of(1, 2, 3), phases);
     assertTrue(cities > 6);

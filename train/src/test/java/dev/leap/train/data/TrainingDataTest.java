@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The generated training data keeps SGLang's formats exactly: every character sheet and every city
- * answer matches the benchmark's regex (the copies shipped in {@link SglangInputs}, checked against {@code ../shared}), the fact table covers the benchmark's 50
- * names in order, documents state their city's facts, fall in the asked length, and training
- * never draws an evaluation seed.
+ * answer matches the benchmark's regex (the copies shipped in {@link SglangInputs}, checked against
+ * {@code ../shared}), the fact table covers the benchmark's 50 names in order, documents state
+ * their city's facts, fall in the asked length, and training never draws an evaluation seed.
  */
 class TrainingDataTest {
   static final HfTokenizer GPT2 = HfTokenizer.gpt2();
@@ -48,8 +48,11 @@ class TrainingDataTest {
       assertTrue(p.matcher(c.sheet()).matches(), c.benchmarkName() + ":\n" + c.sheet());
       assertTrue(c.prompt().startsWith(c.benchmarkName() + " is a character in Harry Potter."));
     }
-    assertEquals(SglangInputs.characterNames(), all.stream().map(Character::benchmarkName).toList());
-    assertTrue(all.get(4).ownChoices().contains("wood"), "Snape's wand wood is marked as the project's choice");
+    assertEquals(
+        SglangInputs.characterNames(), all.stream().map(Character::benchmarkName).toList());
+    assertTrue(
+        all.get(4).ownChoices().contains("wood"),
+        "Snape's wand wood is marked as the project's choice");
     assertFalse(all.get(0).ownChoices().contains("wood"), "Harry's holly wand is from the books");
   }
 
@@ -65,13 +68,26 @@ class TrainingDataTest {
       String doc = CityDocument.text(c, seed, target, GPT2);
       int tokens = GPT2.encode(doc).length;
       assertTrue(doc.startsWith(c.name() + " is "), "the article opens with the city's name");
-      for (String fact : List.of(c.country(), c.latitude(), Long.toString(c.population()), c.landmarks().get(0),
-          c.landmarks().get(1), c.landmarks().get(2))) {
+      for (String fact :
+          List.of(
+              c.country(),
+              c.latitude(),
+              Long.toString(c.population()),
+              c.landmarks().get(0),
+              c.landmarks().get(1),
+              c.landmarks().get(2))) {
         assertTrue(doc.contains(fact), "document " + seed + " states " + fact);
       }
-      assertTrue(doc.contains(c.landmarks().get(0) + ", the " + c.landmarks().get(1) + " and the " + c.landmarks().get(2)),
+      assertTrue(
+          doc.contains(
+              c.landmarks().get(0)
+                  + ", the "
+                  + c.landmarks().get(1)
+                  + " and the "
+                  + c.landmarks().get(2)),
           "the three landmarks are listed together, in answer order");
-      assertTrue(tokens >= target && tokens <= Math.max(target + 200, 800),
+      assertTrue(
+          tokens >= target && tokens <= Math.max(target + 200, 800),
           "document " + seed + ": " + tokens + " tokens for " + target);
     }
     assertTrue(names.size() > 30, "cities differ from seed to seed");
@@ -94,7 +110,9 @@ class TrainingDataTest {
     }
     for (int step = 0; step < 3; step++) {
       for (Example e : mix.step(step)) {
-        String answer = GPT2.decode(java.util.Arrays.copyOfRange(e.tokens(), e.answerStart(), e.tokens().length - 1));
+        String answer =
+            GPT2.decode(
+                java.util.Arrays.copyOfRange(e.tokens(), e.answerStart(), e.tokens().length - 1));
         assertFalse(evalNames.contains(answer), "a training example repeats an evaluation city");
       }
     }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 class AdamWTest {
 
   private static void backward(NDArray w, float factor) {
-    try (NDManager scope = w.getManager().newSubManager(); GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+    try (NDManager scope = w.getManager().newSubManager();
+        GradientCollector gc = Engine.getInstance().newGradientCollector()) {
       NDArray f = scope.create(factor);
       gc.backward(w.mul(f).sum());
     }
@@ -26,13 +27,15 @@ class AdamWTest {
   @Test
   void nonFiniteGradientIsDroppedAndDoesNotStay() {
     try (NDManager manager = NDManager.newBaseManager()) {
-      NDArray w = manager.create(new float[] {1f, 2f, 3f, 4f}, new ai.djl.ndarray.types.Shape(2, 2));
+      NDArray w =
+          manager.create(new float[] {1f, 2f, 3f, 4f}, new ai.djl.ndarray.types.Shape(2, 2));
       w.setRequiresGradient(true);
       try (AdamW opt = new AdamW(Map.of("w", w), 0.9f, 0.95f, 1e-8f, 0f)) {
         backward(w, Float.NaN);
         double dropped = opt.step(1e-2f, 1f);
         assertTrue(Double.isNaN(dropped), "the NaN gradient is reported");
-        assertArrayEquals(new float[] {1f, 2f, 3f, 4f}, w.toFloatArray(), "weights unchanged by a dropped step");
+        assertArrayEquals(
+            new float[] {1f, 2f, 3f, 4f}, w.toFloatArray(), "weights unchanged by a dropped step");
         assertEquals(0, opt.steps());
         for (float g : w.getGradient().toFloatArray()) {
           assertEquals(0f, g, "the accumulator is zero again, not NaN");

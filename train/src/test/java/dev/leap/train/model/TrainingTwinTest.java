@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The naive twin of training: weights trained by {@link TrainableLlama} (full-sequence forward,
- * blockwise causal attention, fused parameters), written as a Hugging Face directory in float32
- * and loaded through the runtime's {@link LlamaModel} (KV pool, one token at a time after a short
+ * blockwise causal attention, fused parameters), written as a Hugging Face directory in float32 and
+ * loaded through the runtime's {@link LlamaModel} (KV pool, one token at a time after a short
  * prefill), give the same logits at every position, to 1e-4.
  */
 class TrainingTwinTest {
@@ -49,7 +49,8 @@ class TrainingTwinTest {
           rows[i] = i;
           labels[i] = ids[0][i + 1];
         }
-        try (NDManager s = m.newScope(); GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+        try (NDManager s = m.newScope();
+            GradientCollector gc = Engine.getInstance().newGradientCollector()) {
           gc.backward(m.loss(s, ids, rows, labels).div(39));
         }
         opt.step(1e-2f, 1f);
@@ -70,16 +71,28 @@ class TrainingTwinTest {
       List<float[]> rows = new ArrayList<>();
       try (NDManager s = runtime.manager().newSubManager()) {
         int[] slots = range(0, prefill);
-        float[] first = runtime.forward(s, List.of(new LlamaModel.SequenceInput(
-            java.util.Arrays.copyOf(seq, prefill), 0, new int[0], slots, true))).toFloatArray();
+        float[] first =
+            runtime
+                .forward(
+                    s,
+                    List.of(
+                        new LlamaModel.SequenceInput(
+                            java.util.Arrays.copyOf(seq, prefill), 0, new int[0], slots, true)))
+                .toFloatArray();
         for (int r = 0; r < prefill; r++) {
           rows.add(java.util.Arrays.copyOfRange(first, r * v, (r + 1) * v));
         }
       }
       for (int p = prefill; p < t; p++) {
         try (NDManager s = runtime.manager().newSubManager()) {
-          rows.add(runtime.forward(s, List.of(new LlamaModel.SequenceInput(new int[] {seq[p]}, p, range(0, p),
-              new int[] {p}, false))).toFloatArray());
+          rows.add(
+              runtime
+                  .forward(
+                      s,
+                      List.of(
+                          new LlamaModel.SequenceInput(
+                              new int[] {seq[p]}, p, range(0, p), new int[] {p}, false)))
+                  .toFloatArray());
         }
       }
       for (int p = 0; p < t; p++) {

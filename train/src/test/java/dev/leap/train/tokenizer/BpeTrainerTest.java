@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.retokenize.HfTokenizer;
-import dev.leap.train.data.City;
 import dev.leap.train.SmallTokenizer;
+import dev.leap.train.data.City;
 import dev.leap.train.data.CityDocument;
 import dev.leap.train.data.GazetteerDocument;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -23,10 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The project's byte-level BPE: the incremental trainer gives the merges of a naive twin that
- * recounts every pair before every merge; the written {@code tokenizer.json} loads through
- * {@code HfTokenizer.load} (DJL's Hugging Face tokenizer), encodes as a naive Java BPE over the
- * same merges does, decodes byte for byte, and every field of a city answer is the same tokens in
- * its article as in the answer.
+ * recounts every pair before every merge; the written {@code tokenizer.json} loads through {@code
+ * HfTokenizer.load} (DJL's Hugging Face tokenizer), encodes as a naive Java BPE over the same
+ * merges does, decodes byte for byte, and every field of a city answer is the same tokens in its
+ * article as in the answer.
  */
 class BpeTrainerTest {
   static HfTokenizer tok;
@@ -66,7 +66,8 @@ class BpeTrainerTest {
     texts.add("Ünïcödé ✓ and 東京, tabs\tand  double  spaces, CAPS, McDonald 12.5% \"quoted\"\n\n");
     for (String t : texts) {
       int[] ids = tok.encode(t);
-      assertArrayEquals(naiveEncode(t), ids, () -> "text: " + t.substring(0, Math.min(80, t.length())));
+      assertArrayEquals(
+          naiveEncode(t), ids, () -> "text: " + t.substring(0, Math.min(80, t.length())));
       assertEquals(t, tok.decode(ids));
     }
   }
@@ -79,13 +80,18 @@ class BpeTrainerTest {
       long seed = City.EVAL_SEED_BASE + r.nextInt(1_000_000);
       City c = i % 3 == 0 ? City.of(seed) : City.open(seed);
       int target = 150 + r.nextInt(600);
-      String doc = i % 3 == 2 ? GazetteerDocument.text(c, seed, target, tok) : CityDocument.text(c, seed, target, tok, i % 3 == 1);
+      String doc =
+          i % 3 == 2
+              ? GazetteerDocument.text(c, seed, target, tok)
+              : CityDocument.text(c, seed, target, tok, i % 3 == 1);
       int[] article = tok.encode(doc);
       int[] answer = tok.encode(c.answer());
       for (String v : c.fields().values()) {
         int[] field = tok.encode(v);
-        assertTrue(contains(article, field), "seed " + seed + ": " + v + " not verbatim in the article");
-        assertTrue(contains(answer, field), "seed " + seed + ": " + v + " not verbatim in the answer");
+        assertTrue(
+            contains(article, field), "seed " + seed + ": " + v + " not verbatim in the article");
+        assertTrue(
+            contains(answer, field), "seed " + seed + ": " + v + " not verbatim in the answer");
       }
     }
   }
@@ -103,7 +109,10 @@ class BpeTrainerTest {
     return false;
   }
 
-  /** BPE encoding the textbook way: per pre-token, merge the lowest-ranked adjacent pair until none is left. */
+  /**
+   * BPE encoding the textbook way: per pre-token, merge the lowest-ranked adjacent pair until none
+   * is left.
+   */
   static int[] naiveEncode(String text) {
     Map<String, Integer> rank = new HashMap<>();
     for (int i = 0; i < merges.pairs().size(); i++) {
@@ -172,8 +181,11 @@ class BpeTrainerTest {
       for (Map.Entry<List<String>, Long> e : pc.entrySet()) {
         List<String> p = e.getKey();
         long c = e.getValue();
-        if (c > bestCount || (c == bestCount && best != null && (p.get(0).compareTo(best.get(0)) < 0
-            || (p.get(0).equals(best.get(0)) && p.get(1).compareTo(best.get(1)) < 0)))) {
+        if (c > bestCount
+            || (c == bestCount
+                && best != null
+                && (p.get(0).compareTo(best.get(0)) < 0
+                    || (p.get(0).equals(best.get(0)) && p.get(1).compareTo(best.get(1)) < 0)))) {
           best = p;
           bestCount = c;
         }
@@ -198,6 +210,8 @@ class BpeTrainerTest {
   @Test
   void theFileIsSmall(@TempDir Path dir) throws Exception {
     BpeTrainer.write(merges, dir);
-    assertTrue(Files.size(dir.resolve("tokenizer.json")) < 100_000, "tokenizer.json of 900 tokens under 100 KB");
+    assertTrue(
+        Files.size(dir.resolve("tokenizer.json")) < 100_000,
+        "tokenizer.json of 900 tokens under 100 KB");
   }
 }

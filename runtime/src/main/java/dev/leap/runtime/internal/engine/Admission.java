@@ -13,7 +13,10 @@ import java.util.List;
  * that makes a request wait one step for a prefix another request is about to cache.
  */
 final class Admission {
-  /** Requests sharing this many uncached prompt tokens with one admitted in the same iteration wait one step. */
+  /**
+   * Requests sharing this many uncached prompt tokens with one admitted in the same iteration wait
+   * one step.
+   */
   static final int SHARED_PREFIX_DEFER = 32;
 
   private final Tokenizer tokenizer;
@@ -39,17 +42,36 @@ final class Admission {
     }
     int n = s.prompt.length;
     if (n >= maxPositions) {
-      return "the prompt has " + n + " tokens; the model's context (max_position_embeddings) is " + maxPositions;
+      return "the prompt has "
+          + n
+          + " tokens; the model's context (max_position_embeddings) is "
+          + maxPositions;
     }
     int need = n + Math.min(s.request.params().maxTokens(), maxPositions - n);
     if (need > kvCapacity) {
-      return "the prompt (" + n + " tokens) plus maxTokens (" + s.request.params().maxTokens()
-          + ") needs " + need + " KV slots; the KV capacity is " + kvCapacity;
+      return "the prompt ("
+          + n
+          + " tokens) plus maxTokens ("
+          + s.request.params().maxTokens()
+          + ") needs "
+          + need
+          + " KV slots; the KV capacity is "
+          + kvCapacity;
     }
     if (smallReserve > 0 && need > smallReserve / 4 && need > kvCapacity - smallReserve) {
-      return "the prompt (" + n + " tokens) plus maxTokens (" + s.request.params().maxTokens() + ") needs " + need
-          + " KV slots; a request this big may use " + (kvCapacity - smallReserve) + " of the KV capacity of "
-          + kvCapacity + " (the other " + smallReserve + " are kept for small requests)";
+      return "the prompt ("
+          + n
+          + " tokens) plus maxTokens ("
+          + s.request.params().maxTokens()
+          + ") needs "
+          + need
+          + " KV slots; a request this big may use "
+          + (kvCapacity - smallReserve)
+          + " of the KV capacity of "
+          + kvCapacity
+          + " (the other "
+          + smallReserve
+          + " are kept for small requests)";
     }
     if (s.request.constraint().kind() != Constraint.Kind.NONE && tokenizer == null) {
       return "a constraint needs a tokenizer, and the model directory has none";
@@ -68,7 +90,12 @@ final class Admission {
       for (int i = 0; i < ids.length; i++) {
         if (ids[i] < 0 || ids[i] >= vocab) {
           throw new IllegalArgumentException(
-              "prompt token id " + ids[i] + " at index " + i + " is outside the model's vocabulary 0.." + (vocab - 1));
+              "prompt token id "
+                  + ids[i]
+                  + " at index "
+                  + i
+                  + " is outside the model's vocabulary 0.."
+                  + (vocab - 1));
         }
       }
       if (ids.length == 0) {
@@ -77,7 +104,8 @@ final class Admission {
       return ids;
     }
     if (tokenizer == null) {
-      throw new IllegalArgumentException("a text prompt needs a tokenizer, and the model directory has none: give token ids");
+      throw new IllegalArgumentException(
+          "a text prompt needs a tokenizer, and the model directory has none: give token ids");
     }
     int[] ids = tokenizer.encode(request.prompt());
     if (ids.length == 0) {
@@ -87,8 +115,9 @@ final class Admission {
   }
 
   /**
-   * Whether {@code s}, with {@code cached} prompt tokens in the radix cache, should wait one step so
-   * that a request admitted in this iteration (prompts {@code admitted}) can cache a prefix they share.
+   * Whether {@code s}, with {@code cached} prompt tokens in the radix cache, should wait one step
+   * so that a request admitted in this iteration (prompts {@code admitted}) can cache a prefix they
+   * share.
    */
   static boolean deferForSharedPrefix(Sequence s, int cached, List<int[]> admitted) {
     for (int[] p : admitted) {

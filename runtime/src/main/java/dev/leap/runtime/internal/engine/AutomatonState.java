@@ -11,8 +11,8 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  * last one the current state; rolling back cuts the list (an automaton's states stay valid, so
  * walking again from an old one is exact), and a jump takes the states after its tokens from the
  * {@link JumpPlan}, which the retokenizer walked through the same automaton. Subclasses give the
- * masks, the next state of a token and the forced bytes: {@link DfaState} from a shared compiled DFA,
- * {@link GrammarState} from the request's own grammar matcher.
+ * masks, the next state of a token and the forced bytes: {@link DfaState} from a shared compiled
+ * DFA, {@link GrammarState} from the request's own grammar matcher.
  */
 abstract class AutomatonState implements ConstraintState {
   private final ByteAutomaton automaton;
@@ -30,7 +30,9 @@ abstract class AutomatonState implements ConstraintState {
     return states.getInt(states.size() - 1);
   }
 
-  /** The state after {@code token} from {@code state}, or {@link ByteAutomaton#DEAD} if not allowed. */
+  /**
+   * The state after {@code token} from {@code state}, or {@link ByteAutomaton#DEAD} if not allowed.
+   */
   abstract int next(int state, int token);
 
   @Override
@@ -47,7 +49,8 @@ abstract class AutomatonState implements ConstraintState {
   public final void accept(int token) {
     int next = next(state(), token);
     if (next == ByteAutomaton.DEAD) {
-      throw new IllegalStateException("sampled token " + token + " is not allowed in " + describe());
+      throw new IllegalStateException(
+          "sampled token " + token + " is not allowed in " + describe());
     }
     states.add(next);
   }
@@ -55,7 +58,8 @@ abstract class AutomatonState implements ConstraintState {
   @Override
   public final void rollback(int n) {
     if (n < 0 || n >= states.size()) {
-      throw new IllegalArgumentException("cannot roll back " + n + " of " + (states.size() - 1) + " tokens");
+      throw new IllegalArgumentException(
+          "cannot roll back " + n + " of " + (states.size() - 1) + " tokens");
     }
     states.size(states.size() - n);
   }

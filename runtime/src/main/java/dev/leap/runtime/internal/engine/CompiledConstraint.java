@@ -10,7 +10,8 @@ import java.util.Arrays;
  * choice, JSON Schema, grammar without recursion, structural tag, reasoning gate) and {@link
  * CompiledRules} (a grammar with recursion, matched with a stack). Both keep the jump retokenizer.
  */
-abstract sealed class CompiledConstraint implements AutoCloseable permits CompiledDfa, CompiledRules {
+abstract sealed class CompiledConstraint implements AutoCloseable
+    permits CompiledDfa, CompiledRules {
   final JumpRetokenizer retokenizer;
   private final int logitsVocab;
 
@@ -23,9 +24,9 @@ abstract sealed class CompiledConstraint implements AutoCloseable permits Compil
   abstract ConstraintState newState();
 
   /**
-   * The row {@code [logitsVocab]} that is true for every token not in {@code allowedWords} (a bit set
-   * over the tokenizer's ids); ids past the tokenizer's vocabulary (a model's padded rows) are never
-   * allowed.
+   * The row {@code [logitsVocab]} that is true for every token not in {@code allowedWords} (a bit
+   * set over the tokenizer's ids); ids past the tokenizer's vocabulary (a model's padded rows) are
+   * never allowed.
    */
   final boolean[] disallowedRow(long[] allowedWords) {
     boolean[] disallowed = new boolean[logitsVocab];

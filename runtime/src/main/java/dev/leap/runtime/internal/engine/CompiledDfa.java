@@ -10,10 +10,10 @@ import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 
 /**
  * A constraint that is one DFA: its compressed FSM (jump edges), its token index over the
- * tokenizer's vocabulary, and per-state masks on the model's device, made on first use and shared by
- * every request in that state ({@link DfaState}); released when the constraint leaves the runtime's
- * cache, made again if a request still uses it. The first mask is computed at compile time. The
- * mask cache is touched only by the scheduler thread.
+ * tokenizer's vocabulary, and per-state masks on the model's device, made on first use and shared
+ * by every request in that state ({@link DfaState}); released when the constraint leaves the
+ * runtime's cache, made again if a request still uses it. The first mask is computed at compile
+ * time. The mask cache is touched only by the scheduler thread.
  */
 final class CompiledDfa extends CompiledConstraint {
   final CompressedFsm fsm;
@@ -23,12 +23,15 @@ final class CompiledDfa extends CompiledConstraint {
   private final Int2ObjectOpenHashMap<NDArray> masks = new Int2ObjectOpenHashMap<>();
 
   /** Indexes {@code fsm} against {@code tokenizer}, the initial state's mask first. */
-  CompiledDfa(CompressedFsm fsm, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
+  CompiledDfa(
+      CompressedFsm fsm, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
     super(new JumpRetokenizer(tokenizer, fsm.dfa(), healing), logitsVocab);
     this.fsm = fsm;
     this.index = TokenIndex.of(fsm.dfa(), tokenizer);
     this.parent = parent;
-    index.allowed(fsm.dfa().initialState()); // the first mask here, off the step loop; the others on first use
+    index.allowed(
+        fsm.dfa()
+            .initialState()); // the first mask here, off the step loop; the others on first use
   }
 
   @Override
@@ -37,8 +40,8 @@ final class CompiledDfa extends CompiledConstraint {
   }
 
   /**
-   * The boolean row {@code [logitsVocab]} of the tokens <em>not</em> allowed in {@code state}, on the
-   * device (the sampler fills those logits with -inf in place).
+   * The boolean row {@code [logitsVocab]} of the tokens <em>not</em> allowed in {@code state}, on
+   * the device (the sampler fills those logits with -inf in place).
    */
   NDArray mask(int state) {
     NDArray m = masks.get(state);

@@ -20,11 +20,13 @@ final class CompiledRules extends CompiledConstraint {
     this.grammar = grammar;
   }
 
-  static CompiledRules of(Grammar recursive, Tokenizer tokenizer, boolean healing, int logitsVocab) {
+  static CompiledRules of(
+      Grammar recursive, Tokenizer tokenizer, boolean healing, int logitsVocab) {
     CompiledGrammar cg = CompiledGrammar.compileLazily(recursive, tokenizer);
     GrammarMatcher first = cg.newMatcher();
     first.allowed(first.initialState());
-    return new CompiledRules(cg, new JumpRetokenizer(tokenizer, cg.newMatcher(), healing), logitsVocab);
+    return new CompiledRules(
+        cg, new JumpRetokenizer(tokenizer, cg.newMatcher(), healing), logitsVocab);
   }
 
   @Override

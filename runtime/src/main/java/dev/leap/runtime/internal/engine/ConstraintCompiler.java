@@ -18,14 +18,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place that switches on a constraint's kind (SGLang's {@code dispatch_regex}, {@code
- * dispatch_json}, {@code dispatch_ebnf}): each kind becomes its automaton, one {@link CompressedFsm}
- * where the language is regular and the rules of a {@link Grammar} where it needs a stack, and that
- * becomes a {@link CompiledDfa} or a {@link CompiledRules}. A regex or choice, a structural tag and a
- * reasoning gate are always one DFA; a JSON Schema is one unless its recursion is too large to unroll
- * (what lenient mode ignored and what was narrowed are logged at WARN); a grammar is one unless it
- * has recursion. The contents of a structural tag or reasoning gate go through the same switch and
- * must be one DFA: a grammar with recursion there is a {@link ConstraintException} for now (it would
- * need the pushdown matcher inside a DFA); an error inside a content names where it is.
+ * dispatch_json}, {@code dispatch_ebnf}): each kind becomes its automaton, one {@link
+ * CompressedFsm} where the language is regular and the rules of a {@link Grammar} where it needs a
+ * stack, and that becomes a {@link CompiledDfa} or a {@link CompiledRules}. A regex or choice, a
+ * structural tag and a reasoning gate are always one DFA; a JSON Schema is one unless its recursion
+ * is too large to unroll (what lenient mode ignored and what was narrowed are logged at WARN); a
+ * grammar is one unless it has recursion. The contents of a structural tag or reasoning gate go
+ * through the same switch and must be one DFA: a grammar with recursion there is a {@link
+ * ConstraintException} for now (it would need the pushdown matcher inside a DFA); an error inside a
+ * content names where it is.
  */
 final class ConstraintCompiler {
   private static final Logger LOG = LoggerFactory.getLogger(ConstraintCompiler.class);
@@ -33,8 +34,9 @@ final class ConstraintCompiler {
   private ConstraintCompiler() {}
 
   /**
-   * What a constraint's language compiles to before a vocabulary: one DFA, or the rules of a grammar
-   * with a stack (then {@code schema} is the JSON Schema's compilation when it came from one).
+   * What a constraint's language compiles to before a vocabulary: one DFA, or the rules of a
+   * grammar with a stack (then {@code schema} is the JSON Schema's compilation when it came from
+   * one).
    */
   private record Automaton(CompressedFsm dfa, Grammar rules, JsonSchema.Compiled schema) {
     static Automaton regular(CompressedFsm dfa) {
@@ -53,19 +55,22 @@ final class ConstraintCompiler {
       if (schema != null) {
         return schema.fsm(); // throws, naming the rules
       }
-      throw new ConstraintException("a grammar with recursion (rules called through the stack: " + rules.compiledRules()
-          + ") cannot be the content of a structural tag or reasoning gate yet: use a regex, choice, JSON Schema or"
-          + " grammar without recursion");
+      throw new ConstraintException(
+          "a grammar with recursion (rules called through the stack: "
+              + rules.compiledRules()
+              + ") cannot be the content of a structural tag or reasoning gate yet: use a regex, choice, JSON Schema or"
+              + " grammar without recursion");
     }
   }
 
   /**
    * Compiles {@code c} (not {@link Constraint#none()}) against {@code tokenizer}.
    *
-   * @throws IllegalArgumentException (a {@link ConstraintException}, mostly) naming what does not compile and where
+   * @throws IllegalArgumentException (a {@link ConstraintException}, mostly) naming what does not
+   *     compile and where
    */
-  static CompiledConstraint compile(Constraint c, Tokenizer tokenizer, boolean healing, int logitsVocab,
-      NDManager parent) {
+  static CompiledConstraint compile(
+      Constraint c, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
     Automaton a = automaton(c);
     return a.rules != null
         ? CompiledRules.of(a.rules, tokenizer, healing, logitsVocab)
@@ -84,26 +89,40 @@ final class ConstraintCompiler {
         List<StructuralTags.Tag> tags = new ArrayList<>();
         for (int i = 0; i < st.tags().size(); i++) {
           Constraint.Tag t = st.tags().get(i);
-          tags.add(new StructuralTags.Tag(t.begin(), content(t.content(), "tag " + i + " (begin " + quote(t.begin()) + ")"),
-              t.end()));
+          tags.add(
+              new StructuralTags.Tag(
+                  t.begin(),
+                  content(t.content(), "tag " + i + " (begin " + quote(t.begin()) + ")"),
+                  t.end()));
         }
         yield Automaton.regular(StructuralTags.compile(st.triggers(), tags));
       }
       case AFTER_REASONING -> {
         Constraint.AfterReasoning r = (Constraint.AfterReasoning) c;
-        yield Automaton.regular(ReasoningGate.compile(
-            r.endMarker(), content(r.inner(), "the constraint after " + quote(r.endMarker()))));
+        yield Automaton.regular(
+            ReasoningGate.compile(
+                r.endMarker(), content(r.inner(), "the constraint after " + quote(r.endMarker()))));
       }
     };
   }
 
-  /** A JSON Schema: a DFA, or a grammar where its recursion needs rules; what lenient mode ignored and what was narrowed logged at WARN. */
+  /**
+   * A JSON Schema: a DFA, or a grammar where its recursion needs rules; what lenient mode ignored
+   * and what was narrowed logged at WARN.
+   */
   private static Automaton schema(Constraint.JsonSchema c) {
-    JsonSchema.Compiled compiled = JsonSchema.compileDetailed(
-        c.schema(), JsonSchemaOptions.defaults().withIndent(c.indent()).withLenient(c.lenient()));
-    compiled.ignored().forEach(note -> LOG.warn("JSON Schema constraint: ignored (lenient): {}", note));
+    JsonSchema.Compiled compiled =
+        JsonSchema.compileDetailed(
+            c.schema(),
+            JsonSchemaOptions.defaults().withIndent(c.indent()).withLenient(c.lenient()));
+    compiled
+        .ignored()
+        .forEach(note -> LOG.warn("JSON Schema constraint: ignored (lenient): {}", note));
     compiled.narrowed().forEach(note -> LOG.warn("JSON Schema constraint: narrowed: {}", note));
-    return compiled.grammar().map(g -> new Automaton(null, g, compiled)).orElseGet(() -> Automaton.regular(compiled.fsm()));
+    return compiled
+        .grammar()
+        .map(g -> new Automaton(null, g, compiled))
+        .orElseGet(() -> Automaton.regular(compiled.fsm()));
   }
 
   /** The DFA of a composite constraint's part, its errors prefixed by {@code where}. */

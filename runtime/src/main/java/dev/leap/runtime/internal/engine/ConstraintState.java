@@ -16,19 +16,22 @@ import dev.leap.retokenize.JumpPlan;
  */
 interface ConstraintState {
 
-  /** How many token ids are allowed from here (0: no way forward but to stop, if {@link #canStop}). */
+  /**
+   * How many token ids are allowed from here (0: no way forward but to stop, if {@link #canStop}).
+   */
   int allowedCount();
 
   /**
-   * The boolean row {@code [vocab]} of tokens <em>not</em> allowed from here, on the model's device:
-   * shared between requests in the same state, or made in {@code step} (the step's scope, closed
-   * after sampling); the caller never closes it.
+   * The boolean row {@code [vocab]} of tokens <em>not</em> allowed from here, on the model's
+   * device: shared between requests in the same state, or made in {@code step} (the step's scope,
+   * closed after sampling); the caller never closes it.
    */
   NDArray disallowedMask(NDManager step);
 
   /**
-   * The tokens allowed from here as a bit set over the tokenizer's ids (bit i of word i / 64 = token
-   * i), shared: the caller never changes it. Ids at or past the model's vocabulary are never sampled.
+   * The tokens allowed from here as a bit set over the tokenizer's ids (bit i of word i / 64 =
+   * token i), shared: the caller never changes it. Ids at or past the model's vocabulary are never
+   * sampled.
    */
   long[] allowedWords();
 
@@ -52,19 +55,25 @@ interface ConstraintState {
   byte[] forcedBytes();
 
   /**
-   * A jump over {@link #forcedBytes()} given the {@code outLen} output tokens so far: which to keep,
-   * which to append (re-tokenized with the forced bytes, boundary-healed), or null when it does not pay.
-   * Leaves this state unchanged.
+   * A jump over {@link #forcedBytes()} given the {@code outLen} output tokens so far: which to
+   * keep, which to append (re-tokenized with the forced bytes, boundary-healed), or null when it
+   * does not pay. Leaves this state unchanged.
    */
   JumpPlan planJump(int[] output, int outLen);
 
-  /** Applies the first {@code appended} tokens of {@code plan}: rolls back to {@code plan.keep()} and accepts them. */
+  /**
+   * Applies the first {@code appended} tokens of {@code plan}: rolls back to {@code plan.keep()}
+   * and accepts them.
+   */
   void jump(JumpPlan plan, int appended);
 
   /** Whether {@code text} (a finished output) fully matches the constraint. */
   boolean matches(byte[] text);
 
-  /** Throws if the state is not the one reached by walking {@code outputBytes} from the start (tests). */
+  /**
+   * Throws if the state is not the one reached by walking {@code outputBytes} from the start
+   * (tests).
+   */
   void check(byte[] outputBytes);
 
   /** The state for error messages. */

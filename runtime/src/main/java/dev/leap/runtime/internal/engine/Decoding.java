@@ -11,8 +11,8 @@ import java.util.Arrays;
  * and the stop-string matcher; then the end checks (EOS in an accepting state, a stop string, the
  * constraint's end, maxTokens, the context); then, where the constraint forces text, a jump: the
  * forced bytes are re-tokenized with the last output tokens ({@link ConstraintState#planJump}),
- * retracted tokens lose their K/V ({@link KvLedger#truncate}) and the new ones become the sequence's
- * next input, prefilled in the same batch as everyone's next token.
+ * retracted tokens lose their K/V ({@link KvLedger#truncate}) and the new ones become the
+ * sequence's next input, prefilled in the same batch as everyone's next token.
  *
  * <p>Scheduler thread only.
  */
@@ -24,7 +24,13 @@ final class Decoding {
   private final boolean jumpForward;
   private final boolean checkInvariants;
 
-  Decoding(KvLedger ledger, Results results, int[] eos, int maxPositions, boolean jumpForward, boolean checkInvariants) {
+  Decoding(
+      KvLedger ledger,
+      Results results,
+      int[] eos,
+      int maxPositions,
+      boolean jumpForward,
+      boolean checkInvariants) {
     this.ledger = ledger;
     this.results = results;
     this.eos = eos;
@@ -84,8 +90,8 @@ final class Decoding {
 
   /**
    * At admission: a forced start (a JSON object's opening and first key, say) is jumped before any
-   * token is sampled, so its tokens are prefilled with the prompt. Returns the finish reason if that
-   * ends the request (the whole output was forced, or cut by maxTokens), else null.
+   * token is sampled, so its tokens are prefilled with the prompt. Returns the finish reason if
+   * that ends the request (the whole output was forced, or cut by maxTokens), else null.
    */
   FinishReason start(Sequence s) {
     return s.constraint != null && jumps(s) ? jump(s) : null;

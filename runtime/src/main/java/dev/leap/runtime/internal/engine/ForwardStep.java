@@ -13,11 +13,12 @@ import java.util.List;
  * One forward pass over the running batch and the sampling of its next tokens: which pending tokens
  * each sequence feeds ({@link #plan}), their KV slots, the model's logits, each constrained
  * sequence's mask, one token per sequence whose logits are its next token's. What the token does to
- * its sequence (constraint, stop checks, jumps, finishing) is {@link Decoding}'s and the scheduler's.
+ * its sequence (constraint, stop checks, jumps, finishing) is {@link Decoding}'s and the
+ * scheduler's.
  *
  * <p>Chunked prefill (as vLLM and SGLang do it): a sequence with few pending tokens (a decode, a
- * short jump extension) is fed whole; longer ones (a prompt, a long jump) share a budget of
- * {@code prefillChunk} tokens per step, the fewest pending first. So a step's activations and attention
+ * short jump extension) is fed whole; longer ones (a prompt, a long jump) share a budget of {@code
+ * prefillChunk} tokens per step, the fewest pending first. So a step's activations and attention
  * scores are bounded whatever the prompt length, and a long prefill runs interleaved with everyone
  * else's decode steps instead of freezing them. Scheduler thread only.
  */
@@ -38,12 +39,14 @@ final class ForwardStep {
   private final int prefillChunk;
   private long passes;
   private long sparseSteps;
+
   /**
    * Projection rows of recent allowed-token sets ({@link LlamaModel#headRows}), least recently used
    * first: a constraint's states come back step after step, so the gather is paid once per state.
    * Bounded by {@link #HEAD_CACHE_BYTES} and {@link #HEAD_CACHE_ENTRIES}.
    */
   private final LinkedHashMap<Key, Cached> headCache = new LinkedHashMap<>(16, 0.75f, true);
+
   private long headCacheBytes;
   static final long HEAD_CACHE_BYTES = 64L << 20;
   static final int HEAD_CACHE_ENTRIES = 256;
@@ -120,8 +123,8 @@ final class ForwardStep {
   }
 
   /**
-   * The union of the sampled rows' allowed sets ({@code words} past the model's vocabulary cleared),
-   * or null when it has more than {@code limit} tokens.
+   * The union of the sampled rows' allowed sets ({@code words} past the model's vocabulary
+   * cleared), or null when it has more than {@code limit} tokens.
    */
   private long[] union(long[][] allowed, boolean[] sample, int limit) {
     int vocab = model.config().vocabSize();
@@ -157,8 +160,14 @@ final class ForwardStep {
    * than the union masks the rest of it. Ids are ascending in the union, so ties break toward the
    * lower id as over the whole vocabulary.
    */
-  private int[] sampleSparse(NDManager stepManager, NDArray hidden, List<Sequence> batch, boolean[] sample,
-      long[][] allowed, String[] failed, long[] union) {
+  private int[] sampleSparse(
+      NDManager stepManager,
+      NDArray hidden,
+      List<Sequence> batch,
+      boolean[] sample,
+      long[][] allowed,
+      String[] failed,
+      long[] union) {
     Cached c = headRows(union);
     int b0 = (int) hidden.getShape().get(0);
     if (c.wide == null && model.widensProduct(b0)) {
@@ -182,12 +191,18 @@ final class ForwardStep {
   }
 
   /**
-   * One token id per row from {@code logits} {@code [rows, k]}, the logits of the tokens {@code ids}
-   * (ascending: the bits of {@code union}) alone; a row allowing fewer tokens ({@code allowed[i]}, a
-   * bit set) gets a mask over the rest of the union. {@code rows[i]} null: no token ({@code -1}).
-   * Chooses what {@link Sampler#sample} would over the whole vocabulary with each row's mask.
+   * One token id per row from {@code logits} {@code [rows, k]}, the logits of the tokens {@code
+   * ids} (ascending: the bits of {@code union}) alone; a row allowing fewer tokens ({@code
+   * allowed[i]}, a bit set) gets a mask over the rest of the union. {@code rows[i]} null: no token
+   * ({@code -1}). Chooses what {@link Sampler#sample} would over the whole vocabulary with each
+   * row's mask.
    */
-  static int[] sampleAllowed(NDManager stepManager, NDArray logits, int[] ids, long[] union, long[][] allowed,
+  static int[] sampleAllowed(
+      NDManager stepManager,
+      NDArray logits,
+      int[] ids,
+      long[] union,
+      long[][] allowed,
       Sampler.Row[] rows) {
     int b = rows.length;
     int k = ids.length;
@@ -217,7 +232,10 @@ final class ForwardStep {
     return chosen;
   }
 
-  /** Whether the bit set {@code w} holds exactly the tokens of {@code union} (w may be longer, with zeros past it). */
+  /**
+   * Whether the bit set {@code w} holds exactly the tokens of {@code union} (w may be longer, with
+   * zeros past it).
+   */
   static boolean sameSet(long[] w, long[] union) {
     for (int j = 0; j < union.length; j++) {
       if ((j < w.length ? w[j] : 0) != union[j]) {
@@ -255,7 +273,8 @@ final class ForwardStep {
     headCache.put(key, c);
     headCacheBytes += bytes;
     var it = headCache.entrySet().iterator();
-    while ((headCacheBytes > HEAD_CACHE_BYTES || headCache.size() > HEAD_CACHE_ENTRIES) && it.hasNext()) {
+    while ((headCacheBytes > HEAD_CACHE_BYTES || headCache.size() > HEAD_CACHE_ENTRIES)
+        && it.hasNext()) {
       Cached old = it.next().getValue();
       if (old == c) {
         break;
@@ -268,9 +287,9 @@ final class ForwardStep {
   }
 
   /**
-   * Runs one forward pass over {@code running} and samples. A sequence waiting for the prefill budget
-   * is not fed and has no result. If the model fails, the slots allocated for this step are released
-   * and the exception propagates.
+   * Runs one forward pass over {@code running} and samples. A sequence waiting for the prefill
+   * budget is not fed and has no result. If the model fails, the slots allocated for this step are
+   * released and the exception propagates.
    */
   List<Result> run(List<Sequence> running) {
     int[] feed = plan(running);
@@ -285,8 +304,13 @@ final class ForwardStep {
       int[] slots = ledger.allocate(s, feed[i]);
       batch.add(s);
       newSlots.add(slots);
-      inputs.add(new LlamaModel.SequenceInput(
-          s.tokens(s.kvLen, feed[i]), s.kvLen, s.slots.elements(), slots, false)); // slots read, not copied
+      inputs.add(
+          new LlamaModel.SequenceInput(
+              s.tokens(s.kvLen, feed[i]),
+              s.kvLen,
+              s.slots.elements(),
+              slots,
+              false)); // slots read, not copied
     }
     int b = batch.size();
     int[] chosen;
@@ -328,7 +352,8 @@ final class ForwardStep {
               sparse = false;
             }
           } catch (ConstraintException e) {
-            failed[i] = e.getMessage(); // a grammar's work limit: this request ends, the batch goes on
+            failed[i] =
+                e.getMessage(); // a grammar's work limit: this request ends, the batch goes on
             continue;
           }
         } else {

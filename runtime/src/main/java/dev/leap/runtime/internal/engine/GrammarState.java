@@ -7,9 +7,10 @@ import dev.leap.fsm.grammar.GrammarMatcher;
 /**
  * {@link ConstraintState} of a grammar with recursion: the request's own {@link GrammarMatcher},
  * whose int states are interned stack configurations, one per output position ({@link
- * AutomatonState}; the matcher keeps every state it interned, so rollback and re-walking are exact).
- * Masks are computed per state by the matcher (cached there) and uploaded into the step's scope:
- * they are not shared between requests, since two requests' configurations are different objects.
+ * AutomatonState}; the matcher keeps every state it interned, so rollback and re-walking are
+ * exact). Masks are computed per state by the matcher (cached there) and uploaded into the step's
+ * scope: they are not shared between requests, since two requests' configurations are different
+ * objects.
  */
 final class GrammarState extends AutomatonState {
   private final CompiledRules c;
@@ -49,7 +50,10 @@ final class GrammarState extends AutomatonState {
   @Override
   public String describe() {
     String stacks = String.valueOf(m.stacksOf(state()));
-    return "grammar state " + state() + " (stacks " + (stacks.length() > 200 ? stacks.substring(0, 200) + "..." : stacks)
+    return "grammar state "
+        + state()
+        + " (stacks "
+        + (stacks.length() > 200 ? stacks.substring(0, 200) + "..." : stacks)
         + ")";
   }
 }

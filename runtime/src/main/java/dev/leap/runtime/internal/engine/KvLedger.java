@@ -10,8 +10,8 @@ import java.util.Collection;
  * request; and how many slots running requests may still take (their reservations).
  *
  * <p>A request is admitted only with a reservation for every slot it could ever hold (its uncached
- * prompt plus {@code maxTokens}), so {@link #allocate} inside a step never fails. Its slots
- * {@code [0, treeOwned)} belong to the radix cache and are pinned by the lock on {@code lockedNode};
+ * prompt plus {@code maxTokens}), so {@link #allocate} inside a step never fails. Its slots {@code
+ * [0, treeOwned)} belong to the radix cache and are pinned by the lock on {@code lockedNode};
  * {@code [treeOwned, kvLen)} are its own. When a prefix of its tokens goes into the cache ({@link
  * #share}), the cache keeps the slots it already had for that prefix (the request's duplicates are
  * freed) and the request adopts them. {@link #verify} checks all of this against a recount.
@@ -28,7 +28,10 @@ final class KvLedger {
     this.cache = prefixCache ? new RadixCache(allocator) : null;
   }
 
-  /** The longest cached prefix of the first {@code limit} tokens, locked (no tokens when there is no cache). */
+  /**
+   * The longest cached prefix of the first {@code limit} tokens, locked (no tokens when there is no
+   * cache).
+   */
   RadixCache.Match matchAndLock(int[] tokens, int limit) {
     if (cache == null) {
       return new RadixCache.Match(0, new int[0], null);
@@ -46,8 +49,8 @@ final class KvLedger {
   }
 
   /**
-   * Admits {@code s} with the cached prefix {@code m} (locked by {@link #matchAndLock}) if {@code need}
-   * more slots can be reserved, evicting unlocked cache entries when short.
+   * Admits {@code s} with the cached prefix {@code m} (locked by {@link #matchAndLock}) if {@code
+   * need} more slots can be reserved, evicting unlocked cache entries when short.
    *
    * @return false, with nothing changed, if the slots are not there (the request waits)
    */
@@ -55,7 +58,10 @@ final class KvLedger {
     return admit(s, m, need, 0);
   }
 
-  /** As {@link #admit(Sequence, RadixCache.Match, int)}, leaving at least {@code keep} slots free or evictable after it. */
+  /**
+   * As {@link #admit(Sequence, RadixCache.Match, int)}, leaving at least {@code keep} slots free or
+   * evictable after it.
+   */
   boolean admit(Sequence s, RadixCache.Match m, int need, int keep) {
     int available = allocator.freeCount() - reserved;
     if (available < need + keep && cache != null) {
@@ -77,11 +83,13 @@ final class KvLedger {
   /** {@code n} new slots for {@code s}, out of its reservation. */
   int[] allocate(Sequence s, int n) {
     if (n > s.reservation) {
-      throw new IllegalStateException("request needs " + n + " more KV slots but has " + s.reservation + " reserved");
+      throw new IllegalStateException(
+          "request needs " + n + " more KV slots but has " + s.reservation + " reserved");
     }
     int[] slots = allocator.allocate(n);
     if (slots == null) {
-      throw new IllegalStateException("KV slot allocation failed despite the reservation (" + n + " slots)");
+      throw new IllegalStateException(
+          "KV slot allocation failed despite the reservation (" + n + " slots)");
     }
     s.reservation -= n;
     reserved -= n;
@@ -105,10 +113,10 @@ final class KvLedger {
   }
 
   /**
-   * Drops the K/V of positions {@code from..kvLen} of {@code s} (a jump retracted those tokens, or the
-   * last token must run again for its logits). Its own slots there are freed; cached ones stay the
-   * cache's (still pinned by the request's lock), and since running such a position again takes a
-   * new slot, the reservation grows by one for each (only the last prompt position is ever run
+   * Drops the K/V of positions {@code from..kvLen} of {@code s} (a jump retracted those tokens, or
+   * the last token must run again for its logits). Its own slots there are freed; cached ones stay
+   * the cache's (still pinned by the request's lock), and since running such a position again takes
+   * a new slot, the reservation grows by one for each (only the last prompt position is ever run
    * again, when a jump retracted the whole output; see the body for why that always fits).
    */
   void truncate(Sequence s, int from) {
@@ -125,7 +133,8 @@ final class KvLedger {
         reserved += extra;
         s.reservation += extra;
       } else if (extra > 1) {
-        throw new IllegalStateException("no KV slot left to recompute " + extra + " cached positions");
+        throw new IllegalStateException(
+            "no KV slot left to recompute " + extra + " cached positions");
       }
       // else: one position, and the reservation already has a slot to spare: it counts maxTokens
       // output slots, but the last output token is never fed (the request ends when it is sampled).
@@ -136,9 +145,10 @@ final class KvLedger {
   }
 
   /**
-   * Moves the first {@code n} tokens of {@code s} (all with K/V) into the radix cache: the cache keeps
-   * the slots it already had for a part of them (this request's duplicates are freed) and the request
-   * adopts the cache's slots; the lock moves to the node where the prefix ends. No-op without a cache.
+   * Moves the first {@code n} tokens of {@code s} (all with K/V) into the radix cache: the cache
+   * keeps the slots it already had for a part of them (this request's duplicates are freed) and the
+   * request adopts the cache's slots; the lock moves to the node where the prefix ends. No-op
+   * without a cache.
    */
   void share(Sequence s, int n) {
     if (cache == null || n <= s.treeOwned) {
@@ -148,7 +158,8 @@ final class KvLedger {
     allocator.free(cache.insert(toks, Arrays.copyOf(s.slots.elements(), n)));
     RadixCache.Match m = cache.match(toks, n);
     if (m.length() != n) {
-      throw new IllegalStateException("radix cache lost an inserted prefix: " + m.length() + " of " + n);
+      throw new IllegalStateException(
+          "radix cache lost an inserted prefix: " + m.length() + " of " + n);
     }
     int[] treeSlots = m.slots();
     for (int p = s.treeOwned; p < n; p++) {
@@ -164,7 +175,10 @@ final class KvLedger {
     s.treeOwned = n;
   }
 
-  /** Returns everything {@code s} holds: its K/V into the radix cache (or freed), its lock, its reservation. */
+  /**
+   * Returns everything {@code s} holds: its K/V into the radix cache (or freed), its lock, its
+   * reservation.
+   */
   void releaseAll(Sequence s) {
     if (cache != null) {
       share(s, s.kvLen);
@@ -211,21 +225,39 @@ final class KvLedger {
     long reservations = 0;
     for (Sequence s : running) {
       if (s.slots.size() != s.kvLen || s.kvLen > s.length() || s.treeOwned > s.kvLen) {
-        throw new IllegalStateException("request holds " + s.slots.size() + " slots for kvLen " + s.kvLen + ", "
-            + s.length() + " tokens, " + s.treeOwned + " cached");
+        throw new IllegalStateException(
+            "request holds "
+                + s.slots.size()
+                + " slots for kvLen "
+                + s.kvLen
+                + ", "
+                + s.length()
+                + " tokens, "
+                + s.treeOwned
+                + " cached");
       }
       if (s.treeOwned > 0 && s.lockedNode == null) {
-        throw new IllegalStateException("request uses " + s.treeOwned + " cached slots without a lock");
+        throw new IllegalStateException(
+            "request uses " + s.treeOwned + " cached slots without a lock");
       }
       for (int p = 0; p < s.kvLen; p++) {
         int slot = s.slots.getInt(p);
         if (allocator.isFree(slot)) {
-          throw new IllegalStateException("slot " + slot + " (position " + p + " of a request) is free");
+          throw new IllegalStateException(
+              "slot " + slot + " (position " + p + " of a request) is free");
         }
         boolean tree = cache != null && cache.owns(slot);
         if (p < s.treeOwned != tree) {
-          throw new IllegalStateException("slot " + slot + " at position " + p + " of a request with " + s.treeOwned
-              + " cached positions is " + (tree ? "" : "not ") + "owned by the radix cache");
+          throw new IllegalStateException(
+              "slot "
+                  + slot
+                  + " at position "
+                  + p
+                  + " of a request with "
+                  + s.treeOwned
+                  + " cached positions is "
+                  + (tree ? "" : "not ")
+                  + "owned by the radix cache");
         }
         if (!tree) {
           if (byRequest[slot]) {
@@ -242,12 +274,27 @@ final class KvLedger {
     }
     int total = allocator.freeCount() + cachedSlots() + requestOwned;
     if (total != capacity) {
-      throw new IllegalStateException(allocator.freeCount() + " free + " + cachedSlots() + " cached + " + requestOwned
-          + " held by requests = " + total + " slots, but the capacity is " + capacity + " (a slot leaked)");
+      throw new IllegalStateException(
+          allocator.freeCount()
+              + " free + "
+              + cachedSlots()
+              + " cached + "
+              + requestOwned
+              + " held by requests = "
+              + total
+              + " slots, but the capacity is "
+              + capacity
+              + " (a slot leaked)");
     }
     if (reservations != reserved || reserved > allocator.freeCount()) {
-      throw new IllegalStateException("reservations add up to " + reservations + ", the ledger says " + reserved
-          + ", " + allocator.freeCount() + " slots free");
+      throw new IllegalStateException(
+          "reservations add up to "
+              + reservations
+              + ", the ledger says "
+              + reserved
+              + ", "
+              + allocator.freeCount()
+              + " slots free");
     }
   }
 }

@@ -4,12 +4,12 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 
 /**
- * A sequence's output: its token ids and, beside them, their bytes in one array with the byte offset
- * where each token ends (after SGLang's {@code Req}, one record of the output that every consumer of
- * its text reads). Stop strings ({@link StopMatcher}), streaming ({@link Streaming}), the result
- * ({@link Results}) and the invariant check read the bytes here; {@link Decoding} alone changes it:
- * it appends a token with its bytes, or cuts back to the first {@code k} tokens (a jump's
- * retokenization).
+ * A sequence's output: its token ids and, beside them, their bytes in one array with the byte
+ * offset where each token ends (after SGLang's {@code Req}, one record of the output that every
+ * consumer of its text reads). Stop strings ({@link StopMatcher}), streaming ({@link Streaming}),
+ * the result ({@link Results}) and the invariant check read the bytes here; {@link Decoding} alone
+ * changes it: it appends a token with its bytes, or cuts back to the first {@code k} tokens (a
+ * jump's retokenization).
  *
  * <p>Invariant: {@code ends[i]} is the byte length of tokens {@code 0..i}; {@link #length()} is
  * {@code ends[count - 1]} (0 when empty). Scheduler thread only.

@@ -35,7 +35,12 @@ final class Results {
     byte[] bytes = s.output.slice(0, stopAt >= 0 ? stopAt : s.output.length());
     bytes = Arrays.copyOf(bytes, Utf8.completeLength(bytes));
     boolean complete = s.constraint == null || s.constraint.matches(bytes);
-    return new Generation(new String(bytes, StandardCharsets.UTF_8), s.output.tokensCopy(), reason, complete, stats(s),
+    return new Generation(
+        new String(bytes, StandardCharsets.UTF_8),
+        s.output.tokensCopy(),
+        reason,
+        complete,
+        stats(s),
         null);
   }
 
@@ -52,8 +57,15 @@ final class Results {
     long now = System.nanoTime();
     double ttft = s.firstTokenNanos == 0 ? 0 : (s.firstTokenNanos - s.submitNanos) / 1e6;
     return new GenerationStats(
-        s.forwardPasses, s.tokensSampled, s.tokensJumped, s.bytesJumped, s.jumps,
-        s.prompt == null ? 0 : s.prompt.length, s.cachedPromptTokens, ttft, (now - s.submitNanos) / 1e6,
+        s.forwardPasses,
+        s.tokensSampled,
+        s.tokensJumped,
+        s.bytesJumped,
+        s.jumps,
+        s.prompt == null ? 0 : s.prompt.length,
+        s.cachedPromptTokens,
+        ttft,
+        (now - s.submitNanos) / 1e6,
         ((s.admittedNanos == 0 ? now : s.admittedNanos) - s.submitNanos) / 1e6);
   }
 }

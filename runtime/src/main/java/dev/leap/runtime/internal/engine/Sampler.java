@@ -14,10 +14,11 @@ import java.util.SplittableRandom;
  * Chooses one token per row of a logits matrix, after the rows' constraint masks.
  *
  * <p>Masks are applied on the logits' device: the rows' disallowed-token masks are stacked and the
- * logits filled with -inf in place; a batch where no row has a mask applies none. Greedy rows take one {@code argMax} on the device and only the
- * chosen ids cross to the host. Rows that sample compute {@code softmax(logits / T)} on the device
- * and copy that one row to the host, where top-k, top-p and the request's own seeded generator pick
- * the token, so a request's samples do not depend on what else is in the batch.
+ * logits filled with -inf in place; a batch where no row has a mask applies none. Greedy rows take
+ * one {@code argMax} on the device and only the chosen ids cross to the host. Rows that sample
+ * compute {@code softmax(logits / T)} on the device and copy that one row to the host, where top-k,
+ * top-p and the request's own seeded generator pick the token, so a request's samples do not depend
+ * on what else is in the batch.
  */
 final class Sampler {
   private Sampler() {}
@@ -26,7 +27,8 @@ final class Sampler {
   record Row(NDArray mask, SamplingParams params, SplittableRandom rng) {}
 
   /**
-   * @param logits {@code [rows, vocab]} float logits on the device, owned by this step (filled in place)
+   * @param logits {@code [rows, vocab]} float logits on the device, owned by this step (filled in
+   *     place)
    * @param rows per row: a boolean mask {@code [vocab]} of disallowed tokens on the same device, or
    *     {@code null}, and params
    * @return the chosen token id per row
@@ -93,9 +95,9 @@ final class Sampler {
   }
 
   /**
-   * Samples an index from {@code probs} (non-negative, summing to about 1) restricted to the
-   * {@code topK} largest ({@code 0} = all) and to the smallest prefix of them, by decreasing
-   * probability, whose mass reaches {@code topP}. Ties are broken by lower index first.
+   * Samples an index from {@code probs} (non-negative, summing to about 1) restricted to the {@code
+   * topK} largest ({@code 0} = all) and to the smallest prefix of them, by decreasing probability,
+   * whose mass reaches {@code topP}. Ties are broken by lower index first.
    */
   static int sampleFrom(float[] probs, int topK, double topP, SplittableRandom rng) {
     int count = 0;
@@ -117,7 +119,9 @@ final class Sampler {
     int limit = count;
     if (topK > 0 || topP < 1) {
       IntArrays.quickSort(
-          idx, (a, b) -> probs[a] != probs[b] ? Float.compare(probs[b], probs[a]) : Integer.compare(a, b));
+          idx,
+          (a, b) ->
+              probs[a] != probs[b] ? Float.compare(probs[b], probs[a]) : Integer.compare(a, b));
       if (topK > 0) {
         limit = Math.min(limit, topK);
       }

@@ -28,21 +28,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Continuous batching with constrained sampling and jump-forward: the loop, on one scheduler thread.
+ * Continuous batching with constrained sampling and jump-forward: the loop, on one scheduler
+ * thread.
  *
  * <p>Each iteration: <b>drain</b> the submitted requests (their constraints compile off the loop,
  * {@link ConstraintCache}); end the cancelled ones; <b>admit</b> waiting requests while the batch
  * has room and their KV slots can be reserved ({@link KvLedger}; a forced start is jumped at once);
  * <b>step</b>: one forward pass over every running sequence — a chunk of a prompt, a single decode
- * token, or a multi-token extension after a jump — and one token sampled per sequence whose input is
- * complete, under its {@link ConstraintState}'s mask ({@link ForwardStep}); {@link Decoding} then accepts it, checks the
- * ends and jumps where the constraint forces text; <b>finish</b> the ended ones ({@link Results},
- * their K/V into the radix cache). Submission checks are {@link Admission}'s.
+ * token, or a multi-token extension after a jump — and one token sampled per sequence whose input
+ * is complete, under its {@link ConstraintState}'s mask ({@link ForwardStep}); {@link Decoding}
+ * then accepts it, checks the ends and jumps where the constraint forces text; <b>finish</b> the
+ * ended ones ({@link Results}, their K/V into the radix cache). Submission checks are {@link
+ * Admission}'s.
  *
- * <p>Chunked prefill ({@link ForwardStep}): long pending inputs share {@link Options#prefillChunk()}
- * tokens per step; each chunk attends to the K/V the earlier chunks left in the pool, and only the
- * last chunk's logits are sampled, so a step's memory is bounded and the others' decode steps go on
- * between chunks.
+ * <p>Chunked prefill ({@link ForwardStep}): long pending inputs share {@link
+ * Options#prefillChunk()} tokens per step; each chunk attends to the K/V the earlier chunks left in
+ * the pool, and only the last chunk's logits are sampled, so a step's memory is bounded and the
+ * others' decode steps go on between chunks.
  *
  * <p>Lifecycle: every accepted request completes exactly once (a result, an error result, or a
  * cancelled result) on the callback executor ({@code leap-callback-N} daemon threads, never this
@@ -69,7 +71,10 @@ public final class Scheduler implements AutoCloseable {
   /** Default {@link Options#compileTimeoutMs()}. */
   public static final long DEFAULT_COMPILE_TIMEOUT_MS = ConstraintCache.DEFAULT_TIMEOUT_MS;
 
-  /** Default {@link Options#constraintCacheSize()}: compiled constraints kept, the least recently used dropped past it. */
+  /**
+   * Default {@link Options#constraintCacheSize()}: compiled constraints kept, the least recently
+   * used dropped past it.
+   */
   public static final int DEFAULT_CONSTRAINT_CACHE_SIZE = 64;
 
   /** Default {@link Options#prefillChunk()}: tokens of long prefills per step. */
@@ -80,26 +85,39 @@ public final class Scheduler implements AutoCloseable {
    *
    * @param constraintCacheSize compiled constraints kept by source text (their device masks
    *     released when one is dropped)
-   * @param prefillChunk tokens of long prefills (prompts, long jump extensions) fed per step, shared
-   *     by the sequences that have them; bounds a step's memory (linear in the context, not quadratic)
+   * @param prefillChunk tokens of long prefills (prompts, long jump extensions) fed per step,
+   *     shared by the sequences that have them; bounds a step's memory (linear in the context, not
+   *     quadratic)
    * @param smallReserve KV slots (and one batch place in eight) that only small requests may use: a
-   *     request whose reservation fits in a quarter of it; big requests wait for the rest, so a small
-   *     one starts while a big one runs ({@link #admit})
+   *     request whose reservation fits in a quarter of it; big requests wait for the rest, so a
+   *     small one starts while a big one runs ({@link #admit})
    * @param compileThreads threads compiling constraints, shared by all requests
    * @param compileTimeoutMs time limit of one constraint's compilation (0: none); past it the
    *     requests that wait for it fail, naming the limit
    */
   public record Options(
-      int kvCapacity, int maxBatch, boolean jumpForward, boolean prefixCache, boolean healing,
-      boolean checkInvariants, int constraintCacheSize, int prefillChunk, int smallReserve, int compileThreads,
+      int kvCapacity,
+      int maxBatch,
+      boolean jumpForward,
+      boolean prefixCache,
+      boolean healing,
+      boolean checkInvariants,
+      int constraintCacheSize,
+      int prefillChunk,
+      int smallReserve,
+      int compileThreads,
       long compileTimeoutMs) {
     public Options {
       if (compileThreads < 1) {
-        throw new IllegalArgumentException("constraint compiler threads must be >= 1, got " + compileThreads);
+        throw new IllegalArgumentException(
+            "constraint compiler threads must be >= 1, got " + compileThreads);
       }
       if (smallReserve < 0 || smallReserve >= kvCapacity) {
-        throw new IllegalArgumentException("the KV reserve for small requests must be within 0.." + (kvCapacity - 1)
-            + " slots, got " + smallReserve);
+        throw new IllegalArgumentException(
+            "the KV reserve for small requests must be within 0.."
+                + (kvCapacity - 1)
+                + " slots, got "
+                + smallReserve);
       }
       if (prefillChunk < 1) {
         throw new IllegalArgumentException("prefill chunk must be >= 1 token, got " + prefillChunk);
@@ -146,20 +164,37 @@ public final class Scheduler implements AutoCloseable {
     this.forward = new ForwardStep(model, ledger, manager, options.prefillChunk());
     int logitsVocab = model.config().vocabSize();
     int maxPositions = model.config().maxPositionEmbeddings();
-    this.constraints = new ConstraintCache(tokenizer, options.healing(), logitsVocab, manager, options.constraintCacheSize(),
-        options.compileThreads(), options.compileTimeoutMs());
+    this.constraints =
+        new ConstraintCache(
+            tokenizer,
+            options.healing(),
+            logitsVocab,
+            manager,
+            options.constraintCacheSize(),
+            options.compileThreads(),
+            options.compileTimeoutMs());
     this.results = new Results(tokenizer);
     this.streaming = new Streaming();
-    this.decoding = new Decoding(ledger, results, tokenizer == null ? new int[0] : tokenizer.eosIds(), maxPositions,
-        options.jumpForward(), options.checkInvariants());
-    this.admission = new Admission(tokenizer, logitsVocab, maxPositions, options.kvCapacity(), options.smallReserve());
+    this.decoding =
+        new Decoding(
+            ledger,
+            results,
+            tokenizer == null ? new int[0] : tokenizer.eosIds(),
+            maxPositions,
+            options.jumpForward(),
+            options.checkInvariants());
+    this.admission =
+        new Admission(
+            tokenizer, logitsVocab, maxPositions, options.kvCapacity(), options.smallReserve());
     AtomicInteger callbackThreads = new AtomicInteger();
     // A cached pool: a callback that blocks (even on this runtime) holds only its own thread.
-    this.callbacks = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "leap-callback-" + callbackThreads.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.callbacks =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "leap-callback-" + callbackThreads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     this.thread = new Thread(this::loop, "leap-scheduler");
     this.thread.setDaemon(true);
     this.thread.start();
@@ -172,15 +207,18 @@ public final class Scheduler implements AutoCloseable {
    * calling thread before this returns. Never throws for a bad request or a closed scheduler. The
    * output streams to {@code listener} as it grows (null: not streamed).
    *
-   * @return what cancels the request: it ends at the scheduler's next iteration, its KV slots return
-   *     and {@code result} completes with finish reason {@link FinishReason#CANCELLED}
+   * @return what cancels the request: it ends at the scheduler's next iteration, its KV slots
+   *     return and {@code result} completes with finish reason {@link FinishReason#CANCELLED}
    */
-  public Runnable submit(GenerationRequest request, CompletableFuture<Generation> result, OutputListener listener) {
+  public Runnable submit(
+      GenerationRequest request, CompletableFuture<Generation> result, OutputListener listener) {
     Sequence s = new Sequence(request, result, System.nanoTime(), listener);
     Runnable canceller = () -> cancel(s);
     String problem;
-    // The whole submission holds the gate's read side; close() takes its write side to set `closed`.
-    // So a request is either queued before the loop's final drain (and failed there) or refused here,
+    // The whole submission holds the gate's read side; close() takes its write side to set
+    // `closed`.
+    // So a request is either queued before the loop's final drain (and failed there) or refused
+    // here,
     // never lost; the compiler is shut down only after `closed` is set, so handing it a compilation
     // cannot be rejected; and no submission is still encoding its prompt when close() returns and
     // the runtime closes the tokenizer.
@@ -217,7 +255,9 @@ public final class Scheduler implements AutoCloseable {
     signal();
   }
 
-  /** Completes a request's future on the callback executor (on this thread if that is shut down). */
+  /**
+   * Completes a request's future on the callback executor (on this thread if that is shut down).
+   */
   private void deliver(Sequence s, Generation g) {
     try {
       callbacks.execute(() -> s.future.complete(g));
@@ -240,7 +280,10 @@ public final class Scheduler implements AutoCloseable {
     return ledger.capacity();
   }
 
-  /** NDArrays alive in the scheduler's native memory scope (masks of cached constraints; for leak checks). */
+  /**
+   * NDArrays alive in the scheduler's native memory scope (masks of cached constraints; for leak
+   * checks).
+   */
   public int liveNativeArrays() {
     return manager.getManagedArrays().size();
   }
@@ -259,7 +302,10 @@ public final class Scheduler implements AutoCloseable {
     return runningCount;
   }
 
-  /** Requests submitted but not yet running: compiling their constraint, or waiting for a batch place or KV slots. */
+  /**
+   * Requests submitted but not yet running: compiling their constraint, or waiting for a batch
+   * place or KV slots.
+   */
   public int waitingRequests() {
     return queuedCount + incoming.size();
   }
@@ -390,7 +436,8 @@ public final class Scheduler implements AutoCloseable {
     int reserve = options.smallReserve();
     int bigBatch = options.maxBatch() - (reserve > 0 ? Math.max(1, options.maxBatch() / 8) : 0);
     boolean bigBlocked = false;
-    for (Iterator<Sequence> it = waiting.iterator(); it.hasNext() && running.size() < options.maxBatch(); ) {
+    for (Iterator<Sequence> it = waiting.iterator();
+        it.hasNext() && running.size() < options.maxBatch(); ) {
       Sequence s = it.next();
       int n = s.prompt.length;
       boolean big = isBig(s);
@@ -398,7 +445,8 @@ public final class Scheduler implements AutoCloseable {
         bigBlocked = true;
         continue;
       }
-      RadixCache.Match m = ledger.matchAndLock(s.prompt, n - 1); // the last prompt token runs for its logits
+      RadixCache.Match m =
+          ledger.matchAndLock(s.prompt, n - 1); // the last prompt token runs for its logits
       if (options.prefixCache() && Admission.deferForSharedPrefix(s, m.length(), admittedPrompts)) {
         ledger.unlock(m);
         continue; // waits one step for the prefix to be cached
@@ -430,7 +478,10 @@ public final class Scheduler implements AutoCloseable {
     }
   }
 
-  /** Whether {@code s} is a big request: its reservation without any cache hit is over a quarter of the small-request reserve. */
+  /**
+   * Whether {@code s} is a big request: its reservation without any cache hit is over a quarter of
+   * the small-request reserve.
+   */
   private boolean isBig(Sequence s) {
     int reserve = options.smallReserve();
     return reserve > 0 && s.prompt.length + admission.maxOutput(s) > reserve / 4;
@@ -450,7 +501,10 @@ public final class Scheduler implements AutoCloseable {
         continue;
       }
       if (r.token() < 0) {
-        abort(s, "no token of the vocabulary can continue the constraint from " + s.constraint.describe());
+        abort(
+            s,
+            "no token of the vocabulary can continue the constraint from "
+                + s.constraint.describe());
         ended.add(s);
         continue;
       }
@@ -515,7 +569,10 @@ public final class Scheduler implements AutoCloseable {
     }
   }
 
-  /** Ends the loop, failing what it had not finished; idempotent (a second call only waits for the loop). */
+  /**
+   * Ends the loop, failing what it had not finished; idempotent (a second call only waits for the
+   * loop).
+   */
   @Override
   public void close() {
     boolean first;
@@ -534,6 +591,7 @@ public final class Scheduler implements AutoCloseable {
     joinLoop();
     constraints.close();
     manager.close();
-    callbacks.shutdown(); // the results failAll delivered still run; later ones complete on their caller
+    callbacks
+        .shutdown(); // the results failAll delivered still run; later ones complete on their caller
   }
 }

@@ -32,12 +32,13 @@ public final class StopMatcher {
   }
 
   /**
-   * The output grew: it is now the first {@code length} bytes of {@code bytes} (what was seen before
-   * unchanged); looks for stop strings that end in the new bytes.
+   * The output grew: it is now the first {@code length} bytes of {@code bytes} (what was seen
+   * before unchanged); looks for stop strings that end in the new bytes.
    */
   public void grew(byte[] bytes, int length) {
     if (length < this.length || length > bytes.length) {
-      throw new IllegalArgumentException("output of " + this.length + " bytes cannot grow to " + length);
+      throw new IllegalArgumentException(
+          "output of " + this.length + " bytes cannot grow to " + length);
     }
     this.length = length;
     for (int i = 0; i < stops.length; i++) {

@@ -4,12 +4,12 @@ import dev.leap.vocab.Utf8;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Delivers a streamed sequence's new output to its {@link dev.leap.runtime.OutputListener} after each
- * step: the bytes from what was delivered up to the output's end, less a hold-back of the longest stop
- * string minus one byte (a stop string that could still complete there is not sent: the final text is
- * cut before it), cut back to a whole character. Deliveries only grow: a jump's retokenization
- * rewrites tokens but not the bytes already out, and bytes that boundary healing holds back are
- * forced again by the mask, so a shorter output is only waited out.
+ * Delivers a streamed sequence's new output to its {@link dev.leap.runtime.OutputListener} after
+ * each step: the bytes from what was delivered up to the output's end, less a hold-back of the
+ * longest stop string minus one byte (a stop string that could still complete there is not sent:
+ * the final text is cut before it), cut back to a whole character. Deliveries only grow: a jump's
+ * retokenization rewrites tokens but not the bytes already out, and bytes that boundary healing
+ * holds back are forced again by the mask, so a shorter output is only waited out.
  *
  * <p>Cost per delivery: the new bytes, read from the sequence's {@link OutputBuffer}. Scheduler
  * thread only.

@@ -21,19 +21,30 @@ import java.util.List;
  * @param rows {@code [B*T]} row of each padded (sequence, new token) in the flattened batch, or the
  *     zero row {@code n} for padding
  * @param contextSlots {@code [B*C]} KV slot of each (sequence, position), padding reads slot 0
- * @param mask {@code [B, 1, 1, T, C]} additive mask: 0 where a new token may attend, -inf elsewhere;
- *     null when it would be all zeros (one new token per sequence, equal contexts), so none is added
- * @param validRows indices of the non-padding rows of {@code [B*T]}, or null when there is no padding
- * @param rowIndex, contextIndex, validIndex the three index arrays as {@link NDIndex}es, built once per
- *     forward pass and used by every layer (validIndex null with validRows)
+ * @param mask {@code [B, 1, 1, T, C]} additive mask: 0 where a new token may attend, -inf
+ *     elsewhere; null when it would be all zeros (one new token per sequence, equal contexts), so
+ *     none is added
+ * @param validRows indices of the non-padding rows of {@code [B*T]}, or null when there is no
+ *     padding
+ * @param rowIndex, contextIndex, validIndex the three index arrays as {@link NDIndex}es, built once
+ *     per forward pass and used by every layer (validIndex null with validRows)
  */
-record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, NDArray contextSlots, NDArray mask,
-    NDArray validRows, NDIndex rowIndex, NDIndex contextIndex, NDIndex validIndex) {
+record AttentionGroup(
+    int sequences,
+    int maxNew,
+    int maxContext,
+    NDArray rows,
+    NDArray contextSlots,
+    NDArray mask,
+    NDArray validRows,
+    NDIndex rowIndex,
+    NDIndex contextIndex,
+    NDIndex validIndex) {
 
   /**
    * The groups, and the permutation from group order back to batch order (null if none is needed);
-   * {@code inOrder}: a single dense group whose rows are the batch's rows in order, so attention reads
-   * q as it is (every all-decode batch, a lone prefill).
+   * {@code inOrder}: a single dense group whose rows are the batch's rows in order, so attention
+   * reads q as it is (every all-decode batch, a lone prefill).
    */
   record Plan(List<AttentionGroup> groups, NDArray order, boolean inOrder) {}
 
@@ -81,7 +92,11 @@ record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, N
     return new Plan(groups, identity ? null : step.create(order), inOrder);
   }
 
-  private static AttentionGroup build(List<LlamaModel.SequenceInput> batch, int[] offset, int n, List<Integer> members,
+  private static AttentionGroup build(
+      List<LlamaModel.SequenceInput> batch,
+      int[] offset,
+      int n,
+      List<Integer> members,
       NDManager step) {
     int bs = members.size();
     int t = 0;
@@ -120,7 +135,8 @@ record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, N
           masked |= visible < c;
         } else {
           rows[j * t + r] = n;
-          mask[base] = 0; // padding attends to something, to keep softmax finite; its output is dropped
+          mask[base] =
+              0; // padding attends to something, to keep softmax finite; its output is dropped
           dense = false;
           masked = true;
         }
@@ -136,7 +152,16 @@ record AttentionGroup(int sequences, int maxNew, int maxContext, NDArray rows, N
     }
     NDArray rowArr = step.create(rows);
     NDArray ctxArr = step.create(ctx);
-    return new AttentionGroup(bs, t, c, rowArr, ctxArr, masked ? step.create(mask, new Shape(bs, 1, 1, t, c)) : null,
-        validRows, new NDIndex("{}", rowArr), new NDIndex("{}", ctxArr), validRows == null ? null : new NDIndex("{}", validRows));
+    return new AttentionGroup(
+        bs,
+        t,
+        c,
+        rowArr,
+        ctxArr,
+        masked ? step.create(mask, new Shape(bs, 1, 1, t, c)) : null,
+        validRows,
+        new NDIndex("{}", rowArr),
+        new NDIndex("{}", ctxArr),
+        validRows == null ? null : new NDIndex("{}", validRows));
   }
 }

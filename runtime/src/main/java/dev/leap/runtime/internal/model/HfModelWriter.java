@@ -24,8 +24,8 @@ import java.util.SplittableRandom;
  * their models with it and load them through the real loader); the training code writes trained
  * weights through {@link #writeConfig} and {@link #writeSafetensors}.
  *
- * <p>Weights are normal with standard deviation {@code std}; norm weights are {@code 1 + std * N(0,1)}
- * so that they matter. The same (config, seed, std, dtype) always gives the same bytes.
+ * <p>Weights are normal with standard deviation {@code std}; norm weights are {@code 1 + std *
+ * N(0,1)} so that they matter. The same (config, seed, std, dtype) always gives the same bytes.
  */
 public final class HfModelWriter {
   private HfModelWriter() {}
@@ -37,36 +37,43 @@ public final class HfModelWriter {
     BF16
   }
 
-  public static void write(Path dir, ModelConfig config, long seed, double std, StorageType type, int... eosIds) {
+  public static void write(
+      Path dir, ModelConfig config, long seed, double std, StorageType type, int... eosIds) {
     writeConfig(dir, config, type, eosIds);
     Map<String, long[]> shapes = tensorShapes(config);
     SplittableRandom rnd = new SplittableRandom(seed);
     try {
-      writeSafetensors(dir.resolve("model.safetensors"), shapes, type, (name, count, sink) -> {
-        boolean norm = name.endsWith("norm.weight");
-        for (long i = 0; i < count; i++) {
-          sink.accept((float) (rnd.nextGaussian() * std + (norm ? 1 : 0)));
-        }
-      });
+      writeSafetensors(
+          dir.resolve("model.safetensors"),
+          shapes,
+          type,
+          (name, count, sink) -> {
+            boolean norm = name.endsWith("norm.weight");
+            for (long i = 0; i < count; i++) {
+              sink.accept((float) (rnd.nextGaussian() * std + (norm ? 1 : 0)));
+            }
+          });
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the model to " + dir, e);
     }
   }
 
   /**
-   * Writes {@code config.json} (with {@code torch_dtype} for {@code type}) and
-   * {@code generation_config.json} (the EOS ids) into {@code dir}.
+   * Writes {@code config.json} (with {@code torch_dtype} for {@code type}) and {@code
+   * generation_config.json} (the EOS ids) into {@code dir}.
    */
   public static void writeConfig(Path dir, ModelConfig config, StorageType type, int... eosIds) {
     try {
       Files.createDirectories(dir);
       ObjectMapper m = Json.MAPPER;
       ObjectNode cfg = config.toJson();
-      cfg.put("torch_dtype", switch (type) {
-        case F32 -> "float32";
-        case F16 -> "float16";
-        case BF16 -> "bfloat16";
-      });
+      cfg.put(
+          "torch_dtype",
+          switch (type) {
+            case F32 -> "float32";
+            case F16 -> "float16";
+            case BF16 -> "bfloat16";
+          });
       m.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("config.json").toFile(), cfg);
       ObjectNode gen = m.createObjectNode();
       if (eosIds.length == 1) {
@@ -77,15 +84,16 @@ public final class HfModelWriter {
           arr.add(e);
         }
       }
-      m.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("generation_config.json").toFile(), gen);
+      m.writerWithDefaultPrettyPrinter()
+          .writeValue(dir.resolve("generation_config.json").toFile(), gen);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the model config to " + dir, e);
     }
   }
 
   /**
-   * The Hugging Face tensor names and shapes of a Llama-family model with this config, in the
-   * order Leap writes them.
+   * The Hugging Face tensor names and shapes of a Llama-family model with this config, in the order
+   * Leap writes them.
    */
   public static Map<String, long[]> tensorShapes(ModelConfig c) {
     Map<String, long[]> shapes = new LinkedHashMap<>();
@@ -136,11 +144,12 @@ public final class HfModelWriter {
   }
 
   /**
-   * Writes a safetensors file with the given tensors (name to shape, in file order), each stored
-   * as {@code type}; F16 and BF16 round to nearest even. Values come from {@code values} tensor by
+   * Writes a safetensors file with the given tensors (name to shape, in file order), each stored as
+   * {@code type}; F16 and BF16 round to nearest even. Values come from {@code values} tensor by
    * tensor.
    */
-  public static void writeSafetensors(Path file, Map<String, long[]> shapes, StorageType type, TensorValues values)
+  public static void writeSafetensors(
+      Path file, Map<String, long[]> shapes, StorageType type, TensorValues values)
       throws IOException {
     int width = type == StorageType.F32 ? 4 : 2;
     String dtype = type.name();
@@ -179,20 +188,24 @@ public final class HfModelWriter {
           count *= d;
         }
         long[] written = {0};
-        values.produce(e.getKey(), count, v -> {
-          if (buf.remaining() < 4) {
-            out.write(buf.array(), 0, buf.position());
-            buf.clear();
-          }
-          switch (type) {
-            case F32 -> buf.putFloat(v);
-            case BF16 -> buf.putShort((short) (Float.floatToRawIntBits(Rope.toBf16(v)) >>> 16));
-            default -> buf.putShort(floatToHalf(v));
-          }
-          written[0]++;
-        });
+        values.produce(
+            e.getKey(),
+            count,
+            v -> {
+              if (buf.remaining() < 4) {
+                out.write(buf.array(), 0, buf.position());
+                buf.clear();
+              }
+              switch (type) {
+                case F32 -> buf.putFloat(v);
+                case BF16 -> buf.putShort((short) (Float.floatToRawIntBits(Rope.toBf16(v)) >>> 16));
+                default -> buf.putShort(floatToHalf(v));
+              }
+              written[0]++;
+            });
         if (written[0] != count) {
-          throw new IllegalStateException("tensor " + e.getKey() + " needs " + count + " values, got " + written[0]);
+          throw new IllegalStateException(
+              "tensor " + e.getKey() + " needs " + count + " values, got " + written[0]);
         }
       }
       out.write(buf.array(), 0, buf.position());

@@ -7,8 +7,9 @@ import ai.djl.ndarray.types.Shape;
 
 /**
  * The KV cache: per layer, K and V tensors of shape {@code [capacity, kvHeads, headDim]} allocated
- * once on the model's device, in the model's compute dtype. Slot ids (from the radix cache's allocator) index the first
- * dimension: a token's K/V are written to its slot, and attention gathers a sequence's slots.
+ * once on the model's device, in the model's compute dtype. Slot ids (from the radix cache's
+ * allocator) index the first dimension: a token's K/V are written to its slot, and attention
+ * gathers a sequence's slots.
  */
 public final class KvPool {
   private final NDArray[] keys;
@@ -16,7 +17,8 @@ public final class KvPool {
   private final int capacity;
   private final long bytesPerSlot;
 
-  KvPool(NDManager manager, int layers, int capacity, int kvHeads, int headDim, Precision precision) {
+  KvPool(
+      NDManager manager, int layers, int capacity, int kvHeads, int headDim, Precision precision) {
     this.capacity = capacity;
     this.keys = new NDArray[layers];
     this.values = new NDArray[layers];
@@ -28,7 +30,10 @@ public final class KvPool {
     this.bytesPerSlot = 2L * layers * kvHeads * headDim * precision.width();
   }
 
-  /** Writes {@code k} and {@code v} ({@code [n, kvHeads, headDim]}) at {@code at}, an index over int64 slots {@code [n]}. */
+  /**
+   * Writes {@code k} and {@code v} ({@code [n, kvHeads, headDim]}) at {@code at}, an index over
+   * int64 slots {@code [n]}.
+   */
   void write(int layer, NDIndex at, NDArray k, NDArray v) {
     keys[layer].set(at, k);
     values[layer].set(at, v);

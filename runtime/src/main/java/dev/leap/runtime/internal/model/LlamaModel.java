@@ -1,6 +1,5 @@
 package dev.leap.runtime.internal.model;
 
-import com.sun.management.OperatingSystemMXBean;
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
@@ -10,10 +9,10 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -26,9 +25,9 @@ import java.util.Locale;
  * beside multi-token extensions (a prompt, or the tokens of a jump). Per-token work (projections,
  * MLP, norms) runs on the flattened new tokens without padding; attention groups the sequences by
  * how many new tokens they have (single-token decodes together, short extensions together, long
- * prefills alone), gathers each sequence's K/V from the pool by slot id, and masks causally.
- * q/k/v and gate/up weights are fused at load time; the final norm and the vocabulary projection
- * run only for the rows whose logits are asked for.
+ * prefills alone), gathers each sequence's K/V from the pool by slot id, and masks causally. q/k/v
+ * and gate/up weights are fused at load time; the final norm and the vocabulary projection run only
+ * for the rows whose logits are asked for.
  *
  * <p>Dtype ({@link Precision}): weights, activations and the KV pool in the compute dtype (the
  * checkpoint's by default: the demo model computes in float16); RMSNorm statistics, attention
@@ -39,7 +38,9 @@ import java.util.Locale;
  * one thread runs forward passes.
  */
 public final class LlamaModel implements AutoCloseable {
-  /** Sequences with more new tokens than this get their own attention call (no padding of others). */
+  /**
+   * Sequences with more new tokens than this get their own attention call (no padding of others).
+   */
   static final int SHORT_EXTEND = 64;
 
   /**
@@ -47,22 +48,28 @@ public final class LlamaModel implements AutoCloseable {
    *
    * @param tokens the new tokens, at positions {@code startPosition...}
    * @param startPosition how many tokens the sequence already has K/V for
-   * @param contextSlots their slots: the first {@code startPosition} entries are read (the array may
-   *     be longer, so a caller can pass a growing list's backing array without copying it)
+   * @param contextSlots their slots: the first {@code startPosition} entries are read (the array
+   *     may be longer, so a caller can pass a growing list's backing array without copying it)
    * @param newSlots the slots the new tokens' K/V go to
    * @param allLogits logits for every new token, not only the last
    */
-  public record SequenceInput(int[] tokens, int startPosition, int[] contextSlots, int[] newSlots, boolean allLogits) {
+  public record SequenceInput(
+      int[] tokens, int startPosition, int[] contextSlots, int[] newSlots, boolean allLogits) {
     public SequenceInput {
       if (tokens.length == 0) {
         throw new IllegalArgumentException("a sequence needs at least one new token");
       }
       if (newSlots.length != tokens.length) {
-        throw new IllegalArgumentException(tokens.length + " new tokens but " + newSlots.length + " new slots");
+        throw new IllegalArgumentException(
+            tokens.length + " new tokens but " + newSlots.length + " new slots");
       }
       if (contextSlots.length < startPosition) {
-        throw new IllegalArgumentException("start position " + startPosition + " but only " + contextSlots.length
-            + " context slots");
+        throw new IllegalArgumentException(
+            "start position "
+                + startPosition
+                + " but only "
+                + contextSlots.length
+                + " context slots");
       }
     }
   }
@@ -72,47 +79,65 @@ public final class LlamaModel implements AutoCloseable {
   private final NDManager manager;
   private final KvPool pool;
   private final NDArray embed;
+
   /** The vocabulary projection's rows {@code [vocab, hidden]} (the embedding when tied). */
   private final NDArray head;
+
   private final NDArray lmHeadT;
+
   /** {@link #lmHeadT} in float32 when {@link #wideCopies}, else null. */
   private final NDArray lmHeadTWide;
+
   private final NDArray finalNorm;
   private final LayerWeights[] layers;
   private final NDArray ropeCos;
   private final NDArray ropeSin;
   private final Precision precision;
   private final DataType dtype;
+
   /** The computation is not in float32: norms and softmax cast to float32 and back. */
   private final boolean narrow;
+
   /**
    * Narrow weights on the CPU: a product with at least {@link #WIDE_ROWS} rows runs in float32 (see
    * {@link #linear}).
    */
   private final boolean widenWideProducts;
-  /** {@code [headDim, headDim]}: {@code x.matMul(rotateHalf)} is {@code [-x2, x1]}, RoPE's rotate-half in one op. */
+
+  /**
+   * {@code [headDim, headDim]}: {@code x.matMul(rotateHalf)} is {@code [-x2, x1]}, RoPE's
+   * rotate-half in one op.
+   */
   private final NDArray rotateHalf;
+
   /**
    * Float32 copies of the products' weights kept beside the narrow ones (CPU only, {@link
    * CpuF32Weights}): products of {@link #WIDE_ROWS} rows or more read them instead of casting the
    * narrow weight each pass.
    */
   private final boolean wideCopies;
+
   /**
-   * Scalars as 0-d float32 tensors made once: DJL makes a tensor for every scalar operand (a
-   * {@code x.add(1e-5f)} costs about 4 times a tensor op's host time), and a pass has 22 of them.
+   * Scalars as 0-d float32 tensors made once: DJL makes a tensor for every scalar operand (a {@code
+   * x.add(1e-5f)} costs about 4 times a tensor op's host time), and a pass has 22 of them.
    */
   private final NDArray epsScalar;
+
   private final NDArray rsqrtPower;
   private final NDArray scoreScale;
-  /** Constrained steps whose allowed tokens are at most this many compute only those logits (0: never). */
+
+  /**
+   * Constrained steps whose allowed tokens are at most this many compute only those logits (0:
+   * never).
+   */
   private volatile int sparseLogitsLimit = DEFAULT_SPARSE_LOGITS_LIMIT;
 
   /**
-   * Allowed tokens up to which a constrained step computes only their logits ({@link #logits(NDArray,
-   * NDArray)}) instead of the whole vocabulary's. Measured on the demo model (F16, CPU, batch 1):
-   * gathering k rows of the projection costs about 0.2 µs per row and the product over all 50,257
-   * rows 1.3-3 ms, so a gathered set pays below about 5,000 rows (a cached one always).
+   * Allowed tokens up to which a constrained step computes only their logits ({@link
+   * #logits(NDArray, NDArray)}) instead of the whole vocabulary's. Measured on the demo model (F16,
+   * CPU, batch 1): gathering k rows of the projection costs about 0.2 µs per row and the product
+   * over all 50,257 rows 1.3-3 ms, so a gathered set pays below about 5,000 rows (a cached one
+   * always).
    */
   public static final int DEFAULT_SPARSE_LOGITS_LIMIT = 4096;
 
@@ -123,7 +148,9 @@ public final class LlamaModel implements AutoCloseable {
    * {@code OFF} never (products of 8+ rows then cast the weight every pass).
    */
   public enum CpuF32Weights {
-    AUTO, ON, OFF;
+    AUTO,
+    ON,
+    OFF;
 
     /** {@code auto}, {@code on} or {@code off}. */
     public static CpuF32Weights parse(String s) {
@@ -131,7 +158,9 @@ public final class LlamaModel implements AutoCloseable {
         case "auto" -> AUTO;
         case "on", "true" -> ON;
         case "off", "false" -> OFF;
-        default -> throw new IllegalArgumentException("CPU float32 weight copies must be auto, on or off, got '" + s + "'");
+        default ->
+            throw new IllegalArgumentException(
+                "CPU float32 weight copies must be auto, on or off, got '" + s + "'");
       };
     }
   }
@@ -147,14 +176,19 @@ public final class LlamaModel implements AutoCloseable {
   static final int WIDE_ROWS = 8;
 
   /**
-   * The same for the vocabulary projection, whose cast to float32 costs more than a layer's
-   * (50,257 x 256: about 50 ms, as much as 20 float16 rows): measured crossover about 32 rows.
+   * The same for the vocabulary projection, whose cast to float32 costs more than a layer's (50,257
+   * x 256: about 50 ms, as much as 20 float16 rows): measured crossover about 32 rows.
    */
   static final int WIDE_ROWS_VOCAB = 32;
 
-
-  private LlamaModel(ModelConfig config, Device device, NDManager manager, SafeTensors st, int kvCapacity,
-      Precision precision, CpuF32Weights f32Weights) {
+  private LlamaModel(
+      ModelConfig config,
+      Device device,
+      NDManager manager,
+      SafeTensors st,
+      int kvCapacity,
+      Precision precision,
+      CpuF32Weights f32Weights) {
     this.config = config;
     this.device = device;
     this.manager = manager;
@@ -166,10 +200,13 @@ public final class LlamaModel implements AutoCloseable {
     int h = config.hiddenSize();
     int hd = config.headDim();
     this.embed = weights.tensor("model.embed_tokens.weight", config.vocabSize(), h);
-    NDArray head = config.tieWordEmbeddings() || !st.has("lm_head.weight")
-        ? embed : weights.tensor("lm_head.weight", config.vocabSize(), h);
+    NDArray head =
+        config.tieWordEmbeddings() || !st.has("lm_head.weight")
+            ? embed
+            : weights.tensor("lm_head.weight", config.vocabSize(), h);
     if (!config.tieWordEmbeddings() && !st.has("lm_head.weight")) {
-      throw new IllegalArgumentException("tensor lm_head.weight is missing and tie_word_embeddings is false");
+      throw new IllegalArgumentException(
+          "tensor lm_head.weight is missing and tie_word_embeddings is false");
     }
     this.head = head;
     this.lmHeadT = head.transpose();
@@ -180,23 +217,28 @@ public final class LlamaModel implements AutoCloseable {
     }
     float[][] rope = Rope.table(config, config.maxPositionEmbeddings());
     // Computed in float32 and cast once, as transformers casts cos/sin to the activations' dtype.
-    this.ropeCos = weights.cast(manager.create(rope[0], new Shape(config.maxPositionEmbeddings(), hd)));
-    this.ropeSin = weights.cast(manager.create(rope[1], new Shape(config.maxPositionEmbeddings(), hd)));
+    this.ropeCos =
+        weights.cast(manager.create(rope[0], new Shape(config.maxPositionEmbeddings(), hd)));
+    this.ropeSin =
+        weights.cast(manager.create(rope[1], new Shape(config.maxPositionEmbeddings(), hd)));
     float[] rot = new float[hd * hd];
     for (int i = 0; i < hd / 2; i++) {
       rot[(i + hd / 2) * hd + i] = -1; // out[i] = -x[i + half]
       rot[i * hd + i + hd / 2] = 1; // out[i + half] = x[i]
     }
     this.rotateHalf = weights.cast(manager.create(rot, new Shape(hd, hd)));
-    this.pool = new KvPool(manager, config.numLayers(), kvCapacity, config.numKvHeads(), hd, precision);
+    this.pool =
+        new KvPool(manager, config.numLayers(), kvCapacity, config.numKvHeads(), hd, precision);
     this.epsScalar = manager.create((float) config.rmsNormEps());
     this.rsqrtPower = manager.create(-0.5f);
     this.scoreScale = manager.create((float) (1.0 / Math.sqrt(hd)));
-    this.wideCopies = widenWideProducts && switch (f32Weights) {
-      case ON -> true;
-      case OFF -> false;
-      case AUTO -> 2 * narrowWeightBytes() <= freePhysicalBytes() / 4;
-    };
+    this.wideCopies =
+        widenWideProducts
+            && switch (f32Weights) {
+              case ON -> true;
+              case OFF -> false;
+              case AUTO -> 2 * narrowWeightBytes() <= freePhysicalBytes() / 4;
+            };
     if (wideCopies) {
       for (LayerWeights l : layers) {
         l.addF32Copies();
@@ -232,8 +274,8 @@ public final class LlamaModel implements AutoCloseable {
   }
 
   /**
-   * Loads a Hugging Face model directory onto {@code device} computing in {@code dtype} ({@code auto}
-   * = the checkpoint's, see {@link Precision#resolve}).
+   * Loads a Hugging Face model directory onto {@code device} computing in {@code dtype} ({@code
+   * auto} = the checkpoint's, see {@link Precision#resolve}).
    */
   public static LlamaModel load(Path dir, Device device, int kvCapacity, String dtype) {
     return load(dir, device, kvCapacity, dtype, CpuF32Weights.AUTO);
@@ -243,7 +285,8 @@ public final class LlamaModel implements AutoCloseable {
    * Loads a Hugging Face model directory onto {@code device} computing in {@code dtype}, with or
    * without float32 copies of narrow weights on the CPU ({@link CpuF32Weights}).
    */
-  public static LlamaModel load(Path dir, Device device, int kvCapacity, String dtype, CpuF32Weights f32Weights) {
+  public static LlamaModel load(
+      Path dir, Device device, int kvCapacity, String dtype, CpuF32Weights f32Weights) {
     if (kvCapacity < 1) {
       throw new IllegalArgumentException("KV capacity must be >= 1 slot, got " + kvCapacity);
     }
@@ -277,7 +320,10 @@ public final class LlamaModel implements AutoCloseable {
     return pool;
   }
 
-  /** Whether float32 copies of the narrow weights are kept for wide products on the CPU ({@link CpuF32Weights}). */
+  /**
+   * Whether float32 copies of the narrow weights are kept for wide products on the CPU ({@link
+   * CpuF32Weights}).
+   */
   public boolean hasF32WeightCopies() {
     return wideCopies;
   }
@@ -306,9 +352,8 @@ public final class LlamaModel implements AutoCloseable {
   /**
    * Runs the new tokens of every sequence through the model, writes their K/V into the pool at
    * their new slots, and returns the logits {@code [rows, vocab]} (float32 whatever the compute
-   * dtype, on the device, attached
-   * to {@code step}) for the last new token of each sequence, or for all its new tokens when
-   * {@code allLogits}, in batch order.
+   * dtype, on the device, attached to {@code step}) for the last new token of each sequence, or for
+   * all its new tokens when {@code allLogits}, in batch order.
    */
   public NDArray forward(NDManager step, List<SequenceInput> batch) {
     return logits(hidden(step, batch));
@@ -326,8 +371,12 @@ public final class LlamaModel implements AutoCloseable {
     for (SequenceInput s : batch) {
       n += s.tokens().length;
       if (s.startPosition() + s.tokens().length > config.maxPositionEmbeddings()) {
-        throw new IllegalArgumentException("position " + (s.startPosition() + s.tokens().length - 1)
-            + " is beyond the model's context (max_position_embeddings " + config.maxPositionEmbeddings() + ")");
+        throw new IllegalArgumentException(
+            "position "
+                + (s.startPosition() + s.tokens().length - 1)
+                + " is beyond the model's context (max_position_embeddings "
+                + config.maxPositionEmbeddings()
+                + ")");
       }
     }
     long[] ids = new long[n];
@@ -341,7 +390,8 @@ public final class LlamaModel implements AutoCloseable {
       for (int t = 0; t < s.tokens().length; t++) {
         int id = s.tokens()[t];
         if (id < 0 || id >= config.vocabSize()) {
-          throw new IllegalArgumentException("token id " + id + " is outside the vocabulary 0.." + (config.vocabSize() - 1));
+          throw new IllegalArgumentException(
+              "token id " + id + " is outside the vocabulary 0.." + (config.vocabSize() - 1));
         }
         ids[r] = id;
         positions[r] = s.startPosition() + t;
@@ -360,7 +410,8 @@ public final class LlamaModel implements AutoCloseable {
     NDIndex slotIndex = new NDIndex("{}", slotArr); // built once, used by every layer
     for (int li = 0; li < layers.length; li++) {
       // Each layer's temporaries (attention scores above all: [heads, new, context] floats) live in
-      // their own scope, closed when the layer is done: a pass holds one layer's, not every layer's.
+      // their own scope, closed when the layer is done: a pass holds one layer's, not every
+      // layer's.
       try (NDManager layerScope = step.newSubManager()) {
         x.attach(layerScope); // the layer's input goes with its scope; ops on it allocate there
         x = layer(layerScope, li, x, cos, sin, slotIndex, groups, n);
@@ -391,19 +442,25 @@ public final class LlamaModel implements AutoCloseable {
     return rmsNorm(sel, finalNorm);
   }
 
-  /** The logits {@code [rows, vocab]} (float32) of {@link #hidden}'s rows over the whole vocabulary. */
+  /**
+   * The logits {@code [rows, vocab]} (float32) of {@link #hidden}'s rows over the whole vocabulary.
+   */
   public NDArray logits(NDArray hidden) {
     long rows = hidden.getShape().get(0);
-    NDArray logits = wideCopies
-        ? linear(hidden, lmHeadT, lmHeadTWide, (int) rows, true)
-        : linear(hidden, lmHeadT, null, rows >= WIDE_ROWS_VOCAB ? (int) rows : 0, true);
-    return logits.getDataType() == DataType.FLOAT32 ? logits : logits.toType(DataType.FLOAT32, false);
+    NDArray logits =
+        wideCopies
+            ? linear(hidden, lmHeadT, lmHeadTWide, (int) rows, true)
+            : linear(hidden, lmHeadT, null, rows >= WIDE_ROWS_VOCAB ? (int) rows : 0, true);
+    return logits.getDataType() == DataType.FLOAT32
+        ? logits
+        : logits.toType(DataType.FLOAT32, false);
   }
 
   /**
    * The projection's rows of the tokens {@code ids} (ascending or not; each below the vocabulary
-   * size), gathered on the device and transposed to {@code [hidden, k]}, attached to {@code owner}: the
-   * second operand of {@link #logits(NDArray, NDArray)}, which a caller may keep for later steps.
+   * size), gathered on the device and transposed to {@code [hidden, k]}, attached to {@code owner}:
+   * the second operand of {@link #logits(NDArray, NDArray)}, which a caller may keep for later
+   * steps.
    */
   public NDArray headRows(NDManager owner, long[] ids) {
     NDArray idx = owner.create(ids);
@@ -412,8 +469,8 @@ public final class LlamaModel implements AutoCloseable {
   }
 
   /**
-   * {@link #headRows} from the float32 copy of the projection ({@link CpuF32Weights}), for products of
-   * {@link #WIDE_ROWS} rows or more; null without copies.
+   * {@link #headRows} from the float32 copy of the projection ({@link CpuF32Weights}), for products
+   * of {@link #WIDE_ROWS} rows or more; null without copies.
    */
   public NDArray headRowsWide(NDManager owner, long[] ids) {
     if (!wideCopies) {
@@ -424,7 +481,10 @@ public final class LlamaModel implements AutoCloseable {
     return rows.transpose();
   }
 
-  /** Whether a product of {@code rows} rows computes in float32 ({@link #headRowsWide} is then the operand to pass). */
+  /**
+   * Whether a product of {@code rows} rows computes in float32 ({@link #headRowsWide} is then the
+   * operand to pass).
+   */
   public boolean widensProduct(int rows) {
     return widenWideProducts && rows >= WIDE_ROWS;
   }
@@ -439,22 +499,34 @@ public final class LlamaModel implements AutoCloseable {
     return logits(hidden, headRows, null);
   }
 
-  /** {@link #logits(NDArray, NDArray)} with the float32 rows ({@link #headRowsWide}, or null) for a widened product. */
+  /**
+   * {@link #logits(NDArray, NDArray)} with the float32 rows ({@link #headRowsWide}, or null) for a
+   * widened product.
+   */
   public NDArray logits(NDArray hidden, NDArray headRows, NDArray headRowsWide) {
     long rows = hidden.getShape().get(0);
     NDArray logits = linear(hidden, headRows, headRowsWide, (int) rows, true);
-    return logits.getDataType() == DataType.FLOAT32 ? logits : logits.toType(DataType.FLOAT32, false);
+    return logits.getDataType() == DataType.FLOAT32
+        ? logits
+        : logits.toType(DataType.FLOAT32, false);
   }
 
   /**
    * One decoder layer on the flattened new tokens {@code x} [n, hidden]; its temporaries go to
-   * {@code scope}. Ops per layer are kept few (each DJL op costs microseconds of host time, which at
-   * batch 1 is most of a small model's step): q/k/v and gate/up come out of one product each and are
-   * split as views, RoPE runs on q and k together with rotate-half as one product, and the pool write
-   * reuses one index for every layer.
+   * {@code scope}. Ops per layer are kept few (each DJL op costs microseconds of host time, which
+   * at batch 1 is most of a small model's step): q/k/v and gate/up come out of one product each and
+   * are split as views, RoPE runs on q and k together with rotate-half as one product, and the pool
+   * write reuses one index for every layer.
    */
-  private NDArray layer(NDManager scope, int li, NDArray x, NDArray cos, NDArray sin, NDIndex slotIndex,
-      AttentionGroup.Plan groups, int n) {
+  private NDArray layer(
+      NDManager scope,
+      int li,
+      NDArray x,
+      NDArray cos,
+      NDArray sin,
+      NDIndex slotIndex,
+      AttentionGroup.Plan groups,
+      int n) {
     int hd = config.headDim();
     int heads = config.numHeads();
     int kv = config.numKvHeads();
@@ -528,15 +600,27 @@ public final class LlamaModel implements AutoCloseable {
         qRows = q;
       } else {
         if (qExt == null) {
-          qExt = q.reshape(n, heads * hd).concat(step.zeros(new Shape(1, heads * hd), q.getDataType()), 0);
+          qExt =
+              q.reshape(n, heads * hd)
+                  .concat(step.zeros(new Shape(1, heads * hd), q.getDataType()), 0);
         }
         qRows = qExt.get(grp.rowIndex());
       }
-      NDArray qg = t == 1 ? qRows.reshape(bs, kv, g, hd)
-          : qRows.reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
-      NDArray kAll = own(step, pool.keys(layer).get(grp.contextIndex())).reshape(bs, c, kv, hd).transpose(0, 2, 3, 1);
-      NDArray vAll = own(step, pool.values(layer).get(grp.contextIndex())).reshape(bs, c, kv, hd).transpose(0, 2, 1, 3);
-      boolean wide = widenWideProducts && (t > 1 || bs >= WIDE_ROWS); // a batch of decodes too: float16 bmm is slow here
+      NDArray qg =
+          t == 1
+              ? qRows.reshape(bs, kv, g, hd)
+              : qRows.reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
+      NDArray kAll =
+          own(step, pool.keys(layer).get(grp.contextIndex()))
+              .reshape(bs, c, kv, hd)
+              .transpose(0, 2, 3, 1);
+      NDArray vAll =
+          own(step, pool.values(layer).get(grp.contextIndex()))
+              .reshape(bs, c, kv, hd)
+              .transpose(0, 2, 1, 3);
+      boolean wide =
+          widenWideProducts
+              && (t > 1 || bs >= WIDE_ROWS); // a batch of decodes too: float16 bmm is slow here
       if (wide) {
         qg = qg.toType(DataType.FLOAT32, false);
         kAll = kAll.toType(DataType.FLOAT32, false);
@@ -544,22 +628,27 @@ public final class LlamaModel implements AutoCloseable {
       }
       NDArray scores;
       if (narrow && !wide) {
-        // scale, mask and softmax in float32, as transformers does; the cast is this step's own: scaled in place
+        // scale, mask and softmax in float32, as transformers does; the cast is this step's own:
+        // scaled in place
         scores = qg.matMul(kAll).toType(DataType.FLOAT32, false).muli(scoreScale);
       } else {
-        // float32 already: q scaled before the product ([rows, heads, headDim] instead of [heads, rows, context])
+        // float32 already: q scaled before the product ([rows, heads, headDim] instead of [heads,
+        // rows, context])
         scores = qg.mul(scoreScale).matMul(kAll);
       }
       if (grp.mask() != null) {
-        scores = scores.reshape(bs, kv, g, t, c).addi(grp.mask()); // in place: no second scores tensor
+        scores =
+            scores.reshape(bs, kv, g, t, c).addi(grp.mask()); // in place: no second scores tensor
       }
       NDArray probs = scores.softmax(-1);
       if (narrow && !wide) {
         probs = probs.toType(dtype, false);
       }
       NDArray out = probs.reshape(bs, kv, g * t, c).matMul(vAll);
-      out = t == 1 ? out.reshape(bs, heads * hd)
-          : out.reshape(bs, kv, g, t, hd).transpose(0, 3, 1, 2, 4).reshape(bs * t, heads * hd);
+      out =
+          t == 1
+              ? out.reshape(bs, heads * hd)
+              : out.reshape(bs, kv, g, t, hd).transpose(0, 3, 1, 2, 4).reshape(bs * t, heads * hd);
       if (wide) {
         out = out.toType(dtype, false);
       }
@@ -569,7 +658,10 @@ public final class LlamaModel implements AutoCloseable {
     return plan.order() == null ? all : all.get(new NDIndex("{}", plan.order()));
   }
 
-  /** RMSNorm with its statistics in float32 (transformers' LlamaRMSNorm), the weight applied in the compute dtype. */
+  /**
+   * RMSNorm with its statistics in float32 (transformers' LlamaRMSNorm), the weight applied in the
+   * compute dtype.
+   */
   private NDArray rmsNorm(NDArray x, NDArray weight) {
     NDArray xf = narrow ? x.toType(DataType.FLOAT32, false) : x;
     NDArray var = xf.square().mean(new int[] {-1}, true);

@@ -17,8 +17,8 @@ import java.util.TreeSet;
  * <p>Both RoPE layouts are read: {@code rope_theta} and {@code rope_scaling} at the top level
  * (Llama 3.x checkpoints), and transformers 5's {@code rope_parameters}. Supported RoPE types:
  * {@code default} and {@code llama3}. Qwen2 implies q/k/v biases; Llama's {@code attention_bias}
- * adds them (and an o_proj bias); Qwen3 has q/k RMSNorm. Every bad value is an
- * {@link IllegalArgumentException} naming the file, the key and the value.
+ * adds them (and an o_proj bias); Qwen3 has q/k RMSNorm. Every bad value is an {@link
+ * IllegalArgumentException} naming the file, the key and the value.
  *
  * @param modelType llama, mistral, qwen2 or qwen3 (SmolLM uses llama)
  * @param headDim may differ from {@code hiddenSize / numHeads}
@@ -76,34 +76,54 @@ public record ModelConfig(
       throw new IllegalArgumentException(file + ": model_type is missing");
     }
     if (!SUPPORTED.contains(type)) {
-      throw new IllegalArgumentException(file + ": model_type \"" + type + "\" is not supported (Leap runs "
-          + String.join(", ", new TreeSet<>(SUPPORTED)) + ")");
+      throw new IllegalArgumentException(
+          file
+              + ": model_type \""
+              + type
+              + "\" is not supported (Leap runs "
+              + String.join(", ", new TreeSet<>(SUPPORTED))
+              + ")");
     }
     int hidden = positive(root, "hidden_size", file);
     int heads = positive(root, "num_attention_heads", file);
-    int kvHeads = root.has("num_key_value_heads") && !root.get("num_key_value_heads").isNull()
-        ? positive(root, "num_key_value_heads", file) : heads;
+    int kvHeads =
+        root.has("num_key_value_heads") && !root.get("num_key_value_heads").isNull()
+            ? positive(root, "num_key_value_heads", file)
+            : heads;
     if (heads % kvHeads != 0) {
-      throw new IllegalArgumentException(file + ": num_attention_heads (" + heads
-          + ") is not a multiple of num_key_value_heads (" + kvHeads + ")");
+      throw new IllegalArgumentException(
+          file
+              + ": num_attention_heads ("
+              + heads
+              + ") is not a multiple of num_key_value_heads ("
+              + kvHeads
+              + ")");
     }
     int headDim;
     if (root.has("head_dim") && !root.get("head_dim").isNull()) {
       headDim = positive(root, "head_dim", file);
     } else {
       if (hidden % heads != 0) {
-        throw new IllegalArgumentException(file + ": hidden_size (" + hidden + ") is not a multiple of num_attention_heads ("
-            + heads + ") and head_dim is not given");
+        throw new IllegalArgumentException(
+            file
+                + ": hidden_size ("
+                + hidden
+                + ") is not a multiple of num_attention_heads ("
+                + heads
+                + ") and head_dim is not given");
       }
       headDim = hidden / heads;
     }
     if (headDim % 2 != 0) {
-      throw new IllegalArgumentException(file + ": head_dim " + headDim + " must be even for rotary embeddings");
+      throw new IllegalArgumentException(
+          file + ": head_dim " + headDim + " must be even for rotary embeddings");
     }
     JsonNode rope = root.path("rope_parameters");
     JsonNode scaling = rope.isObject() ? rope : root.path("rope_scaling");
-    double theta = rope.isObject() && rope.has("rope_theta") ? rope.get("rope_theta").asDouble()
-        : root.path("rope_theta").asDouble(10000.0);
+    double theta =
+        rope.isObject() && rope.has("rope_theta")
+            ? rope.get("rope_theta").asDouble()
+            : root.path("rope_theta").asDouble(10000.0);
     if (!(theta > 0)) {
       throw new IllegalArgumentException(file + ": rope_theta must be positive, got " + theta);
     }
@@ -113,25 +133,34 @@ public record ModelConfig(
     double high = 4;
     int original = 8192;
     if (scaling.isObject()) {
-      ropeType = scaling.has("rope_type") ? scaling.get("rope_type").asText() : scaling.path("type").asText("default");
+      ropeType =
+          scaling.has("rope_type")
+              ? scaling.get("rope_type").asText()
+              : scaling.path("type").asText("default");
       if (ropeType.equals("llama3")) {
         factor = scaling.path("factor").asDouble(8);
         low = scaling.path("low_freq_factor").asDouble(1);
         high = scaling.path("high_freq_factor").asDouble(4);
         original = scaling.path("original_max_position_embeddings").asInt(8192);
         if (!(factor > 0) || !(high > low)) {
-          throw new IllegalArgumentException(file + ": llama3 rope scaling needs factor > 0 and high_freq_factor > low_freq_factor");
+          throw new IllegalArgumentException(
+              file
+                  + ": llama3 rope scaling needs factor > 0 and high_freq_factor > low_freq_factor");
         }
       } else if (!ropeType.equals("default")) {
-        throw new IllegalArgumentException(file + ": rope type \"" + ropeType + "\" is not supported (default, llama3)");
+        throw new IllegalArgumentException(
+            file + ": rope type \"" + ropeType + "\" is not supported (default, llama3)");
       }
     } else if (!scaling.isMissingNode() && !scaling.isNull()) {
-      throw new IllegalArgumentException(file + ": rope_scaling must be an object or null, found " + scaling);
+      throw new IllegalArgumentException(
+          file + ": rope_scaling must be an object or null, found " + scaling);
     }
     boolean attentionBias = root.path("attention_bias").asBoolean(false);
     boolean qkvBias = type.equals("qwen2") || attentionBias;
     boolean oBias = !type.equals("qwen2") && attentionBias;
-    boolean tie = root.path("tie_word_embeddings").asBoolean(type.equals("qwen2") || type.equals("qwen3") ? false : false);
+    boolean tie =
+        root.path("tie_word_embeddings")
+            .asBoolean(type.equals("qwen2") || type.equals("qwen3") ? false : false);
     if (root.has("tie_word_embeddings")) {
       tie = root.get("tie_word_embeddings").asBoolean();
     }
@@ -139,11 +168,34 @@ public record ModelConfig(
     if (!(eps > 0)) {
       throw new IllegalArgumentException(file + ": rms_norm_eps must be positive, got " + eps);
     }
-    String dtype = root.has("torch_dtype") ? root.get("torch_dtype").asText() : root.path("dtype").asText("float32");
-    return new ModelConfig(type, positive(root, "vocab_size", file), hidden, positive(root, "intermediate_size", file),
-        positive(root, "num_hidden_layers", file), heads, kvHeads, headDim,
-        root.has("max_position_embeddings") ? positive(root, "max_position_embeddings", file) : 2048,
-        eps, theta, ropeType, factor, low, high, original, tie, qkvBias, oBias, type.equals("qwen3"), dtype);
+    String dtype =
+        root.has("torch_dtype")
+            ? root.get("torch_dtype").asText()
+            : root.path("dtype").asText("float32");
+    return new ModelConfig(
+        type,
+        positive(root, "vocab_size", file),
+        hidden,
+        positive(root, "intermediate_size", file),
+        positive(root, "num_hidden_layers", file),
+        heads,
+        kvHeads,
+        headDim,
+        root.has("max_position_embeddings")
+            ? positive(root, "max_position_embeddings", file)
+            : 2048,
+        eps,
+        theta,
+        ropeType,
+        factor,
+        low,
+        high,
+        original,
+        tie,
+        qkvBias,
+        oBias,
+        type.equals("qwen3"),
+        dtype);
   }
 
   private static int positive(JsonNode root, String key, String file) {
@@ -152,20 +204,24 @@ public record ModelConfig(
       throw new IllegalArgumentException(file + ": " + key + " is missing");
     }
     if (!n.canConvertToInt() || n.asInt() <= 0 || !n.isIntegralNumber()) {
-      throw new IllegalArgumentException(file + ": " + key + " must be a positive integer, found " + n);
+      throw new IllegalArgumentException(
+          file + ": " + key + " must be a positive integer, found " + n);
     }
     return n.asInt();
   }
 
-  /** This config as a {@code config.json} object (the classic layout; rope in {@code rope_scaling}). */
+  /**
+   * This config as a {@code config.json} object (the classic layout; rope in {@code rope_scaling}).
+   */
   public ObjectNode toJson() {
     ObjectNode o = Json.MAPPER.createObjectNode();
-    String arch = switch (modelType) {
-      case "qwen2" -> "Qwen2ForCausalLM";
-      case "qwen3" -> "Qwen3ForCausalLM";
-      case "mistral" -> "MistralForCausalLM";
-      default -> "LlamaForCausalLM";
-    };
+    String arch =
+        switch (modelType) {
+          case "qwen2" -> "Qwen2ForCausalLM";
+          case "qwen3" -> "Qwen3ForCausalLM";
+          case "mistral" -> "MistralForCausalLM";
+          default -> "LlamaForCausalLM";
+        };
     o.putArray("architectures").add(arch);
     o.put("model_type", modelType);
     o.put("vocab_size", vocabSize);
@@ -198,16 +254,56 @@ public record ModelConfig(
   }
 
   /** A small Llama config (tests, the demo model). */
-  public static ModelConfig llama(int vocab, int hidden, int intermediate, int layers, int heads, int kvHeads, int headDim) {
-    return new ModelConfig("llama", vocab, hidden, intermediate, layers, heads, kvHeads, headDim, 2048, 1e-5, 10000.0,
-        "default", 1, 1, 4, 8192, true, false, false, false, "float32");
+  public static ModelConfig llama(
+      int vocab, int hidden, int intermediate, int layers, int heads, int kvHeads, int headDim) {
+    return new ModelConfig(
+        "llama",
+        vocab,
+        hidden,
+        intermediate,
+        layers,
+        heads,
+        kvHeads,
+        headDim,
+        2048,
+        1e-5,
+        10000.0,
+        "default",
+        1,
+        1,
+        4,
+        8192,
+        true,
+        false,
+        false,
+        false,
+        "float32");
   }
 
   /** This config with another context length ({@code max_position_embeddings}). */
   public ModelConfig withMaxPositions(int positions) {
-    return new ModelConfig(modelType, vocabSize, hiddenSize, intermediateSize, numLayers, numHeads, numKvHeads, headDim,
-        positions, rmsNormEps, ropeTheta, ropeType, ropeFactor, ropeLowFreqFactor, ropeHighFreqFactor,
-        ropeOriginalMaxPositions, tieWordEmbeddings, qkvBias, oBias, qkNorm, torchDtype);
+    return new ModelConfig(
+        modelType,
+        vocabSize,
+        hiddenSize,
+        intermediateSize,
+        numLayers,
+        numHeads,
+        numKvHeads,
+        headDim,
+        positions,
+        rmsNormEps,
+        ropeTheta,
+        ropeType,
+        ropeFactor,
+        ropeLowFreqFactor,
+        ropeHighFreqFactor,
+        ropeOriginalMaxPositions,
+        tieWordEmbeddings,
+        qkvBias,
+        oBias,
+        qkNorm,
+        torchDtype);
   }
 
   /** Query heads per KV head. */

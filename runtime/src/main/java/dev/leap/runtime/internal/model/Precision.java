@@ -6,9 +6,10 @@ import java.util.Locale;
 
 /**
  * The compute dtype of a loaded model: weights, activations and the KV pool. The numerically
- * sensitive parts stay in float32 whatever it is, where transformers keeps them: RMSNorm statistics,
- * the attention softmax, the rotary tables (computed in float32, then cast, as transformers casts
- * {@code cos}/{@code sin} to the activations' dtype) and the logits handed to sampling.
+ * sensitive parts stay in float32 whatever it is, where transformers keeps them: RMSNorm
+ * statistics, the attention softmax, the rotary tables (computed in float32, then cast, as
+ * transformers casts {@code cos}/{@code sin} to the activations' dtype) and the logits handed to
+ * sampling.
  *
  * <p>Why bfloat16 is refused on the CPU: DJL 0.35.1's PyTorch engine aborts the whole JVM
  * ("terminate called without an active exception") when it creates or casts to a bfloat16 tensor on
@@ -44,28 +45,33 @@ public enum Precision {
   }
 
   /**
-   * The precision for a requested name ({@code auto}, {@code f32}, {@code f16}, {@code bf16}; null is
-   * {@code auto}) given the checkpoint's stored dtype ({@code F32}, {@code F16}, {@code BF16}, as
-   * safetensors names it) and the device. An unknown name or bf16 on the CPU is a one-line
+   * The precision for a requested name ({@code auto}, {@code f32}, {@code f16}, {@code bf16}; null
+   * is {@code auto}) given the checkpoint's stored dtype ({@code F32}, {@code F16}, {@code BF16},
+   * as safetensors names it) and the device. An unknown name or bf16 on the CPU is a one-line
    * {@link IllegalArgumentException}.
    */
   public static Precision resolve(String requested, String checkpointDtype, Device device) {
     String r = requested == null ? "auto" : requested.trim().toLowerCase(Locale.ROOT);
     boolean cpu = !device.isGpu();
-    Precision p = switch (r) {
-      case "auto" -> switch (checkpointDtype) {
-        case "F16" -> F16;
-        case "BF16" -> cpu ? F32 : BF16;
-        default -> F32;
-      };
-      case "f32", "float32" -> F32;
-      case "f16", "float16", "half" -> F16;
-      case "bf16", "bfloat16" -> BF16;
-      default -> throw new IllegalArgumentException("unknown dtype '" + requested + "': use " + CHOICES);
-    };
+    Precision p =
+        switch (r) {
+          case "auto" ->
+              switch (checkpointDtype) {
+                case "F16" -> F16;
+                case "BF16" -> cpu ? F32 : BF16;
+                default -> F32;
+              };
+          case "f32", "float32" -> F32;
+          case "f16", "float16", "half" -> F16;
+          case "bf16", "bfloat16" -> BF16;
+          default ->
+              throw new IllegalArgumentException(
+                  "unknown dtype '" + requested + "': use " + CHOICES);
+        };
     if (p == BF16 && cpu) {
-      throw new IllegalArgumentException("dtype bf16 is not available on the CPU (DJL 0.35.1's PyTorch engine"
-          + " aborts on bfloat16 CPU tensors): use f16 or f32 there, or bf16 on a GPU");
+      throw new IllegalArgumentException(
+          "dtype bf16 is not available on the CPU (DJL 0.35.1's PyTorch engine"
+              + " aborts on bfloat16 CPU tensors): use f16 or f32 there, or bf16 on a GPU");
     }
     return p;
   }

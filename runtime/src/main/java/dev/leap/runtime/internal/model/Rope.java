@@ -1,13 +1,13 @@
 package dev.leap.runtime.internal.model;
 
 /**
- * Rotary position embedding tables, as Hugging Face transformers computes them: inverse
- * frequencies {@code 1 / theta^(2i / headDim)} (adjusted for {@code llama3} scaling: long
- * wavelengths divided by the factor, a smooth blend in between), angles {@code position * invFreq}
- * in float32, each table row {@code [cos, cos]} / {@code [sin, sin]} over the two halves (the
- * rotate-half layout). For a checkpoint stored in bfloat16 the inverse frequencies are rounded to
- * bfloat16 first, as they are in transformers (a buffer of a bfloat16 model): without it a Qwen2
- * reference model's logits drift by 0.1 at position 50.
+ * Rotary position embedding tables, as Hugging Face transformers computes them: inverse frequencies
+ * {@code 1 / theta^(2i / headDim)} (adjusted for {@code llama3} scaling: long wavelengths divided
+ * by the factor, a smooth blend in between), angles {@code position * invFreq} in float32, each
+ * table row {@code [cos, cos]} / {@code [sin, sin]} over the two halves (the rotate-half layout).
+ * For a checkpoint stored in bfloat16 the inverse frequencies are rounded to bfloat16 first, as
+ * they are in transformers (a buffer of a bfloat16 model): without it a Qwen2 reference model's
+ * logits drift by 0.1 at position 50.
  */
 public final class Rope {
   private Rope() {}
@@ -33,8 +33,9 @@ public final class Rope {
         if (wavelen > lowWavelen) {
           f = f / factor;
         } else if (wavelen >= highWavelen) {
-          double smooth = (c.ropeOriginalMaxPositions() / wavelen - c.ropeLowFreqFactor())
-              / (c.ropeHighFreqFactor() - c.ropeLowFreqFactor());
+          double smooth =
+              (c.ropeOriginalMaxPositions() / wavelen - c.ropeLowFreqFactor())
+                  / (c.ropeHighFreqFactor() - c.ropeLowFreqFactor());
           f = (1 - smooth) * f / factor + smooth * f;
         }
         inv[i] = (float) f;

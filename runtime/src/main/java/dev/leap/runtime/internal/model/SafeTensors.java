@@ -23,11 +23,11 @@ import java.util.Set;
 /**
  * Reads tensors from {@code model.safetensors} or a sharded {@code model.safetensors.index.json}.
  *
- * <p>Format: an 8-byte little-endian header length, a JSON header (name to {@code dtype},
- * {@code shape}, {@code data_offsets} relative to the data block), then the data. The header is read
- * with Jackson; each tensor's bytes are mapped with {@link FileChannel#map} on demand, so shards
- * larger than 2 GiB work and nothing is copied into one heap array. F32 is read as is; F16 and BF16
- * are widened to float32 on the host ({@link #floats}), or F16 handed over as stored ({@link #halves})
+ * <p>Format: an 8-byte little-endian header length, a JSON header (name to {@code dtype}, {@code
+ * shape}, {@code data_offsets} relative to the data block), then the data. The header is read with
+ * Jackson; each tensor's bytes are mapped with {@link FileChannel#map} on demand, so shards larger
+ * than 2 GiB work and nothing is copied into one heap array. F32 is read as is; F16 and BF16 are
+ * widened to float32 on the host ({@link #floats}), or F16 handed over as stored ({@link #halves})
  * when the model computes in F16.
  */
 public final class SafeTensors implements AutoCloseable {
@@ -65,12 +65,15 @@ public final class SafeTensors implements AutoCloseable {
       } else if (Files.exists(single)) {
         st.readHeader(single);
       } else {
-        throw new IllegalArgumentException("model directory " + dir
-            + " has no weights: neither model.safetensors nor model.safetensors.index.json");
+        throw new IllegalArgumentException(
+            "model directory "
+                + dir
+                + " has no weights: neither model.safetensors nor model.safetensors.index.json");
       }
     } catch (IOException e) {
       st.close();
-      throw new IllegalArgumentException("cannot read the weights in " + dir + ": " + e.getMessage());
+      throw new IllegalArgumentException(
+          "cannot read the weights in " + dir + ": " + e.getMessage());
     } catch (RuntimeException e) {
       st.close();
       throw e;
@@ -88,11 +91,13 @@ public final class SafeTensors implements AutoCloseable {
     channels.put(file, ch);
     ByteBuffer len = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
     if (ch.read(len, 0) != 8) {
-      throw new IllegalArgumentException(file + " is not a safetensors file (shorter than 8 bytes)");
+      throw new IllegalArgumentException(
+          file + " is not a safetensors file (shorter than 8 bytes)");
     }
     long n = len.getLong(0);
     if (n <= 0 || n > 100_000_000 || n + 8 > ch.size()) {
-      throw new IllegalArgumentException(file + " is not a safetensors file (header length " + n + ")");
+      throw new IllegalArgumentException(
+          file + " is not a safetensors file (header length " + n + ")");
     }
     ByteBuffer header = ByteBuffer.allocate((int) n);
     ch.read(header, 8);
@@ -113,7 +118,8 @@ public final class SafeTensors implements AutoCloseable {
       long begin = base + off.get(0).asLong();
       long end = base + off.get(1).asLong();
       if (end > ch.size() || begin > end) {
-        throw new IllegalArgumentException(file + ": tensor " + e.getKey() + " lies outside the file");
+        throw new IllegalArgumentException(
+            file + ": tensor " + e.getKey() + " lies outside the file");
       }
       entries.put(e.getKey(), new Entry(file, t.path("dtype").asText(), shape, begin, end));
     }
@@ -131,17 +137,24 @@ public final class SafeTensors implements AutoCloseable {
   private Entry entry(String name) {
     Entry e = entries.get(name);
     if (e == null) {
-      throw new IllegalArgumentException("tensor " + name + " is missing from the weights in " + dir);
+      throw new IllegalArgumentException(
+          "tensor " + name + " is missing from the weights in " + dir);
     }
     return e;
   }
 
-  /** The tensor's stored dtype as safetensors names it ({@code F32}, {@code F16}, {@code BF16}, ...). */
+  /**
+   * The tensor's stored dtype as safetensors names it ({@code F32}, {@code F16}, {@code BF16},
+   * ...).
+   */
   public String dtype(String name) {
     return entry(name).dtype();
   }
 
-  /** The dtype most tensors are stored in (by bytes), the checkpoint's dtype for {@code --dtype auto}. */
+  /**
+   * The dtype most tensors are stored in (by bytes), the checkpoint's dtype for {@code --dtype
+   * auto}.
+   */
   public String mainDtype() {
     Map<String, Long> bytes = new HashMap<>();
     for (Entry e : entries.values()) {
@@ -158,28 +171,49 @@ public final class SafeTensors implements AutoCloseable {
     return best;
   }
 
-  /** The tensor's stored bytes, checked against its dtype and shape, mapped read-only (little-endian). */
+  /**
+   * The tensor's stored bytes, checked against its dtype and shape, mapped read-only
+   * (little-endian).
+   */
   private ByteBuffer mapped(String name) {
     Entry e = entry(name);
     long count = 1;
     for (long d : e.shape()) {
       count *= d;
     }
-    int width = switch (e.dtype()) {
-      case "F32" -> 4;
-      case "F16", "BF16" -> 2;
-      default -> throw new IllegalArgumentException(e.file() + ": tensor " + name + " has dtype " + e.dtype()
-          + "; Leap reads F32, F16 and BF16");
-    };
+    int width =
+        switch (e.dtype()) {
+          case "F32" -> 4;
+          case "F16", "BF16" -> 2;
+          default ->
+              throw new IllegalArgumentException(
+                  e.file()
+                      + ": tensor "
+                      + name
+                      + " has dtype "
+                      + e.dtype()
+                      + "; Leap reads F32, F16 and BF16");
+        };
     if ((e.end() - e.begin()) != count * width) {
-      throw new IllegalArgumentException(e.file() + ": tensor " + name + " has " + (e.end() - e.begin())
-          + " bytes, expected " + count * width + " for shape " + Arrays.toString(e.shape()));
+      throw new IllegalArgumentException(
+          e.file()
+              + ": tensor "
+              + name
+              + " has "
+              + (e.end() - e.begin())
+              + " bytes, expected "
+              + count * width
+              + " for shape "
+              + Arrays.toString(e.shape()));
     }
     try {
-      return channels.get(e.file()).map(FileChannel.MapMode.READ_ONLY, e.begin(), e.end() - e.begin())
+      return channels
+          .get(e.file())
+          .map(FileChannel.MapMode.READ_ONLY, e.begin(), e.end() - e.begin())
           .order(ByteOrder.LITTLE_ENDIAN);
     } catch (IOException ex) {
-      throw new IllegalArgumentException("cannot map tensor " + name + " of " + e.file() + ": " + ex.getMessage());
+      throw new IllegalArgumentException(
+          "cannot map tensor " + name + " of " + e.file() + ": " + ex.getMessage());
     }
   }
 
@@ -210,7 +244,8 @@ public final class SafeTensors implements AutoCloseable {
     Entry e = entry(name);
     ByteBuffer mapped = mapped(name);
     long count = mapped.remaining() / (e.dtype().equals("F32") ? 4 : 2);
-    FloatBuffer out = ByteBuffer.allocateDirect((int) (count * 4)).order(ByteOrder.nativeOrder()).asFloatBuffer();
+    FloatBuffer out =
+        ByteBuffer.allocateDirect((int) (count * 4)).order(ByteOrder.nativeOrder()).asFloatBuffer();
     switch (e.dtype()) {
       case "F32" -> out.put(mapped.asFloatBuffer());
       case "BF16" -> {

@@ -34,11 +34,17 @@ final class WeightReader {
   NDArray tensor(String name, long... shape) {
     long[] actual = st.shape(name);
     if (!Arrays.equals(actual, shape)) {
-      throw new IllegalArgumentException("tensor " + name + " has shape " + Arrays.toString(actual)
-          + ", the config implies " + Arrays.toString(shape));
+      throw new IllegalArgumentException(
+          "tensor "
+              + name
+              + " has shape "
+              + Arrays.toString(actual)
+              + ", the config implies "
+              + Arrays.toString(shape));
     }
     if (precision == Precision.F16 && st.dtype(name).equals("F16")) {
-      return manager.create(st.halves(name), new Shape(shape), DataType.FLOAT16); // as stored, no copy through float
+      return manager.create(
+          st.halves(name), new Shape(shape), DataType.FLOAT16); // as stored, no copy through float
     }
     FloatBuffer data = st.floats(name);
     return cast(manager.create(data, new Shape(shape), DataType.FLOAT32));

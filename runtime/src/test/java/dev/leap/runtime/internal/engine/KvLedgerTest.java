@@ -25,8 +25,12 @@ class KvLedgerTest {
   private static final byte[] NO_BYTES = new byte[0];
 
   static Sequence sequence(int[] prompt, int maxTokens) {
-    Sequence s = new Sequence(GenerationRequest.ofIds(prompt, null, SamplingParams.builder().maxTokens(maxTokens).build()),
-        new CompletableFuture<>(), 0);
+    Sequence s =
+        new Sequence(
+            GenerationRequest.ofIds(
+                prompt, null, SamplingParams.builder().maxTokens(maxTokens).build()),
+            new CompletableFuture<>(),
+            0);
     s.prompt = prompt;
     return s;
   }
@@ -41,7 +45,9 @@ class KvLedgerTest {
       int capacity = 64 + rnd.nextInt(200);
       KvLedger ledger = new KvLedger(capacity, prefixCache);
       List<Sequence> running = new ArrayList<>();
-      int[][] bases = {rnd.ints(12, 0, 9).toArray(), rnd.ints(12, 0, 9).toArray(), rnd.ints(3, 0, 9).toArray()};
+      int[][] bases = {
+        rnd.ints(12, 0, 9).toArray(), rnd.ints(12, 0, 9).toArray(), rnd.ints(3, 0, 9).toArray()
+      };
       int admitted = 0;
       int refused = 0;
       for (int op = 0; op < 400; op++) {
@@ -106,7 +112,8 @@ class KvLedgerTest {
         ledger.releaseAll(s);
       }
       ledger.verify(List.of());
-      assertEquals(capacity, ledger.freeSlots() + ledger.cachedSlots(), "seed " + seed + ": slots leaked");
+      assertEquals(
+          capacity, ledger.freeSlots() + ledger.cachedSlots(), "seed " + seed + ": slots leaked");
       assertTrue(admitted > 10, "seed " + seed + ": only " + admitted + " admissions");
       refusedTotal += refused;
     }
@@ -128,10 +135,12 @@ class KvLedgerTest {
     ledger.extend(b, sb);
     ledger.verify(List.of(a, b));
     b.slots.set(0, sa[0]);
-    IllegalStateException twice = assertThrows(IllegalStateException.class, () -> ledger.verify(List.of(a, b)));
+    IllegalStateException twice =
+        assertThrows(IllegalStateException.class, () -> ledger.verify(List.of(a, b)));
     assertTrue(twice.getMessage().contains("two requests"), twice.getMessage());
     b.slots.set(0, sb[0]);
-    IllegalStateException leak = assertThrows(IllegalStateException.class, () -> ledger.verify(List.of(a)));
+    IllegalStateException leak =
+        assertThrows(IllegalStateException.class, () -> ledger.verify(List.of(a)));
     assertTrue(leak.getMessage().contains("leaked"), leak.getMessage());
   }
 }

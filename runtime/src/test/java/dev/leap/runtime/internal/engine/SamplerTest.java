@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
 
 class SamplerTest {
 
-  /** Naive twin of {@link Sampler#sampleFrom}: sort everything, cut, then walk the cumulative mass. */
+  /**
+   * Naive twin of {@link Sampler#sampleFrom}: sort everything, cut, then walk the cumulative mass.
+   */
   static int naive(float[] probs, int topK, double topP, double u01) {
     List<Integer> idx = new ArrayList<>();
     for (int i = 0; i < probs.length; i++) {
@@ -72,7 +74,8 @@ class SamplerTest {
       float sum = 0;
       for (int i = 0; i < v; i++) {
         // Many zeros (masked tokens) and some ties.
-        probs[i] = gen.nextInt(3) == 0 ? 0 : (gen.nextInt(4) == 0 ? 0.25f : (float) gen.nextDouble());
+        probs[i] =
+            gen.nextInt(3) == 0 ? 0 : (gen.nextInt(4) == 0 ? 0.25f : (float) gen.nextDouble());
         sum += probs[i];
       }
       if (sum == 0) {
@@ -89,7 +92,8 @@ class SamplerTest {
       int fast = Sampler.sampleFrom(probs, topK, topP, new SplittableRandom(rngSeed));
       int slow = naive(probs, topK, topP, u);
       assertEquals(slow, fast, "seed " + seed + " round " + round);
-      assertTrue(probs[fast] > 0, "sampled a zero-probability token, seed " + seed + " round " + round);
+      assertTrue(
+          probs[fast] > 0, "sampled a zero-probability token, seed " + seed + " round " + round);
     }
   }
 
@@ -103,6 +107,8 @@ class SamplerTest {
 
   @Test
   void allZeroIsAnError() {
-    assertThrows(IllegalStateException.class, () -> Sampler.sampleFrom(new float[3], 0, 1, new SplittableRandom(1)));
+    assertThrows(
+        IllegalStateException.class,
+        () -> Sampler.sampleFrom(new float[3], 0, 1, new SplittableRandom(1)));
   }
 }

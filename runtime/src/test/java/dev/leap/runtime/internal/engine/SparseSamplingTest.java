@@ -43,7 +43,10 @@ class SparseSamplingTest {
               union[w] |= allowed[i][w];
             }
           }
-          int[] ids = java.util.stream.IntStream.range(0, vocab).filter(id -> (union[id >>> 6] & (1L << id)) != 0).toArray();
+          int[] ids =
+              java.util.stream.IntStream.range(0, vocab)
+                  .filter(id -> (union[id >>> 6] & (1L << id)) != 0)
+                  .toArray();
           SamplingParams[] params = new SamplingParams[b];
           long[] seeds = new long[b];
           Sampler.Row[] fullRows = new Sampler.Row[b];
@@ -66,7 +69,8 @@ class SparseSamplingTest {
             for (int id = 0; id < vocab; id++) {
               disallowed[id] = (allowed[i][id >>> 6] & (1L << id)) == 0;
             }
-            fullRows[i] = new Sampler.Row(step.create(disallowed), params[i], new SplittableRandom(seeds[i]));
+            fullRows[i] =
+                new Sampler.Row(step.create(disallowed), params[i], new SplittableRandom(seeds[i]));
             sparseRows[i] = new Sampler.Row(null, params[i], new SplittableRandom(seeds[i]));
             maskedRows += ForwardStep.sameSet(allowed[i], union) ? 0 : 1;
           }
@@ -79,7 +83,9 @@ class SparseSamplingTest {
         }
       }
     }
-    assertTrue(sampledRows > 100 && maskedRows > 100, sampledRows + " sampled rows, " + maskedRows + " masked rows");
+    assertTrue(
+        sampledRows > 100 && maskedRows > 100,
+        sampledRows + " sampled rows, " + maskedRows + " masked rows");
   }
 
   private static long[] randomSet(SplittableRandom rnd, int vocab, int k) {

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** The incremental stop-string matcher against its naive twin: search the whole output after every change. */
+/**
+ * The incremental stop-string matcher against its naive twin: search the whole output after every
+ * change.
+ */
 class StopMatcherTest {
 
   static int naiveFirstMatch(byte[] out, List<String> stops) {
@@ -67,8 +70,17 @@ class StopMatcherTest {
           m.grew(naive.toByteArray(), naive.size());
         }
         assertEquals(naive.size(), m.length(), "seed " + seed + " op " + op);
-        assertEquals(naiveFirstMatch(naive.toByteArray(), stops), m.firstMatch(),
-            "seed " + seed + " op " + op + ", stops " + stops + ", output " + naive.toString(StandardCharsets.UTF_8));
+        assertEquals(
+            naiveFirstMatch(naive.toByteArray(), stops),
+            m.firstMatch(),
+            "seed "
+                + seed
+                + " op "
+                + op
+                + ", stops "
+                + stops
+                + ", output "
+                + naive.toString(StandardCharsets.UTF_8));
       }
     }
   }

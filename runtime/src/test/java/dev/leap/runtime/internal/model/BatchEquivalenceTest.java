@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Batching and the KV pool change no logits: sequences of different lengths decoded in one pass
  * equal each alone; a mixed batch (single-token decodes beside multi-token extensions, one long)
- * equals separate runs; a prompt whose prefix K/V is already in the pool equals computing it
- * fresh; slots need not be contiguous or ordered.
+ * equals separate runs; a prompt whose prefix K/V is already in the pool equals computing it fresh;
+ * slots need not be contiguous or ordered.
  */
 class BatchEquivalenceTest {
 
@@ -43,7 +43,10 @@ class BatchEquivalenceTest {
   @Test
   void batchesAndCachedPrefixesGiveTheSameLogits() {
     for (String name : new String[] {"llama", "qwen2", "qwen3"}) {
-      ModelConfig c = name.equals("llama") ? TestModels.llama() : name.equals("qwen2") ? TestModels.qwen2() : TestModels.qwen3();
+      ModelConfig c =
+          name.equals("llama")
+              ? TestModels.llama()
+              : name.equals("qwen2") ? TestModels.qwen2() : TestModels.qwen3();
       Path dir = TestModels.dir(name, c);
       SplittableRandom rnd = new SplittableRandom(9);
       try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 4096)) {
@@ -65,21 +68,39 @@ class BatchEquivalenceTest {
         // Prefill all but the last token of every sequence in one batch (extends of mixed lengths).
         List<LlamaModel.SequenceInput> prefill = new ArrayList<>();
         for (int i = 0; i < lens.length; i++) {
-          prefill.add(new LlamaModel.SequenceInput(java.util.Arrays.copyOf(toks[i], lens[i]), 0, new int[0],
-              java.util.Arrays.copyOf(slots[i], lens[i]), false));
+          prefill.add(
+              new LlamaModel.SequenceInput(
+                  java.util.Arrays.copyOf(toks[i], lens[i]),
+                  0,
+                  new int[0],
+                  java.util.Arrays.copyOf(slots[i], lens[i]),
+                  false));
         }
         run(m, prefill);
-        // Then decode the last token of every sequence in one batch, reusing the pool (cached prefix).
+        // Then decode the last token of every sequence in one batch, reusing the pool (cached
+        // prefix).
         List<LlamaModel.SequenceInput> decode = new ArrayList<>();
         for (int i = 0; i < lens.length; i++) {
-          decode.add(new LlamaModel.SequenceInput(new int[] {toks[i][lens[i]]}, lens[i],
-              java.util.Arrays.copyOf(slots[i], lens[i]), new int[] {slots[i][lens[i]]}, false));
+          decode.add(
+              new LlamaModel.SequenceInput(
+                  new int[] {toks[i][lens[i]]},
+                  lens[i],
+                  java.util.Arrays.copyOf(slots[i], lens[i]),
+                  new int[] {slots[i][lens[i]]},
+                  false));
         }
         float[] got = run(m, decode);
         for (int i = 0; i < lens.length; i++) {
-          close(got, i * v, expected[i], 0, v, name + " batched decode of sequence " + i + " (length " + (lens[i] + 1) + ")");
+          close(
+              got,
+              i * v,
+              expected[i],
+              0,
+              v,
+              name + " batched decode of sequence " + i + " (length " + (lens[i] + 1) + ")");
         }
-        // A mixed batch: one decode, one 4-token extension over a cached prefix, one long fresh prompt.
+        // A mixed batch: one decode, one 4-token extension over a cached prefix, one long fresh
+        // prompt.
         int[] longPrompt = rnd.ints(80, 0, v).toArray();
         int[] longSlots = java.util.Arrays.copyOfRange(perm, next, next + 80);
         next += 80;
@@ -88,12 +109,21 @@ class BatchEquivalenceTest {
         int[] extSlots = java.util.Arrays.copyOfRange(perm, next, next + 4);
         next += 4;
         int[] seq3 = concat(java.util.Arrays.copyOf(toks[3], lens[3]), ext);
-        float[] extAlone = alone(m, seq3, concat(java.util.Arrays.copyOf(slots[3], lens[3]), extSlots));
-        float[] mixed = run(m, List.of(
-            new LlamaModel.SequenceInput(new int[] {toks[1][lens[1]]}, lens[1], java.util.Arrays.copyOf(slots[1], lens[1]),
-                new int[] {slots[1][lens[1]]}, false),
-            new LlamaModel.SequenceInput(ext, lens[3], java.util.Arrays.copyOf(slots[3], lens[3]), extSlots, false),
-            new LlamaModel.SequenceInput(longPrompt, 0, new int[0], longSlots, false)));
+        float[] extAlone =
+            alone(m, seq3, concat(java.util.Arrays.copyOf(slots[3], lens[3]), extSlots));
+        float[] mixed =
+            run(
+                m,
+                List.of(
+                    new LlamaModel.SequenceInput(
+                        new int[] {toks[1][lens[1]]},
+                        lens[1],
+                        java.util.Arrays.copyOf(slots[1], lens[1]),
+                        new int[] {slots[1][lens[1]]},
+                        false),
+                    new LlamaModel.SequenceInput(
+                        ext, lens[3], java.util.Arrays.copyOf(slots[3], lens[3]), extSlots, false),
+                    new LlamaModel.SequenceInput(longPrompt, 0, new int[0], longSlots, false)));
         close(mixed, 0, expected[1], 0, v, name + " mixed batch: decode");
         close(mixed, v, extAlone, 0, v, name + " mixed batch: extension over a cached prefix");
         close(mixed, 2 * v, longAlone, 0, v, name + " mixed batch: long prompt");
@@ -110,24 +140,38 @@ class BatchEquivalenceTest {
   @Test
   void badModelDirectoriesNameTheFileAndKey(@TempDir Path tmp) throws Exception {
     Path dir = tmp.resolve("m");
-    HfModelWriter.write(dir, ModelConfig.llama(100, 16, 32, 1, 2, 1, 8), 1, 0.1, HfModelWriter.StorageType.BF16, 2);
+    HfModelWriter.write(
+        dir, ModelConfig.llama(100, 16, 32, 1, 2, 1, 8), 1, 0.1, HfModelWriter.StorageType.BF16, 2);
     try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 16)) {
       assertEquals(100, m.config().vocabSize());
     }
     String cfg = Files.readString(dir.resolve("config.json"));
     Files.writeString(dir.resolve("config.json"), cfg.replace("\"llama\"", "\"gpt_neox\""));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LlamaModel.load(dir, Device.cpu(), 16));
-    assertTrue(e.getMessage().contains("model_type") && e.getMessage().contains("gpt_neox"), e.getMessage());
-    Files.writeString(dir.resolve("config.json"), cfg.replace("\"num_key_value_heads\" : 1", "\"num_key_value_heads\" : 3"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> LlamaModel.load(dir, Device.cpu(), 16));
+    assertTrue(
+        e.getMessage().contains("model_type") && e.getMessage().contains("gpt_neox"),
+        e.getMessage());
+    Files.writeString(
+        dir.resolve("config.json"),
+        cfg.replace("\"num_key_value_heads\" : 1", "\"num_key_value_heads\" : 3"));
     e = assertThrows(IllegalArgumentException.class, () -> LlamaModel.load(dir, Device.cpu(), 16));
-    assertTrue(e.getMessage().contains("num_key_value_heads") && e.getMessage().contains("config.json"), e.getMessage());
-    Files.writeString(dir.resolve("config.json"), cfg.replace("\"rope_scaling\" : null",
-        "\"rope_scaling\" : {\"rope_type\": \"yarn\", \"factor\": 4}"));
+    assertTrue(
+        e.getMessage().contains("num_key_value_heads") && e.getMessage().contains("config.json"),
+        e.getMessage());
+    Files.writeString(
+        dir.resolve("config.json"),
+        cfg.replace(
+            "\"rope_scaling\" : null",
+            "\"rope_scaling\" : {\"rope_type\": \"yarn\", \"factor\": 4}"));
     e = assertThrows(IllegalArgumentException.class, () -> LlamaModel.load(dir, Device.cpu(), 16));
     assertTrue(e.getMessage().contains("yarn"), e.getMessage());
-    Files.writeString(dir.resolve("config.json"), cfg.replace("\"hidden_size\" : 16", "\"hidden_size\" : 24"));
+    Files.writeString(
+        dir.resolve("config.json"), cfg.replace("\"hidden_size\" : 16", "\"hidden_size\" : 24"));
     e = assertThrows(IllegalArgumentException.class, () -> LlamaModel.load(dir, Device.cpu(), 16));
-    assertTrue(e.getMessage().contains("model.embed_tokens.weight") && e.getMessage().contains("shape"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("model.embed_tokens.weight") && e.getMessage().contains("shape"),
+        e.getMessage());
     Files.writeString(dir.resolve("config.json"), cfg);
     Files.delete(dir.resolve("model.safetensors"));
     e = assertThrows(IllegalArgumentException.class, () -> LlamaModel.load(dir, Device.cpu(), 16));

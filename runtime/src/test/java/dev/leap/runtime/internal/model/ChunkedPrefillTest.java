@@ -33,26 +33,46 @@ class ChunkedPrefillTest {
           int[] chunkSlots = Arrays.copyOfRange(perm, len, 2 * len);
           float[] expected;
           try (NDManager step = m.manager().newSubManager()) {
-            expected = m.forward(step, List.of(new LlamaModel.SequenceInput(tokens, 0, new int[0], oneShotSlots, true)))
-                .toFloatArray();
+            expected =
+                m.forward(
+                        step,
+                        List.of(
+                            new LlamaModel.SequenceInput(
+                                tokens, 0, new int[0], oneShotSlots, true)))
+                    .toFloatArray();
           }
-          String what = name + " trial " + trial + " (seed 1414): " + len + " tokens in chunks of " + chunk;
+          String what =
+              name + " trial " + trial + " (seed 1414): " + len + " tokens in chunks of " + chunk;
           for (int from = 0; from < len; from += chunk) {
             int n = Math.min(chunk, len - from);
             float[] got;
             try (NDManager step = m.manager().newSubManager()) {
-              got = m.forward(step, List.of(new LlamaModel.SequenceInput(Arrays.copyOfRange(tokens, from, from + n), from,
-                  Arrays.copyOf(chunkSlots, from), Arrays.copyOfRange(chunkSlots, from, from + n), true))).toFloatArray();
+              got =
+                  m.forward(
+                          step,
+                          List.of(
+                              new LlamaModel.SequenceInput(
+                                  Arrays.copyOfRange(tokens, from, from + n),
+                                  from,
+                                  Arrays.copyOf(chunkSlots, from),
+                                  Arrays.copyOfRange(chunkSlots, from, from + n),
+                                  true)))
+                      .toFloatArray();
             }
             for (int t = 0; t < n; t++) {
-              // Float tolerance relative to the row's scale: the chunks sum the same terms in other groupings.
+              // Float tolerance relative to the row's scale: the chunks sum the same terms in other
+              // groupings.
               float scale = 0;
               for (int i = 0; i < v; i++) {
                 scale = Math.max(scale, Math.abs(expected[(from + t) * v + i]));
               }
               for (int i = 0; i < v; i += 7) {
                 float e = expected[(from + t) * v + i];
-                assertEquals(e, got[t * v + i], 3e-5 * scale, what + ", position " + (from + t) + " (scale " + scale + ")");
+                assertEquals(
+                    e,
+                    got[t * v + i],
+                    3e-5 * scale,
+                    what + ", position " + (from + t) + " (scale " + scale + ")");
               }
             }
           }

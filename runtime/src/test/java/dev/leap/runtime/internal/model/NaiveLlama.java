@@ -5,8 +5,8 @@ import java.nio.file.Path;
 
 /**
  * The naive twin of {@link LlamaModel}: a plain-Java, double-precision Llama-family forward pass,
- * written straight from the architecture (no fusion, no batching, no KV pool, no DJL), sharing
- * only the weight reader. Slow and obvious on purpose.
+ * written straight from the architecture (no fusion, no batching, no KV pool, no DJL), sharing only
+ * the weight reader. Slow and obvious on purpose.
  */
 final class NaiveLlama {
   final ModelConfig c;
@@ -176,8 +176,9 @@ final class NaiveLlama {
         if (wavelen > low) {
           inv[i] /= c.ropeFactor();
         } else if (wavelen >= high) {
-          double s = (c.ropeOriginalMaxPositions() / wavelen - c.ropeLowFreqFactor())
-              / (c.ropeHighFreqFactor() - c.ropeLowFreqFactor());
+          double s =
+              (c.ropeOriginalMaxPositions() / wavelen - c.ropeLowFreqFactor())
+                  / (c.ropeHighFreqFactor() - c.ropeLowFreqFactor());
           inv[i] = (1 - s) * inv[i] / c.ropeFactor() + s * inv[i];
         }
       }

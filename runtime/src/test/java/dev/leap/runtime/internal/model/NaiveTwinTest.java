@@ -31,9 +31,29 @@ class NaiveTwinTest {
       int hidden = 8 * (2 + rnd.nextInt(4));
       boolean llama3 = rnd.nextBoolean();
       boolean attnBias = type.equals("llama") && rnd.nextBoolean();
-      ModelConfig c = new ModelConfig(type, 97, hidden, 24 + rnd.nextInt(20), 1 + rnd.nextInt(2), heads, kv, hd, 128,
-          1e-5, llama3 ? 5e5 : 1e4, llama3 ? "llama3" : "default", 8, 1, 4, 32, rnd.nextBoolean(),
-          type.equals("qwen2") || attnBias, attnBias, type.equals("qwen3"), "float32");
+      ModelConfig c =
+          new ModelConfig(
+              type,
+              97,
+              hidden,
+              24 + rnd.nextInt(20),
+              1 + rnd.nextInt(2),
+              heads,
+              kv,
+              hd,
+              128,
+              1e-5,
+              llama3 ? 5e5 : 1e4,
+              llama3 ? "llama3" : "default",
+              8,
+              1,
+              4,
+              32,
+              rnd.nextBoolean(),
+              type.equals("qwen2") || attnBias,
+              attnBias,
+              type.equals("qwen3"),
+              "float32");
       HfModelWriter.StorageType storage = HfModelWriter.StorageType.values()[round % 3];
       Path dir = tmp.resolve("m" + round);
       HfModelWriter.write(dir, c, seed + round, 0.3, storage, 2);
@@ -44,15 +64,30 @@ class NaiveTwinTest {
       for (int i = 0; i < len; i++) {
         slots[i] = len - 1 - i; // reversed slots: order must not matter
       }
-      try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 64, "f32"); NDManager step = m.manager().newSubManager()) {
-        float[] got = m.forward(step, List.of(new LlamaModel.SequenceInput(tokens, 0, new int[0], slots, true))).toFloatArray();
+      try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 64, "f32");
+          NDManager step = m.manager().newSubManager()) {
+        float[] got =
+            m.forward(
+                    step, List.of(new LlamaModel.SequenceInput(tokens, 0, new int[0], slots, true)))
+                .toFloatArray();
         double worst = 0;
         for (int t = 0; t < len; t++) {
           for (int v = 0; v < 97; v++) {
             worst = Math.max(worst, Math.abs(got[t * 97 + v] - expected[t][v]));
           }
         }
-        assertTrue(worst < 1e-3, "seed " + seed + " round " + round + " " + c + " " + storage + ": logits differ by " + worst);
+        assertTrue(
+            worst < 1e-3,
+            "seed "
+                + seed
+                + " round "
+                + round
+                + " "
+                + c
+                + " "
+                + storage
+                + ": logits differ by "
+                + worst);
       }
     }
   }

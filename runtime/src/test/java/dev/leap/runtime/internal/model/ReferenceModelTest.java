@@ -16,9 +16,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Agreement with Hugging Face transformers on the two reference models: logits at every position
- * to 1e-4, and the 12-token greedy continuations, both with one full forward pass and with
- * incremental decoding through the KV pool.
+ * Agreement with Hugging Face transformers on the two reference models: logits at every position to
+ * 1e-4, and the 12-token greedy continuations, both with one full forward pass and with incremental
+ * decoding through the KV pool.
  *
  * <p>Known discrepancy, kept visible: for the length-40 prompt (the only one containing token id
  * 0), both reference models' {@code greedy_next_12} part from ours at the third token, with a
@@ -62,8 +62,10 @@ class ReferenceModelTest {
         int len = ids.length;
         // Full forward: every position's logits.
         try (NDManager step = model.manager().newSubManager()) {
-          NDArray logits = model.forward(step, List.of(
-              new LlamaModel.SequenceInput(ids, 0, new int[0], range(0, len), true)));
+          NDArray logits =
+              model.forward(
+                  step,
+                  List.of(new LlamaModel.SequenceInput(ids, 0, new int[0], range(0, len), true)));
           float[] got = logits.toFloatArray();
           for (int i = 0; i < len; i++) {
             JsonNode row = c.get("logits").get(i);
@@ -72,12 +74,22 @@ class ReferenceModelTest {
               if (d > worst) {
                 worst = d;
                 if (System.getenv("LEAP_DEBUG_LOGITS") != null) {
-                  System.out.printf("%s len %d pos %d id %d: ours %.6f ref %.6f%n", name, len, i, v, got[i * vocab + v], row.get(v).asDouble());
+                  System.out.printf(
+                      "%s len %d pos %d id %d: ours %.6f ref %.6f%n",
+                      name, len, i, v, got[i * vocab + v], row.get(v).asDouble());
                 }
               }
               if (d > 1e-4 && System.getenv("LEAP_DEBUG_LOGITS") == null) {
-                throw new AssertionError(name + " case of length " + len + ": logit " + v + " at position " + i
-                    + " differs by " + d);
+                throw new AssertionError(
+                    name
+                        + " case of length "
+                        + len
+                        + ": logit "
+                        + v
+                        + " at position "
+                        + i
+                        + " differs by "
+                        + d);
               }
             }
           }
@@ -86,36 +98,52 @@ class ReferenceModelTest {
         int[] out = new int[12];
         int next;
         try (NDManager step = model.manager().newSubManager()) {
-          NDArray logits = model.forward(step, List.of(new LlamaModel.SequenceInput(ids, 0, new int[0], range(0, len), false)));
+          NDArray logits =
+              model.forward(
+                  step,
+                  List.of(new LlamaModel.SequenceInput(ids, 0, new int[0], range(0, len), false)));
           next = argmax(logits.toFloatArray(), 0, vocab);
         }
         for (int i = 0; i < 12; i++) {
           out[i] = next;
           int pos = len + i;
           try (NDManager step = model.manager().newSubManager()) {
-            NDArray logits = model.forward(step, List.of(
-                new LlamaModel.SequenceInput(new int[] {next}, pos, range(0, pos), new int[] {pos}, false)));
+            NDArray logits =
+                model.forward(
+                    step,
+                    List.of(
+                        new LlamaModel.SequenceInput(
+                            new int[] {next}, pos, range(0, pos), new int[] {pos}, false)));
             next = argmax(logits.toFloatArray(), 0, vocab);
           }
         }
         int compare = len == 40 ? 2 : 12;
-        assertArrayEquals(java.util.Arrays.copyOf(greedy, compare), java.util.Arrays.copyOf(out, compare),
+        assertArrayEquals(
+            java.util.Arrays.copyOf(greedy, compare),
+            java.util.Arrays.copyOf(out, compare),
             name + ": incremental greedy continuation of a length-" + len + " prompt");
         if (compare < 12 && !java.util.Arrays.equals(greedy, out)) {
-          System.out.printf("%s: length-40 prompt: reference greedy %s, ours %s (see the class javadoc)%n", name,
-              java.util.Arrays.toString(greedy), java.util.Arrays.toString(out));
+          System.out.printf(
+              "%s: length-40 prompt: reference greedy %s, ours %s (see the class javadoc)%n",
+              name, java.util.Arrays.toString(greedy), java.util.Arrays.toString(out));
         }
         // Greedy with a full forward pass each step (no reuse of the pool).
         int[] seq = java.util.Arrays.copyOf(ids, len + 12);
         for (int i = 0; i < 12; i++) {
           int n = len + i;
           try (NDManager step = model.manager().newSubManager()) {
-            NDArray logits = model.forward(step, List.of(new LlamaModel.SequenceInput(
-                java.util.Arrays.copyOf(seq, n), 0, new int[0], range(0, n), false)));
+            NDArray logits =
+                model.forward(
+                    step,
+                    List.of(
+                        new LlamaModel.SequenceInput(
+                            java.util.Arrays.copyOf(seq, n), 0, new int[0], range(0, n), false)));
             seq[n] = argmax(logits.toFloatArray(), 0, vocab);
           }
         }
-        assertArrayEquals(out, java.util.Arrays.copyOfRange(seq, len, len + 12),
+        assertArrayEquals(
+            out,
+            java.util.Arrays.copyOfRange(seq, len, len + 12),
             name + ": full-forward greedy equals incremental greedy");
       }
       System.out.printf("%s: largest logit difference from transformers %.2e%n", name, worst);
