@@ -1,8 +1,8 @@
 package dev.leap.runtime;
 
+import dev.leap.model.HfModelWriter;
+import dev.leap.model.ModelConfig;
 import dev.leap.retokenize.HfTokenizer;
-import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.ModelConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -11,10 +11,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Small models written by the project's own code (random weights, fixed seeds) with GPT-2's
- * tokenizer.
+ * tokenizer. The model module's tests use the same three shapes ({@code
+ * dev.leap.model.TestConfigs}, test code there: a test-jar of the model module would need the
+ * package phase in every reactor build that runs these tests).
  */
-@SuppressWarnings(
-    "exports") // ModelConfig (internal.model): these helpers serve tests in this module and train
+@SuppressWarnings("exports") // ModelConfig: runtime requires the model module, not transitively
 public final class TestModels {
   private TestModels() {}
 
