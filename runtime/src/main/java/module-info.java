@@ -2,8 +2,10 @@
  * The scheduler and its roles over the model of {@code dev.leap.model}, and the public API ({@code
  * dev.leap.runtime}: {@code LeapRuntime}, {@code Constraint}, {@code Generation}).
  *
- * <p>Not exported: {@code dev.leap.runtime.internal} and {@code .internal.engine}.
+ * <p>Not exported: {@code .internal.engine}, and {@code dev.leap.runtime.internal} but to {@code
+ * cli}, whose error line is {@code internal.Errors.oneLine}, as a {@code Generation}'s error is.
  */
+@SuppressWarnings("module") // the qualified export names cli, compiled after this module
 module dev.leap.runtime {
   requires transitive dev.leap.fsm;
   requires transitive dev.leap.retokenize;
@@ -15,4 +17,6 @@ module dev.leap.runtime {
   requires org.slf4j;
 
   exports dev.leap.runtime;
+  exports dev.leap.runtime.internal to
+      dev.leap.cli;
 }

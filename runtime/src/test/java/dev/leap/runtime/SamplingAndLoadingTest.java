@@ -11,6 +11,7 @@ import ai.djl.ndarray.NDManager;
 import dev.leap.model.HfModelWriter;
 import dev.leap.model.LlamaModel;
 import dev.leap.model.ModelConfig;
+import dev.leap.runtime.testing.TestModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

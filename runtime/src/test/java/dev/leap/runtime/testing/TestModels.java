@@ -1,4 +1,4 @@
-package dev.leap.runtime;
+package dev.leap.runtime.testing;
 
 import dev.leap.model.HfModelWriter;
 import dev.leap.model.ModelConfig;
