@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.model.HfModelWriter;
+import dev.leap.model.ModelConfig;
 import dev.leap.runtime.LeapRuntime;
-import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.Example;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
