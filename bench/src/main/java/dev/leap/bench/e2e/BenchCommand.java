@@ -4,6 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Json;
+import dev.leap.bench.model.ProfileCommand;
+import dev.leap.bench.peers.PeersCommand;
+import dev.leap.bench.serve.AbuseBenchCommand;
+import dev.leap.bench.serve.IdleConnectionsCommand;
+import dev.leap.bench.serve.ServeBenchCommand;
 import dev.leap.options.RuntimeOptionsMixin;
 import dev.leap.runtime.Constraint;
 import dev.leap.runtime.Generation;
@@ -57,11 +63,11 @@ import picocli.CommandLine.Spec;
     name = "bench",
     mixinStandardHelpOptions = true,
     subcommands = {
-      dev.leap.bench.serve.ServeBenchCommand.class,
-      dev.leap.bench.serve.IdleConnectionsCommand.class,
-      dev.leap.bench.serve.AbuseBenchCommand.class,
-      dev.leap.bench.model.ProfileCommand.class,
-      dev.leap.bench.peers.PeersCommand.class
+      ServeBenchCommand.class,
+      IdleConnectionsCommand.class,
+      AbuseBenchCommand.class,
+      ProfileCommand.class,
+      PeersCommand.class
     },
     description =
         "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass) or 'peers' (beside llama.cpp).")
@@ -731,7 +737,7 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private ObjectNode report(String benchmark, Path dir, List<ModeResult> modes, double agreement) {
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     ObjectNode json = m.createObjectNode();
     json.put("benchmark", benchmark);
     json.put("model", dir.toString());
@@ -753,6 +759,6 @@ public final class BenchCommand implements Callable<Integer> {
     if (file.getParent() != null) {
       Files.createDirectories(file.getParent());
     }
-    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file.toFile(), json);
+    Json.MAPPER.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), json);
   }
 }
