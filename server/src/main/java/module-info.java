@@ -8,6 +8,8 @@
  */
 module dev.leap.server {
   requires transitive dev.leap.runtime;
+  requires dev.leap
+      .options; // ServeCommand's --model, --dtype, --sparse-logits-limit, --cpu-f32-weights
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
   requires jinjava;

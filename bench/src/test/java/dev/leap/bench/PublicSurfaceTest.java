@@ -16,6 +16,7 @@ class PublicSurfaceTest {
         BenchData.class,
         List.of(
             "dev.leap.bench.BenchData",
+            "dev.leap.bench.Json",
             "dev.leap.bench.Percentile",
             "dev.leap.bench.e2e.BenchCommand",
             "dev.leap.bench.e2e.DemoCommand",

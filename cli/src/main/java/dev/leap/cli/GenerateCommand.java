@@ -3,8 +3,8 @@ package dev.leap.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.options.RuntimeOptionsMixin;
 import dev.leap.runtime.Constraint;
-import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
 import dev.leap.runtime.GenerationStats;
@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -29,13 +30,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
 
   @Spec CommandSpec spec;
 
-  @Option(
-      names = "--model",
-      defaultValue = "demo",
-      paramLabel = "DIR|demo",
-      description =
-          "Hugging Face model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
-  String model;
+  @Mixin RuntimeOptionsMixin runtimeOptions;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   PromptSource prompt;
@@ -127,34 +122,6 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   String device;
 
   @Option(
-      names = "--dtype",
-      defaultValue = "auto",
-      description =
-          "Weights, activations and KV cache: auto (the"
-              + " checkpoint's dtype; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
-  String dtype;
-
-  @Option(
-      names = "--sparse-logits-limit",
-      defaultValue = "4096",
-      paramLabel = "N",
-      description =
-          "Constrained steps whose"
-              + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
-              + " vocabulary. Default: ${DEFAULT-VALUE}.")
-  int sparseLogitsLimit;
-
-  @Option(
-      names = "--cpu-f32-weights",
-      defaultValue = "auto",
-      paramLabel = "auto|on|off",
-      description =
-          "With f16 weights"
-              + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
-              + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
-  String cpuF32Weights;
-
-  @Option(
       names = "--json",
       description = "Print one JSON object: text, tokenIds, finishReason, complete, stats.")
   boolean json;
@@ -167,7 +134,7 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
+    Path dir = runtimeOptions.modelDir(spec.commandLine().getErr());
     Constraint c = Constraint.none();
     if (constraint != null && constraint.regex != null) {
       c = Constraint.regex(constraint.regex);
@@ -186,12 +153,8 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
             ? GenerationRequest.ofIds(prompt.ids, c, params)
             : GenerationRequest.of(prompt.text, c, params);
     LeapRuntime.Builder b =
-        LeapRuntime.builder()
-            .setModelDir(dir)
-            .optJumpForward(!noJumpForward)
-            .optDtype(dtype)
-            .optSparseLogitsLimit(sparseLogitsLimit)
-            .optCpuF32Weights(cpuF32Weights);
+        runtimeOptions.configure(
+            LeapRuntime.builder().setModelDir(dir).optJumpForward(!noJumpForward));
     if (device != null) {
       b.optDevice(device);
     }

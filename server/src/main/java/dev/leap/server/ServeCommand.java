@@ -1,6 +1,6 @@
 package dev.leap.server;
 
-import dev.leap.runtime.DemoModel;
+import dev.leap.options.RuntimeOptionsMixin;
 import dev.leap.runtime.LeapRuntime;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -24,12 +25,7 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(
-      names = "--model",
-      defaultValue = "demo",
-      paramLabel = "DIR|demo",
-      description = "Model directory or 'demo'. Default: ${DEFAULT-VALUE}.")
-  String model;
+  @Mixin RuntimeOptionsMixin runtimeOptions;
 
   @Option(
       names = "--host",
@@ -58,34 +54,6 @@ public final class ServeCommand implements Callable<Integer> {
       defaultValue = "cpu",
       description = "cpu, gpu or gpuN. Default: ${DEFAULT-VALUE}.")
   String device;
-
-  @Option(
-      names = "--dtype",
-      defaultValue = "auto",
-      description =
-          "Weights, activations and KV cache: auto (the"
-              + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
-  String dtype;
-
-  @Option(
-      names = "--sparse-logits-limit",
-      defaultValue = "4096",
-      paramLabel = "N",
-      description =
-          "Constrained steps whose"
-              + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
-              + " vocabulary. Default: ${DEFAULT-VALUE}.")
-  int sparseLogitsLimit;
-
-  @Option(
-      names = "--cpu-f32-weights",
-      defaultValue = "auto",
-      paramLabel = "auto|on|off",
-      description =
-          "With f16 weights"
-              + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
-              + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
-  String cpuF32Weights;
 
   @Option(
       names = "--kv-capacity",
@@ -175,21 +143,20 @@ public final class ServeCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--port must be within 0..65535, got " + port);
     }
     String key = apiKey != null ? apiKey : System.getenv("LEAP_API_KEY");
-    Path dir = DemoModel.resolve(model, err);
+    Path dir = runtimeOptions.modelDir(err);
     LeapRuntime runtime =
-        LeapRuntime.builder()
-            .setModelDir(dir)
-            .optDevice(device)
-            .optDtype(dtype)
-            .optSparseLogitsLimit(sparseLogitsLimit)
-            .optCpuF32Weights(cpuF32Weights)
+        runtimeOptions
+            .configure(LeapRuntime.builder().setModelDir(dir).optDevice(device))
             .optKvCapacity(kvCapacity)
             .optMaxBatch(maxBatch)
             .optSmallRequestReserve(smallReserve)
             .optCompileThreads(compileThreads)
             .optCompileTimeoutMs(compileTimeoutMs)
             .build();
-    String name = servedName != null ? servedName : "demo".equals(model) ? "leap-demo" : null;
+    String name =
+        servedName != null
+            ? servedName
+            : "demo".equals(runtimeOptions.model()) ? "leap-demo" : null;
     LeapServer.Options d = LeapServer.Options.defaults();
     LeapServer.Options o =
         new LeapServer.Options(

@@ -1,9 +1,6 @@
 package dev.leap.train;
 
 import ai.djl.engine.Engine;
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.training.GradientCollector;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.model.HfModelWriter;
@@ -234,13 +231,6 @@ final class CopyTrainer {
           rows += e.tokens().length - 1;
           values += e.valueTargets().length;
         }
-        double tokenSum = 0;
-        double valueSum = 0;
-        for (List<Example> micro : Trainer.microBatches(examples, o.microBatchTokens())) {
-          double[] sums = forwardBackward(model, micro, rows, values, o.valueWeight());
-          tokenSum += sums[0];
-          valueSum += sums[1];
-        }
         float rate =
             learningRate(
                 step,
@@ -249,7 +239,18 @@ final class CopyTrainer {
                 o.decaySteps(),
                 o.learningRate(),
                 o.finalLearningRate());
-        double norm = opt.step(rate, o.clipNorm());
+        TrainingStep.Result r =
+            TrainingStep.run(
+                model,
+                opt,
+                examples,
+                o.microBatchTokens(),
+                loss(rows, values, o.valueWeight()),
+                rate,
+                o.clipNorm());
+        double tokenSum = r.sums()[0];
+        double valueSum = r.sums()[1];
+        double norm = r.gradNorm();
         double stepSec = (System.nanoTime() - s0) / 1e9;
         ObjectNode line = json.createObjectNode();
         line.put("step", step + 1);
@@ -405,58 +406,63 @@ final class CopyTrainer {
   }
 
   /**
-   * One forward and backward pass: the step's loss is the mean NLL over every predicted token of
-   * the step ({@code stepRows}) plus {@code valueWeight} times the mean NLL of its value tokens
-   * ({@code stepValues}), so the accumulated gradient is that of the step. Returns the
-   * micro-batch's summed NLL over all its rows and over its value rows.
+   * The step's loss: the mean NLL over every predicted token of the step ({@code stepRows}) plus
+   * {@code valueWeight} times the mean NLL of its value tokens ({@code stepValues}). A
+   * micro-batch's sums: its NLL over all its rows and over its value rows.
+   */
+  static TrainingStep.Loss loss(int stepRows, int stepValues, float valueWeight) {
+    return (micro, len) -> {
+      int n = 0;
+      for (Example e : micro) {
+        n += e.tokens().length - 1;
+      }
+      long[] rows = new long[n];
+      long[] labels = new long[n];
+      float[] weights = new float[n];
+      boolean[] value = new boolean[n];
+      int k = 0;
+      float base = 1f / stepRows;
+      float extra = stepValues == 0 ? 0 : valueWeight / stepValues;
+      for (int i = 0; i < micro.size(); i++) {
+        Example e = micro.get(i);
+        int v = 0;
+        int[] vt = e.valueTargets();
+        for (int p = 1; p < e.tokens().length; p++) {
+          rows[k] = (long) i * len + p - 1;
+          labels[k] = e.tokens()[p];
+          weights[k] = base;
+          if (v < vt.length && vt[v] == p) {
+            weights[k] += extra;
+            value[k] = true;
+            v++;
+          }
+          k++;
+        }
+      }
+      return new TrainingStep.Terms(
+          rows,
+          labels,
+          weights,
+          vals -> {
+            double all = 0;
+            double val = 0;
+            for (int i = 0; i < vals.length; i++) {
+              all += vals[i];
+              if (value[i]) {
+                val += vals[i];
+              }
+            }
+            return new double[] {all, val};
+          });
+    };
+  }
+
+  /**
+   * One forward and backward pass through {@link #loss}: the accumulated gradient is that of the
+   * step. Returns the micro-batch's summed NLL over all its rows and over its value rows.
    */
   static double[] forwardBackward(
       TrainableLlama model, List<Example> micro, int stepRows, int stepValues, float valueWeight) {
-    int len = 0;
-    int n = 0;
-    for (Example e : micro) {
-      len = Math.max(len, e.tokens().length);
-      n += e.tokens().length - 1;
-    }
-    int[][] ids = new int[micro.size()][len];
-    long[] rows = new long[n];
-    long[] labels = new long[n];
-    float[] weights = new float[n];
-    boolean[] value = new boolean[n];
-    int k = 0;
-    float base = 1f / stepRows;
-    float extra = stepValues == 0 ? 0 : valueWeight / stepValues;
-    for (int i = 0; i < micro.size(); i++) {
-      Example e = micro.get(i);
-      System.arraycopy(e.tokens(), 0, ids[i], 0, e.tokens().length);
-      int v = 0;
-      int[] vt = e.valueTargets();
-      for (int p = 1; p < e.tokens().length; p++) {
-        rows[k] = (long) i * len + p - 1;
-        labels[k] = e.tokens()[p];
-        weights[k] = base;
-        if (v < vt.length && vt[v] == p) {
-          weights[k] += extra;
-          value[k] = true;
-          v++;
-        }
-        k++;
-      }
-    }
-    try (NDManager scope = model.newScope();
-        GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-      NDArray nll = model.nll(scope, ids, rows, labels);
-      float[] vals = nll.toFloatArray();
-      double all = 0;
-      double val = 0;
-      for (int i = 0; i < vals.length; i++) {
-        all += vals[i];
-        if (value[i]) {
-          val += vals[i];
-        }
-      }
-      gc.backward(nll.mul(scope.create(weights)).sum());
-      return new double[] {all, val};
-    }
+    return TrainingStep.forwardBackward(model, micro, loss(stepRows, stepValues, valueWeight));
   }
 }

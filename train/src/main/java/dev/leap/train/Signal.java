@@ -285,7 +285,7 @@ final class Signal {
     }
     double sum = 0;
     int count = 0;
-    for (List<Example> micro : Trainer.microBatches(examples, microBatchTokens)) {
+    for (List<Example> micro : TrainingStep.microBatches(examples, microBatchTokens)) {
       int len = 0;
       int rowsN = 0;
       for (Example e : micro) {

@@ -1,9 +1,6 @@
 package dev.leap.train;
 
 import ai.djl.engine.Engine;
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.training.GradientCollector;
 import ai.djl.training.tracker.CosineTracker;
 import ai.djl.training.tracker.Tracker;
 import ai.djl.training.tracker.WarmUpTracker;
@@ -24,19 +21,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * The training loop: per step, the examples of {@link TrainingMix} (loss on the answers, plus an
- * auxiliary loss on the articles' repeated bigrams, see {@link Example#recallTargets}), packed into
- * padded micro-batches of similar lengths, one forward and backward pass each (gradients
- * accumulate), then one AdamW update with the learning rate of a linear warm-up followed by cosine
- * decay, and gradient clipping. Every step appends a line to {@code train-log.jsonl}; every {@code
- * checkpointEvery} steps the parameters, the optimizer moments and the step are written to {@code
- * checkpoint/} (atomically), from which a later run resumes exactly: the data of a step depends
- * only on (seed, step). At the end the model is written as a Hugging Face directory.
+ * auxiliary loss on the articles' repeated bigrams, see {@link Example#recallTargets}) through
+ * {@link TrainingStep} (padded micro-batches of similar lengths, one forward and backward pass
+ * each, gradients accumulating, then one AdamW update with gradient clipping), with the learning
+ * rate of a linear warm-up followed by cosine decay. Every step appends a line to {@code
+ * train-log.jsonl}; every {@code checkpointEvery} steps the parameters, the optimizer moments and
+ * the step are written to {@code checkpoint/} (atomically), from which a later run resumes exactly:
+ * the data of a step depends only on (seed, step). At the end the model is written as a Hugging
+ * Face directory.
  */
 public final class Trainer {
 
@@ -157,15 +154,19 @@ public final class Trainer {
           recall += e.recallTargets().length;
           tokens += e.tokens().length;
         }
-        double lossSum = 0;
-        double recallSum = 0;
-        for (List<Example> micro : microBatches(examples, o.microBatchTokens())) {
-          double[] sums = forwardBackward(model, micro, targets, recall);
-          lossSum += sums[0];
-          recallSum += sums[1];
-        }
         float rate = lr.getNewValue(step);
-        double norm = opt.step(rate, o.clipNorm());
+        TrainingStep.Result r =
+            TrainingStep.run(
+                model,
+                opt,
+                examples,
+                o.microBatchTokens(),
+                loss(targets, recall),
+                rate,
+                o.clipNorm());
+        double lossSum = r.sums()[0];
+        double recallSum = r.sums()[1];
+        double norm = r.gradNorm();
         double loss = lossSum / targets;
         smoothed = Double.isNaN(smoothed) ? loss : 0.95 * smoothed + 0.05 * loss;
         double stepSec = (System.nanoTime() - s0) / 1e9;
@@ -227,83 +228,57 @@ public final class Trainer {
   static final float RECALL_WEIGHT = 0.5f;
 
   /**
-   * One forward and backward pass over a micro-batch: the step's loss is the mean NLL of its answer
-   * tokens plus {@link #RECALL_WEIGHT} times the mean NLL of its recall targets, so the accumulated
-   * gradient is that of the step. Returns the micro-batch's summed answer NLL and recall NLL.
+   * The step's loss: the mean NLL of its answer tokens ({@code stepTargets}) plus {@link
+   * #RECALL_WEIGHT} times the mean NLL of its recall targets ({@code stepRecall}). A micro-batch's
+   * sums: its answer NLL and its recall NLL.
    */
-  static double[] forwardBackward(
-      TrainableLlama model, List<Example> micro, int stepTargets, int stepRecall) {
-    int len = 0;
-    int targets = 0;
-    int recall = 0;
-    for (Example e : micro) {
-      len = Math.max(len, e.tokens().length);
-      targets += e.targets();
-      recall += e.recallTargets().length;
-    }
-    int[][] ids = new int[micro.size()][len];
-    long[] rows = new long[targets + recall];
-    long[] labels = new long[targets + recall];
-    float[] weights = new float[targets + recall];
-    int k = 0;
-    for (int i = 0; i < micro.size(); i++) {
-      Example e = micro.get(i);
-      System.arraycopy(e.tokens(), 0, ids[i], 0, e.tokens().length);
-      for (int p = e.answerStart(); p < e.tokens().length; p++) {
-        rows[k] = (long) i * len + p - 1;
-        labels[k] = e.tokens()[p];
-        weights[k] = 1f / stepTargets;
-        k++;
+  static TrainingStep.Loss loss(int stepTargets, int stepRecall) {
+    return (micro, len) -> {
+      int targets = 0;
+      int recall = 0;
+      for (Example e : micro) {
+        targets += e.targets();
+        recall += e.recallTargets().length;
       }
-    }
-    int answerRows = k;
-    for (int i = 0; i < micro.size(); i++) {
-      Example e = micro.get(i);
-      for (int p : e.recallTargets()) {
-        rows[k] = (long) i * len + p - 1;
-        labels[k] = e.tokens()[p];
-        weights[k] = RECALL_WEIGHT / Math.max(1, stepRecall);
-        k++;
-      }
-    }
-    try (NDManager scope = model.newScope();
-        GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-      NDArray nll = model.nll(scope, ids, rows, labels);
-      float[] values = nll.toFloatArray();
-      double answer = 0;
-      double aux = 0;
-      for (int i = 0; i < values.length; i++) {
-        if (i < answerRows) {
-          answer += values[i];
-        } else {
-          aux += values[i];
+      long[] rows = new long[targets + recall];
+      long[] labels = new long[targets + recall];
+      float[] weights = new float[targets + recall];
+      int k = 0;
+      for (int i = 0; i < micro.size(); i++) {
+        Example e = micro.get(i);
+        for (int p = e.answerStart(); p < e.tokens().length; p++) {
+          rows[k] = (long) i * len + p - 1;
+          labels[k] = e.tokens()[p];
+          weights[k] = 1f / stepTargets;
+          k++;
         }
       }
-      gc.backward(nll.mul(scope.create(weights)).sum());
-      return new double[] {answer, aux};
-    }
-  }
-
-  /**
-   * Groups examples of similar length (sorted by length) so that each group's padded size {@code
-   * count * longest} stays within {@code budget} tokens (a longer example is alone).
-   */
-  static List<List<Example>> microBatches(List<Example> examples, int budget) {
-    List<Example> sorted = new ArrayList<>(examples);
-    sorted.sort(Comparator.comparingInt(e -> e.tokens().length));
-    List<List<Example>> out = new ArrayList<>();
-    List<Example> cur = new ArrayList<>();
-    for (Example e : sorted) {
-      int longest = e.tokens().length;
-      if (!cur.isEmpty() && (cur.size() + 1) * longest > budget) {
-        out.add(cur);
-        cur = new ArrayList<>();
+      int answerRows = k;
+      for (int i = 0; i < micro.size(); i++) {
+        Example e = micro.get(i);
+        for (int p : e.recallTargets()) {
+          rows[k] = (long) i * len + p - 1;
+          labels[k] = e.tokens()[p];
+          weights[k] = RECALL_WEIGHT / Math.max(1, stepRecall);
+          k++;
+        }
       }
-      cur.add(e);
-    }
-    if (!cur.isEmpty()) {
-      out.add(cur);
-    }
-    return out;
+      return new TrainingStep.Terms(
+          rows,
+          labels,
+          weights,
+          values -> {
+            double answer = 0;
+            double aux = 0;
+            for (int i = 0; i < values.length; i++) {
+              if (i < answerRows) {
+                answer += values[i];
+              } else {
+                aux += values[i];
+              }
+            }
+            return new double[] {answer, aux};
+          });
+    };
   }
 }

@@ -116,7 +116,7 @@ class TrainerTest {
     for (int len : lens) {
       ex.add(new Example(new int[len], len - 1));
     }
-    List<List<Example>> mb = Trainer.microBatches(ex, 1024);
+    List<List<Example>> mb = TrainingStep.microBatches(ex, 1024);
     int total = 0;
     for (List<Example> group : mb) {
       int longest = group.stream().mapToInt(e -> e.tokens().length).max().orElseThrow();

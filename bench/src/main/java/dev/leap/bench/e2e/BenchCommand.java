@@ -4,8 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Json;
+import dev.leap.bench.model.ProfileCommand;
+import dev.leap.bench.peers.PeersCommand;
+import dev.leap.bench.serve.AbuseBenchCommand;
+import dev.leap.bench.serve.IdleConnectionsCommand;
+import dev.leap.bench.serve.ServeBenchCommand;
+import dev.leap.options.RuntimeOptionsMixin;
 import dev.leap.runtime.Constraint;
-import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
 import dev.leap.runtime.LeapRuntime;
@@ -30,6 +36,7 @@ import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -56,11 +63,11 @@ import picocli.CommandLine.Spec;
     name = "bench",
     mixinStandardHelpOptions = true,
     subcommands = {
-      dev.leap.bench.serve.ServeBenchCommand.class,
-      dev.leap.bench.serve.IdleConnectionsCommand.class,
-      dev.leap.bench.serve.AbuseBenchCommand.class,
-      dev.leap.bench.model.ProfileCommand.class,
-      dev.leap.bench.peers.PeersCommand.class
+      ServeBenchCommand.class,
+      IdleConnectionsCommand.class,
+      AbuseBenchCommand.class,
+      ProfileCommand.class,
+      PeersCommand.class
     },
     description =
         "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass) or 'peers' (beside llama.cpp).")
@@ -68,20 +75,14 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  @Mixin RuntimeOptionsMixin runtimeOptions;
+
   @Parameters(
       index = "0",
       arity = "0..1",
       paramLabel = "characters|longdoc",
       description = "Which benchmark (the server's load benchmark is the subcommand serve).")
   String which;
-
-  @Option(
-      names = "--model",
-      defaultValue = "demo",
-      paramLabel = "DIR|demo",
-      description =
-          "Model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
-  String model;
 
   @Option(
       names = "--requests",
@@ -135,40 +136,12 @@ public final class BenchCommand implements Callable<Integer> {
   int docTokensMax;
 
   @Option(
-      names = "--dtype",
-      defaultValue = "auto",
-      description =
-          "Weights, activations and KV cache: auto (the"
-              + " checkpoint's; the demo model's is f16), f32, f16 or bf16 (not on the CPU). Default: ${DEFAULT-VALUE}.")
-  String dtype;
-
-  @Option(
       names = "--compare-dtype",
       paramLabel = "DTYPE",
       description =
           "characters: also run batch 1 in this dtype"
               + " (both modes, interleaved with the main runs) and report its latency and its greedy agreement with --dtype.")
   String compareDtype;
-
-  @Option(
-      names = "--sparse-logits-limit",
-      defaultValue = "4096",
-      paramLabel = "N",
-      description =
-          "Constrained steps whose"
-              + " rows allow at most N tokens altogether compute only those tokens' logits (same outputs); 0: always the whole"
-              + " vocabulary. Default: ${DEFAULT-VALUE}.")
-  int sparseLogitsLimit;
-
-  @Option(
-      names = "--cpu-f32-weights",
-      defaultValue = "auto",
-      paramLabel = "auto|on|off",
-      description =
-          "With f16 weights"
-              + " on the CPU, keep float32 copies (twice the f16 weights' memory) for products of 8+ rows (batches, jumps,"
-              + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
-  String cpuF32Weights;
 
   @Option(
       names = "--generator",
@@ -238,14 +211,10 @@ public final class BenchCommand implements Callable<Integer> {
           "--doc-tokens must lie within 100-3800 with MIN <= MAX, got '" + docTokens + "'");
     }
     PrintWriter err = spec.commandLine().getErr();
-    Path dir = modelDir(model, err);
+    Path dir = runtimeOptions.modelDir(err);
     Path outFile = out != null ? out : Path.of("bench-results", which + ".json");
     Path chartFile = chart != null ? chart : Path.of("bench-results", which + ".png");
     return which.equals("characters") ? characters(dir, outFile, chartFile) : longdoc(dir, outFile);
-  }
-
-  static Path modelDir(String model, PrintWriter err) {
-    return DemoModel.resolve(model, err);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -276,8 +245,8 @@ public final class BenchCommand implements Callable<Integer> {
     ModeResult cmpJf = new ModeResult("jump-forward, " + compareDtype);
     String[] labels =
         new String[2]; // the main dtype, the compared one (null without --compare-dtype)
-    try (LeapRuntime rtTbt = runtime(dir, false, true, capacity, dtype);
-        LeapRuntime rtJf = runtime(dir, true, true, capacity, dtype);
+    try (LeapRuntime rtTbt = runtime(dir, false, true, capacity, runtimeOptions.dtype());
+        LeapRuntime rtJf = runtime(dir, true, true, capacity, runtimeOptions.dtype());
         LeapRuntime cTbt =
             compareDtype == null ? null : runtime(dir, false, true, 4096, compareDtype);
         LeapRuntime cJf =
@@ -469,7 +438,7 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity) {
-    return runtime(dir, jump, cache, capacity, dtype);
+    return runtime(dir, jump, cache, capacity, runtimeOptions.dtype());
   }
 
   private LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity, String dtype) {
@@ -480,8 +449,8 @@ public final class BenchCommand implements Callable<Integer> {
         .optKvCapacity(capacity)
         .optMaxBatch(256)
         .optDtype(dtype)
-        .optSparseLogitsLimit(sparseLogitsLimit)
-        .optCpuF32Weights(cpuF32Weights)
+        .optSparseLogitsLimit(runtimeOptions.sparseLogitsLimit())
+        .optCpuF32Weights(runtimeOptions.cpuF32Weights())
         .build();
   }
 
@@ -768,7 +737,7 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private ObjectNode report(String benchmark, Path dir, List<ModeResult> modes, double agreement) {
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     ObjectNode json = m.createObjectNode();
     json.put("benchmark", benchmark);
     json.put("model", dir.toString());
@@ -790,6 +759,6 @@ public final class BenchCommand implements Callable<Integer> {
     if (file.getParent() != null) {
       Files.createDirectories(file.getParent());
     }
-    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file.toFile(), json);
+    Json.MAPPER.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), json);
   }
 }

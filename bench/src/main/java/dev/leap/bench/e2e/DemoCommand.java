@@ -2,6 +2,7 @@ package dev.leap.bench.e2e;
 
 import dev.leap.bench.BenchData;
 import dev.leap.runtime.Constraint;
+import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationStats;
 import dev.leap.runtime.LeapRuntime;
@@ -57,7 +58,7 @@ public final class DemoCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Path dir = BenchCommand.modelDir(model, err);
+    Path dir = DemoModel.resolve(model, err);
     String prompt = BenchData.characterPrompt("Hermione Granger");
     phase(err, "loading the model from " + dir + " and writing Hermione Granger's sheet");
     try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optDtype(dtype).build()) {

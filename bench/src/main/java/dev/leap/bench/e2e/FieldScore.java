@@ -1,7 +1,7 @@
 package dev.leap.bench.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.bench.Json;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,13 +15,11 @@ import java.util.Map;
 final class FieldScore {
   private FieldScore() {}
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /** The generated fields, or an empty map when the text is not a JSON object. */
   static Map<String, String> fields(String text) {
     Map<String, String> out = new LinkedHashMap<>();
     try {
-      JsonNode root = JSON.readTree(text);
+      JsonNode root = Json.MAPPER.readTree(text);
       if (root != null && root.isObject()) {
         flatten(root, out);
       }

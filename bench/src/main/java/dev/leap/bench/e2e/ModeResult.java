@@ -1,11 +1,13 @@
 package dev.leap.bench.e2e;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Generation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -34,7 +36,7 @@ final class ModeResult {
   }
 
   /** Checks validity (the DFA's complete flag and java.util.regex) and canonical tokenization. */
-  void score(Pattern regex, dev.leap.retokenize.Tokenizer tok) {
+  void score(Pattern regex, Tokenizer tok) {
     valid = 0;
     canonical = 0;
     for (Generation g : batch1) {
@@ -83,7 +85,7 @@ final class ModeResult {
     return median(t);
   }
 
-  double mean(java.util.function.ToDoubleFunction<Generation> f) {
+  double mean(ToDoubleFunction<Generation> f) {
     return batch1.stream().mapToDouble(f).average().orElse(Double.NaN);
   }
 

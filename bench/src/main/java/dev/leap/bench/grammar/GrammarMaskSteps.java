@@ -3,6 +3,7 @@ package dev.leap.bench.grammar;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Json;
 import dev.leap.bench.Percentile;
 import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.grammar.CompiledGrammar;
@@ -15,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
 
@@ -45,7 +48,7 @@ public final class GrammarMaskSteps {
     System.out.printf(
         "compile Grammar.json() with Llama 3: %.1f ms (first, cold JIT); %s%n",
         compileMs, cg.describe());
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     Path dir = BenchData.file("corpora/jsonschemabench");
     String[] subsets = {
       "Glaiveai2K",
@@ -99,7 +102,7 @@ public final class GrammarMaskSteps {
       GrammarMatcher gm = cg.newMatcher();
       int s = gm.initialState();
       boolean ok = true;
-      java.util.BitSet seen = new java.util.BitSet();
+      BitSet seen = new BitSet();
       for (int id : ids) {
         long t0 = System.nanoTime();
         long[] mask = gm.allowed(s);
@@ -129,7 +132,7 @@ public final class GrammarMaskSteps {
         byte[] f = fm.forcedBytes(st);
         if (f.length > 0
             && at + f.length <= text.length
-            && java.util.Arrays.equals(f, 0, f.length, text, at, at + f.length)) {
+            && Arrays.equals(f, 0, f.length, text, at, at + f.length)) {
           forcedBytes += f.length;
           st = fm.walk(st, f);
           at += f.length;

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Json;
 import dev.leap.bench.Percentile;
+import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.EmptyLanguageException;
@@ -26,10 +28,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -89,8 +99,8 @@ public final class SchemaCoverage {
    */
   static final int ABANDONED_WAIT_S = 300;
 
-  private static final java.util.concurrent.ExecutorService POOL =
-      java.util.concurrent.Executors.newCachedThreadPool(
+  private static final ExecutorService POOL =
+      Executors.newCachedThreadPool(
           r -> {
             Thread t = new Thread(r, "schema-compile");
             t.setDaemon(true);
@@ -102,10 +112,10 @@ public final class SchemaCoverage {
     HfTokenizer tokenizer = HfTokenizer.load(BenchData.file("tokenizers/llama3/tokenizer.json"));
     TokenizerJsonVocabulary llama3 = tokenizer.vocabulary();
     ForcedTokens forcedTokens = new ForcedTokens(tokenizer);
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     String[] subsets =
         args.length > 1
-            ? java.util.Arrays.copyOfRange(args, 1, args.length)
+            ? Arrays.copyOfRange(args, 1, args.length)
             : new String[] {
               "Glaiveai2K",
               "Github_trivial",
@@ -141,8 +151,8 @@ public final class SchemaCoverage {
           String schema = rec.get("schema").toString();
           long t0 = System.nanoTime();
           Forcing fsm;
-          java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
-          java.util.concurrent.Future<Forcing> job =
+          CountDownLatch finished = new CountDownLatch(1);
+          Future<Forcing> job =
               POOL.submit(
                   () -> {
                     try {
@@ -152,16 +162,16 @@ public final class SchemaCoverage {
                     }
                   });
           try {
-            fsm = job.get(LIMIT_S, java.util.concurrent.TimeUnit.SECONDS);
-          } catch (java.util.concurrent.TimeoutException e) {
+            fsm = job.get(LIMIT_S, TimeUnit.SECONDS);
+          } catch (TimeoutException e) {
             job.cancel(true);
             // Compilation does not stop when interrupted: wait for it (up to ABANDONED_WAIT_S, not
             // counted), else it would slow the next schemas into the limit.
-            finished.await(ABANDONED_WAIT_S, java.util.concurrent.TimeUnit.SECONDS);
+            finished.await(ABANDONED_WAIT_S, TimeUnit.SECONDS);
             s.timedOut++;
             s.reasons.merge("over " + LIMIT_S + " s", 1, Integer::sum);
             continue;
-          } catch (java.util.concurrent.ExecutionException e) {
+          } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof EmptyLanguageException) {
               boolean anyValid = false;
@@ -176,7 +186,7 @@ public final class SchemaCoverage {
                   Integer::sum);
             } else if (c instanceof JsonSchemaException j) {
               s.reasons.merge(j.keyword(), 1, Integer::sum);
-            } else if (c instanceof dev.leap.fsm.AutomatonTooLargeException) {
+            } else if (c instanceof AutomatonTooLargeException) {
               s.reasons.merge("automaton too large", 1, Integer::sum);
             } else {
               s.reasons.merge(c.getClass().getSimpleName(), 1, Integer::sum);

@@ -5,8 +5,8 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Json;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.TokenIndex;
 import dev.leap.model.LlamaModel;
@@ -14,11 +14,14 @@ import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.DemoModel;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -134,7 +137,7 @@ public final class ProfileCommand implements Callable<Integer> {
     PrintWriter o = spec.commandLine().getOut();
     Path dir = DemoModel.resolve(model, spec.commandLine().getErr());
     Path trace = Files.createTempFile("leap-profile", ".json");
-    Map<String, Object> json = new java.util.LinkedHashMap<>();
+    Map<String, Object> json = new LinkedHashMap<>();
     try (LlamaModel m =
         LlamaModel.load(
             dir,
@@ -151,7 +154,7 @@ public final class ProfileCommand implements Callable<Integer> {
           fsm.dfa()
               .walk(
                   fsm.dfa().initialState(),
-                  prefix.replace("\\n", "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                  prefix.replace("\\n", "\n").getBytes(StandardCharsets.UTF_8));
       if (state < 0) {
         throw new IllegalArgumentException(
             "--prefix is not a prefix of a character sheet: " + prefix);
@@ -253,10 +256,10 @@ public final class ProfileCommand implements Callable<Integer> {
             steps,
             v,
             fullMs,
-            java.util.Collections.min(fulls),
+            Collections.min(fulls),
             allowedIds.size(),
             sparseMs,
-            java.util.Collections.min(sparses));
+            Collections.min(sparses));
         json.put("decodeFullMs", fulls);
         json.put("decodeSparseMs", sparses);
         json.put("allowedTokens", allowedIds.size());
@@ -325,7 +328,7 @@ public final class ProfileCommand implements Callable<Integer> {
     if (out.getParent() != null) {
       Files.createDirectories(out.getParent());
     }
-    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(out.toFile(), json);
+    Json.MAPPER.writerWithDefaultPrettyPrinter().writeValue(out.toFile(), json);
     o.printf("%nwrote %s%n", out);
     o.flush();
     return 0;
@@ -352,7 +355,7 @@ public final class ProfileCommand implements Callable<Integer> {
    * same thread is that op's work, not a call of its own.
    */
   static List<OpRow> ops(Path trace) throws IOException {
-    JsonNode root = new ObjectMapper().readTree(trace.toFile());
+    JsonNode root = Json.MAPPER.readTree(trace.toFile());
     JsonNode events = root.isArray() ? root : root.path("traceEvents");
     Map<String, List<double[]>> byThread = new HashMap<>();
     Map<String, List<String>> names = new HashMap<>();
@@ -439,7 +442,7 @@ public final class ProfileCommand implements Callable<Integer> {
 
   private static Map<String, Object> section(
       List<OpRow> rows, int runs, double plainMs, double profiledMs) {
-    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    Map<String, Object> m = new LinkedHashMap<>();
     m.put("msPerPass", plainMs);
     m.put("msPerPassProfiled", profiledMs);
     List<Map<String, Object>> ops = new ArrayList<>();

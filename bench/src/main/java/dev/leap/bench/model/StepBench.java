@@ -11,8 +11,10 @@ import dev.leap.fsm.TokenIndex;
 import dev.leap.model.LlamaModel;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.DemoModel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -58,7 +60,7 @@ public final class StepBench {
                   rnd.ints(ctx, 0, v).toArray(),
                   0,
                   new int[0],
-                  java.util.Arrays.copyOf(slots[i], ctx),
+                  Arrays.copyOf(slots[i], ctx),
                   false));
         }
         try (NDManager s = m.manager().newSubManager()) {
@@ -66,12 +68,10 @@ public final class StepBench {
         }
         // The constraint's masks as the scheduler holds them: one boolean row per DFA state, made
         // once.
-        int state =
-            fsm.dfa()
-                .walk(0, "{\n    \"name\": \"".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        int state = fsm.dfa().walk(0, "{\n    \"name\": \"".getBytes(StandardCharsets.UTF_8));
         long[] words = index.allowed(state);
         boolean[] disallowed = new boolean[v];
-        java.util.Arrays.fill(disallowed, true);
+        Arrays.fill(disallowed, true);
         for (int w = 0; w < words.length; w++) {
           long bits = words[w];
           while (bits != 0) {
@@ -92,7 +92,7 @@ public final class StepBench {
                   new LlamaModel.SequenceInput(
                       new int[] {rnd.nextInt(v)},
                       pos,
-                      java.util.Arrays.copyOf(slots[i], pos),
+                      Arrays.copyOf(slots[i], pos),
                       new int[] {slots[i][pos]},
                       false));
             }
@@ -166,7 +166,7 @@ public final class StepBench {
                         rnd.ints(ctx, 0, v).toArray(),
                         0,
                         new int[0],
-                        java.util.Arrays.copyOf(sl, ctx),
+                        Arrays.copyOf(sl, ctx),
                         false)));
           }
           long t0 = System.nanoTime();
@@ -177,8 +177,8 @@ public final class StepBench {
                         new LlamaModel.SequenceInput(
                             rnd.ints(n, 0, v).toArray(),
                             ctx,
-                            java.util.Arrays.copyOf(sl, ctx),
-                            java.util.Arrays.copyOfRange(sl, ctx, ctx + n),
+                            Arrays.copyOf(sl, ctx),
+                            Arrays.copyOfRange(sl, ctx, ctx + n),
                             false)))
                 .toFloatArray();
           }
@@ -191,7 +191,7 @@ public final class StepBench {
                           new LlamaModel.SequenceInput(
                               new int[] {rnd.nextInt(v)},
                               ctx + k,
-                              java.util.Arrays.copyOf(sl, ctx + k),
+                              Arrays.copyOf(sl, ctx + k),
                               new int[] {sl[ctx + k]},
                               false)))
                   .toFloatArray();

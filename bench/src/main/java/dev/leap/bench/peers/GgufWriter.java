@@ -1,7 +1,7 @@
 package dev.leap.bench.peers;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.bench.Json;
 import dev.leap.model.ModelConfig;
 import dev.leap.model.SafeTensors;
 import java.io.BufferedOutputStream;
@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -143,7 +144,7 @@ public final class GgufWriter {
   /** GPT-2 BPE vocabulary keys from a byte-level BPE {@code tokenizer.json}. */
   private static void vocabulary(Path tokenizerJson, int vocabSize, Map<String, Object[]> kv)
       throws IOException {
-    JsonNode root = new ObjectMapper().readTree(tokenizerJson.toFile());
+    JsonNode root = Json.MAPPER.readTree(tokenizerJson.toFile());
     JsonNode model = root.path("model");
     if (!"BPE".equals(model.path("type").asText())) {
       throw new IllegalArgumentException(
@@ -208,7 +209,7 @@ public final class GgufWriter {
           "tensor "
               + hf
               + " has shape "
-              + java.util.Arrays.toString(shape)
+              + Arrays.toString(shape)
               + ", expected ["
               + rows
               + ", "

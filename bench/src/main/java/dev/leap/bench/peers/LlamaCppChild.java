@@ -8,8 +8,14 @@ import de.kherud.llama.InferenceParameters;
 import de.kherud.llama.LlamaModel;
 import de.kherud.llama.ModelParameters;
 import de.kherud.llama.args.LogFormat;
+import dev.leap.bench.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * The llama.cpp side of {@code leap bench peers}, run in a child JVM (java-llama.cpp can hang, in a
@@ -28,7 +34,7 @@ public final class LlamaCppChild {
   private LlamaCppChild() {}
 
   public static void main(String[] args) throws Exception {
-    ObjectMapper om = new ObjectMapper();
+    ObjectMapper om = Json.MAPPER;
     JsonNode job = om.readTree(Path.of(args[0]).toFile());
     ObjectNode out = om.createObjectNode();
     LlamaModel.setLogger(LogFormat.TEXT, (level, msg) -> {});
@@ -78,16 +84,15 @@ public final class LlamaCppChild {
       // Requests from as many threads as the model has slots: llama.cpp's server loop batches the
       // slots' tokens into one decode per step (continuous batching).
       int threads = job.path("parallel").asInt(1);
-      java.util.List<String> prompts = new java.util.ArrayList<>();
+      List<String> prompts = new ArrayList<>();
       conc.path("prompts").forEach(p -> prompts.add(p.asText()));
       String grammar = conc.hasNonNull("grammar") ? conc.path("grammar").asText() : null;
       int nPredict = conc.path("nPredict").asInt(256);
       String[] texts = new String[prompts.size()];
       double[] ms = new double[prompts.size()];
-      java.util.concurrent.ExecutorService pool =
-          java.util.concurrent.Executors.newFixedThreadPool(threads);
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
       long w0 = System.nanoTime();
-      java.util.List<java.util.concurrent.Future<?>> fs = new java.util.ArrayList<>();
+      List<Future<?>> fs = new ArrayList<>();
       for (int i = 0; i < prompts.size(); i++) {
         int k = i;
         fs.add(
@@ -108,7 +113,7 @@ public final class LlamaCppChild {
                   ms[k] = (System.nanoTime() - s) / 1e6;
                 }));
       }
-      for (java.util.concurrent.Future<?> f : fs) {
+      for (Future<?> f : fs) {
         f.get();
       }
       ObjectNode c = out.putObject("concurrent");

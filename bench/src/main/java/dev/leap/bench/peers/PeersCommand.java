@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Json;
 import dev.leap.model.HfModelWriter;
 import dev.leap.model.ModelConfig;
 import dev.leap.retokenize.HfTokenizer;
@@ -212,7 +213,7 @@ public final class PeersCommand implements Callable<Integer> {
     }
 
     // llama.cpp, one child per thread count.
-    ObjectMapper om = new ObjectMapper();
+    ObjectMapper om = Json.MAPPER;
     List<JsonNode> peer = new ArrayList<>();
     for (int t : threads) {
       ObjectNode job = om.createObjectNode();

@@ -2,6 +2,7 @@ package dev.leap.bench.radix;
 
 import dev.leap.radix.RadixCache;
 import dev.leap.radix.SlotAllocator;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -54,7 +55,7 @@ public class RadixCacheBench {
         add(seq);
         if (i < probes.length) {
           // A 2,000-token prompt: the shared document, then 200 tokens of this request's own text.
-          probes[i] = java.util.Arrays.copyOf(seq, 2000);
+          probes[i] = Arrays.copyOf(seq, 2000);
         }
         i++;
       }
@@ -87,7 +88,7 @@ public class RadixCacheBench {
   }
 
   private static int[] concat(int[] a, int[] b) {
-    int[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+    int[] c = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, c, a.length, b.length);
     return c;
   }

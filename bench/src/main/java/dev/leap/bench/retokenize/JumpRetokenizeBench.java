@@ -6,6 +6,7 @@ import dev.leap.retokenize.JumpPlan;
 import dev.leap.retokenize.JumpRetokenizer;
 import dev.leap.retokenize.Tokenizer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -58,9 +59,9 @@ public class JumpRetokenizeBench {
       sb.append(words[rnd.nextInt(words.length)]).append(rnd.nextInt(8) == 0 ? ", " : " ");
     }
     int[] all = tok.encode(sb.toString());
-    output = java.util.Arrays.copyOf(all, outputTokens);
+    output = Arrays.copyOf(all, outputTokens);
     // End the text with a quote: from there the jump '}\n{"done": true}' is forced.
-    int[] withQuote = java.util.Arrays.copyOf(output, outputTokens + 1);
+    int[] withQuote = Arrays.copyOf(output, outputTokens + 1);
     withQuote[outputTokens] = tok.encode("\"")[0];
     output = withQuote;
     states = new int[output.length + 1];

@@ -1,9 +1,9 @@
 package dev.leap.bench.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.bench.Json;
 import dev.leap.bench.Percentile;
 import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.LeapRuntime;
@@ -12,7 +12,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +69,6 @@ import picocli.CommandLine.Spec;
         "Stalled uploads, a heavy request, a slow compile and hostile input against a live leap serve (issue 29).")
 public final class AbuseBenchCommand implements Callable<Integer> {
   private static final String PHONE = "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @Spec CommandSpec spec;
 
@@ -129,7 +131,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
       URI u = URI.create(base);
       host = u.getHost();
       port = u.getPort();
-      ObjectNode report = JSON.createObjectNode();
+      ObjectNode report = Json.MAPPER.createObjectNode();
       report.put("benchmark", "abuse");
       report.put("server", url == null ? "in-process, demo model" : base);
       report.put("loadAverage", loadAverage());
@@ -164,7 +166,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
   private ObjectNode stalled() throws Exception {
     o.printf(
         "%n## %d stalled uploads (headers and 5 of 100 body bytes, then nothing)%n%n", stalled);
-    ObjectNode r = JSON.createObjectNode();
+    ObjectNode r = Json.MAPPER.createObjectNode();
     List<Double> idleHealth = times(samples, this::health);
     List<Double> idleCompletion =
         times(Math.max(5, samples / 5), () -> completion(phoneBody(PHONE)));
@@ -194,7 +196,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
         s.setSoTimeout(1);
         try {
           stillOpen += s.getInputStream().read() < 0 ? 0 : 1; // a byte: the server answered (a 408)
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
           stillOpen++; // nothing yet: held open, as a stalled upload is
         }
       }
@@ -225,7 +227,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
 
   private ObjectNode heavy() throws Exception {
     o.printf("%n## heavy requests%n%n");
-    ObjectNode r = JSON.createObjectNode();
+    ObjectNode r = Json.MAPPER.createObjectNode();
     String issueBody = bigBody(16, 2096);
     Reply issue =
         post("/v1/completions", "application/json", issueBody.getBytes(StandardCharsets.UTF_8));
@@ -323,7 +325,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
 
   private ObjectNode slowCompile() throws Exception {
     o.printf("%n## a slow schema compiling%n%n");
-    ObjectNode r = JSON.createObjectNode();
+    ObjectNode r = Json.MAPPER.createObjectNode();
     // A new regex each time (so each compiles), all of the same cost: a forced five-digit tag
     // before the phone
     // number, drawn from one counter for the idle and the busy samples alike.
@@ -353,7 +355,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
                 return post(
                     "/v1/completions", "application/json", body.getBytes(StandardCharsets.UTF_8));
               } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
               }
             });
     Thread.sleep(200);
@@ -472,13 +474,13 @@ public final class AbuseBenchCommand implements Callable<Integer> {
         exchange(
             ("GET /%zz HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII)));
-    ArrayNode a = JSON.createArrayNode();
+    ArrayNode a = Json.MAPPER.createArrayNode();
     for (Map.Entry<String, Reply> e : cases.entrySet()) {
       Reply rep = e.getValue();
       char c = filler.getOrDefault(e.getKey(), 'x');
       boolean shape = false;
       try {
-        JsonNode err = JSON.readTree(rep.body).get("error");
+        JsonNode err = Json.MAPPER.readTree(rep.body).get("error");
         shape =
             err != null
                 && err.has("message")
@@ -650,7 +652,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
   /** The demo model's KV pool: slots x layers x 2 (K and V) x KV heads x head size x 4 bytes. */
   private static long kvPoolBytes() {
     try {
-      JsonNode c = JSON.readTree(DemoModel.ensure().resolve("config.json").toFile());
+      JsonNode c = Json.MAPPER.readTree(DemoModel.ensure().resolve("config.json").toFile());
       int layers = c.get("num_hidden_layers").asInt();
       int heads = c.path("num_key_value_heads").asInt(c.get("num_attention_heads").asInt());
       int headDim =
@@ -682,7 +684,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
 
   private static String message(Reply r) {
     try {
-      return JSON.readTree(r.body).at("/error/message").asText("");
+      return Json.MAPPER.readTree(r.body).at("/error/message").asText("");
     } catch (IOException e) {
       return "";
     }
@@ -750,7 +752,7 @@ public final class AbuseBenchCommand implements Callable<Integer> {
       }
       String head = text.substring(0, end);
       int status = Integer.parseInt(head.split(" ")[1]);
-      return new Reply(status, head, java.util.Arrays.copyOfRange(bytes, end + 4, bytes.length));
+      return new Reply(status, head, Arrays.copyOfRange(bytes, end + 4, bytes.length));
     }
   }
 

@@ -1,7 +1,7 @@
 package dev.leap.bench.serve;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.bench.Json;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -70,7 +70,7 @@ public final class IdleConnectionsCommand implements Callable<Integer> {
     InetSocketAddress address =
         new InetSocketAddress(base.getHost(), base.getPort() < 0 ? 80 : base.getPort());
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    ObjectNode report = new ObjectMapper().createObjectNode();
+    ObjectNode report = Json.MAPPER.createObjectNode();
     report.put("benchmark", "idle-connections");
     report.put("requested", connections);
     List<SocketChannel> held = new ArrayList<>(connections);
@@ -164,7 +164,7 @@ public final class IdleConnectionsCommand implements Callable<Integer> {
       r.put("completionMs", (System.nanoTime() - t0) / 1e6);
       String text =
           c.statusCode() == 200
-              ? new ObjectMapper().readTree(c.body()).path("choices").path(0).path("text").asText()
+              ? Json.MAPPER.readTree(c.body()).path("choices").path(0).path("text").asText()
               : c.body();
       boolean valid = c.statusCode() == 200 && Pattern.matches(PHONE, text);
       r.put("text", text);

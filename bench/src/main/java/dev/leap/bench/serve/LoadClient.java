@@ -1,8 +1,8 @@
 package dev.leap.bench.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.bench.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +20,6 @@ import java.util.stream.Stream;
  * (end-to-end − TTFT) / (tokens − 1).
  */
 final class LoadClient {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -42,7 +41,7 @@ final class LoadClient {
   }
 
   Outcome send(String baseUrl, String prompt, String regex, int maxTokens) {
-    ObjectNode body = JSON.createObjectNode();
+    ObjectNode body = Json.MAPPER.createObjectNode();
     body.put("prompt", prompt);
     body.put("max_tokens", maxTokens);
     body.put("temperature", 0);
@@ -80,7 +79,7 @@ final class LoadClient {
         if (data.equals("[DONE]")) {
           break;
         }
-        JsonNode c = JSON.readTree(data);
+        JsonNode c = Json.MAPPER.readTree(data);
         if (c.has("error")) {
           return new Outcome(
               out.toString(),

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Json;
 import dev.leap.bench.Percentile;
+import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.DemoModel;
 import dev.leap.runtime.LeapRuntime;
 import dev.leap.server.LeapServer;
@@ -155,7 +157,7 @@ public final class ServeBenchCommand implements Callable<Integer> {
       // Warm both servers' code paths.
       client.send(jump, jobs.get(0).prompt(), jobs.get(0).regex(), maxTokens);
       client.send(plain, jobs.get(0).prompt(), jobs.get(0).regex(), maxTokens);
-      ObjectMapper m = new ObjectMapper();
+      ObjectMapper m = Json.MAPPER;
       ObjectNode report = m.createObjectNode();
       report.put("benchmark", "serve");
       report.put("workload", workload);
@@ -219,7 +221,7 @@ public final class ServeBenchCommand implements Callable<Integer> {
       }
     } else if (workload.equals("longdoc")) {
       String regex = BenchData.cityRegex();
-      dev.leap.retokenize.Tokenizer tok = dev.leap.retokenize.Tokenizer.gpt2();
+      Tokenizer tok = Tokenizer.gpt2();
       for (int d = 0; d < 5; d++) {
         City city = City.of(City.EVAL_SEED_BASE + d);
         String doc = CityDocument.text(city, City.EVAL_SEED_BASE + d, 2500 + 250 * d, tok);
@@ -293,7 +295,7 @@ public final class ServeBenchCommand implements Callable<Integer> {
         good++;
       }
     }
-    ObjectNode run = new ObjectMapper().createObjectNode();
+    ObjectNode run = Json.MAPPER.createObjectNode();
     run.put("mode", mode);
     run.put("rate", rate);
     run.put("requests", requests);

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.BenchData;
+import dev.leap.bench.Json;
 import dev.leap.bench.Percentile;
+import dev.leap.fsm.json.KeyOrder;
 import dev.leap.retokenize.HfTokenizer;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.TokenizerJsonVocabulary;
@@ -17,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -167,7 +171,7 @@ public final class XGrammarSideBySide {
       }
     }
     Files.createDirectories(out);
-    ObjectMapper m = new ObjectMapper();
+    ObjectMapper m = Json.MAPPER;
     List<Case> cases = sample(m, perSubset, validPer, invalidPer);
     System.err.printf(
         Locale.ROOT,
@@ -358,7 +362,7 @@ public final class XGrammarSideBySide {
   }
 
   private static String excerpt(HfTokenizer t, int[] ids, int upTo) {
-    String s = t.decode(java.util.Arrays.copyOfRange(ids, 0, upTo));
+    String s = t.decode(Arrays.copyOfRange(ids, 0, upTo));
     return s.length() > 160 ? s.substring(s.length() - 160) : s;
   }
 
@@ -525,7 +529,7 @@ public final class XGrammarSideBySide {
         }
       }
       Random rnd = new Random(27L * 1_000_003 + subset.hashCode());
-      java.util.Collections.shuffle(lines, rnd);
+      Collections.shuffle(lines, rnd);
       for (int k = 0; k < Math.min(perSubset, lines.size()); k++) {
         JsonNode rec = m.readTree(lines.get(k));
         JsonNode schema = rec.get("schema");
@@ -537,9 +541,7 @@ public final class XGrammarSideBySide {
           if (ok ? valid >= validPer : invalid >= invalidPer) {
             continue;
           }
-          String text =
-              m.writeValueAsString(
-                  dev.leap.fsm.json.KeyOrder.schemaOrder(test.get("data"), schema));
+          String text = m.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schema));
           inst.add(new Instance(ok ? "valid" : "invalid", text));
           if (ok) {
             valid++;
