@@ -14,6 +14,12 @@ import java.util.Map;
  * covers whole classes. The result is complete-with-dead: {@code table[s * classes + c]} is a DFA
  * state or {@code -1}; state 0 is initial. Every state is reachable; not every state can reach an
  * accepting one (the minimizer trims those).
+ *
+ * <p>Per DFA state the classes are cut into segments at the bounds of the state's edges; the
+ * classes of a segment have the same NFA targets, so each segment takes one closure and one look-up
+ * (a string's content is one segment, not dozens of classes), and a segment whose targets equal the
+ * previous segment's takes its state. The table is the one computing every class's closure would
+ * give ({@code DeterminizerTest} keeps that twin).
  */
 public final class Determinizer {
   private Determinizer() {}
@@ -49,62 +55,91 @@ public final class Determinizer {
     long work = startSet.length;
     sets.add(startSet);
 
+    // Per DFA state, the classes are cut into segments at the state's edge bounds: every class of
+    // a segment has the same NFA targets (its bucket), so a segment needs one closure.
     IntArrayList[] buckets = new IntArrayList[classes];
     for (int c = 0; c < classes; c++) {
       buckets[c] = new IntArrayList();
     }
+    boolean[] cut = new boolean[classes + 1];
+    int[] segStart = new int[classes + 1];
+    int[] segOf = new int[classes];
     for (int d = 0; d < sets.size(); d++) {
       int[] set = sets.get(d);
       acceptingList.add(Arrays.binarySearch(set, nfa.accept) >= 0 ? 1 : 0);
-      for (int c = 0; c < classes; c++) {
-        buckets[c].clear();
-      }
+      cut[0] = true;
       for (int s : set) {
         for (int e = nfa.firstEdge(s); e >= 0; e = nfa.nextEdge(e)) {
-          int lo = classOf[nfa.edgeLo(e)];
+          cut[classOf[nfa.edgeLo(e)]] = true;
+          cut[classOf[nfa.edgeHi(e)] + 1] = true;
+        }
+      }
+      int segs = 0;
+      for (int c = 0; c < classes; c++) {
+        if (cut[c]) {
+          cut[c] = false;
+          buckets[segs].clear();
+          segStart[segs++] = c;
+        }
+        segOf[c] = segs - 1;
+      }
+      cut[classes] = false;
+      segStart[segs] = classes;
+      for (int s : set) {
+        for (int e = nfa.firstEdge(s); e >= 0; e = nfa.nextEdge(e)) {
           int hi = classOf[nfa.edgeHi(e)];
           int to = nfa.edgeTo(e);
-          for (int c = lo; c <= hi; c++) {
-            buckets[c].add(to);
+          for (int i = segOf[classOf[nfa.edgeLo(e)]]; segStart[i] <= hi; i++) {
+            buckets[i].add(to);
           }
         }
       }
-      for (int c = 0; c < classes; c++) {
-        IntArrayList b = buckets[c];
+      int previous = -1;
+      for (int i = 0; i < segs; i++) {
+        IntArrayList b = buckets[i];
+        int id;
         if (b.isEmpty()) {
-          table.add(-1);
-          continue;
+          id = -1;
+        } else if (i > 0 && b.equals(buckets[i - 1])) {
+          // Same targets as the segment before (two edges that meet, with the same targets).
+          id = previous;
+        } else {
+          int[] target = closure(nfa, b.elements(), b.size(), stamp, stack, stampHolder);
+          SetKey key = new SetKey(target);
+          Integer known = ids.get(key);
+          if (known == null) {
+            id = sets.size();
+            if ((id & 63) == 0) {
+              Interrupts.check();
+            }
+            if (id >= maxStates) {
+              throw new AutomatonTooLargeException(source, maxStates, id + 1);
+            }
+            work += target.length;
+            if (work > MAX_SUBSET_WORK) {
+              // Subsets this large mean the DFA would not fit the state limit's memory either.
+              throw new AutomatonTooLargeException(
+                  source,
+                  maxStates,
+                  id + 1,
+                  "determinization would hold more than "
+                      + MAX_SUBSET_WORK
+                      + " NFA states in its subsets (at "
+                      + (id + 1)
+                      + " DFA states); simplify the"
+                      + " constraint: "
+                      + Excerpt.around(source, -1));
+            }
+            ids.put(key, id);
+            sets.add(target);
+          } else {
+            id = known;
+          }
         }
-        int[] target = closure(nfa, b.elements(), b.size(), stamp, stack, stampHolder);
-        SetKey key = new SetKey(target);
-        Integer id = ids.get(key);
-        if (id == null) {
-          id = sets.size();
-          if ((id & 63) == 0) {
-            Interrupts.check();
-          }
-          if (id >= maxStates) {
-            throw new AutomatonTooLargeException(source, maxStates, id + 1);
-          }
-          work += target.length;
-          if (work > MAX_SUBSET_WORK) {
-            // Subsets this large mean the DFA would not fit the state limit's memory either.
-            throw new AutomatonTooLargeException(
-                source,
-                maxStates,
-                id + 1,
-                "determinization would hold more than "
-                    + MAX_SUBSET_WORK
-                    + " NFA states in its subsets (at "
-                    + (id + 1)
-                    + " DFA states); simplify the"
-                    + " constraint: "
-                    + Excerpt.around(source, -1));
-          }
-          ids.put(key, id);
-          sets.add(target);
+        for (int c = segStart[i]; c < segStart[i + 1]; c++) {
+          table.add(id);
         }
-        table.add(id.intValue());
+        previous = id;
       }
     }
     boolean[] accepting = new boolean[sets.size()];

@@ -291,6 +291,79 @@ public final class Minimizer {
 
   /** Merges byte classes whose table columns are identical. */
   static Dfa mergeClasses(int states, int k, int[] classOf, int[] table, long[] accepting) {
+    int[] newClass = columnClasses(states, k, table);
+    int merged = 0;
+    for (int c : newClass) {
+      merged = Math.max(merged, c + 1);
+    }
+    int[] newClassOf = new int[256];
+    for (int b = 0; b < 256; b++) {
+      newClassOf[b] = newClass[classOf[b]];
+    }
+    int[] newTable = new int[states * merged];
+    for (int s = 0; s < states; s++) {
+      for (int c = 0; c < k; c++) {
+        newTable[s * merged + newClass[c]] = table[s * k + c];
+      }
+    }
+    return new Dfa(states, newClassOf, merged, newTable, accepting);
+  }
+
+  /**
+   * The classes of identical columns of {@code table} ({@code states} rows of {@code k}), numbered
+   * in order of first occurrence: column {@code c} belongs to class {@code result[c]}. Two hashes
+   * of every column in one row-major pass, then one pass that checks each column against the first
+   * column with its hashes; on a collision the exact grouping, {@link #columnClassesExact}. (Taking
+   * a column at a time strides across the whole table once per class.)
+   */
+  static int[] columnClasses(int states, int k, int[] table) {
+    long[] h1 = new long[k];
+    long[] h2 = new long[k];
+    for (int s = 0; s < states; s++) {
+      int row = s * k;
+      for (int c = 0; c < k; c++) {
+        int v = table[row + c];
+        h1[c] = h1[c] * 0x9E3779B97F4A7C15L + v;
+        h2[c] = (h2[c] ^ v) * 0xC2B2AE3D27D4EB4FL + 1;
+      }
+    }
+    int[] rep = new int[k];
+    int[] reps = new int[k];
+    int[] newClass = new int[k];
+    int merged = 0;
+    boolean anyMerged = false;
+    for (int c = 0; c < k; c++) {
+      rep[c] = c;
+      for (int i = 0; i < merged; i++) {
+        int d = reps[i];
+        if (h1[d] == h1[c] && h2[d] == h2[c]) {
+          rep[c] = d;
+          break;
+        }
+      }
+      if (rep[c] == c) {
+        reps[merged] = c;
+        newClass[c] = merged++;
+      } else {
+        newClass[c] = newClass[rep[c]];
+        anyMerged = true;
+      }
+    }
+    if (anyMerged) {
+      for (int s = 0; s < states; s++) {
+        int row = s * k;
+        for (int c = 0; c < k; c++) {
+          if (table[row + c] != table[row + rep[c]]) {
+            return columnClassesExact(states, k, table);
+          }
+        }
+      }
+    }
+    return newClass;
+  }
+
+  /** {@link #columnClasses} by comparing whole columns (its twin, and the collision fallback). */
+  static int[] columnClassesExact(int states, int k, int[] table) {
     int[] newClass = new int[k];
     int merged = 0;
     HashMap<ColumnKey, Integer> seen = new HashMap<>();
@@ -306,18 +379,7 @@ public final class Minimizer {
         newClass[c] = id;
       }
     }
-    int[] newClassOf = new int[256];
-    for (int b = 0; b < 256; b++) {
-      newClassOf[b] = newClass[classOf[b]];
-    }
-    int[] newTable = new int[states * merged];
-    for (int c = 0; c < k; c++) {
-      int nc = newClass[c];
-      for (int s = 0; s < states; s++) {
-        newTable[s * merged + nc] = table[s * k + c];
-      }
-    }
-    return new Dfa(states, newClassOf, merged, newTable, accepting);
+    return newClass;
   }
 
   private record ColumnKey(int[] col) {

@@ -7,6 +7,7 @@ import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -159,13 +160,7 @@ public final class Nfa {
     } else if (re instanceof Re.Chars c) {
       addChars(c.ranges(), from, to);
     } else if (re instanceof Re.Concat c) {
-      List<Re> items = c.items();
-      int cur = from;
-      for (int i = 0; i < items.size(); i++) {
-        int next = i == items.size() - 1 ? to : newState();
-        add(items.get(i), cur, next);
-        cur = next;
-      }
+      addConcat(c.items(), from, to);
     } else if (re instanceof Re.Alt a) {
       for (Re o : a.options()) {
         int s = newState();
@@ -178,6 +173,102 @@ public final class Nfa {
       addAutomaton(a.dfa(), from, to);
     } else {
       throw new IllegalStateException("unknown node " + re);
+    }
+  }
+
+  /**
+   * A concatenation. A run of items {@code X} followed by {@code (S X)*} (a repetition, at least
+   * zero times and unbounded, whose item ends with the same node objects as the run, nested
+   * concatenations read flat: a list with separators, as JSON arrays and objects write it) is built
+   * with {@code X} once: {@code cur -ε-> a -X-> l -S-> a}, and {@code l} goes on. The two copies of
+   * {@code X} would otherwise have different exit states, be built twice, and double the subset
+   * construction's states for the minimizer to merge again. Exact because a fragment never adds
+   * edges into its entry state nor out of its exit state, so {@code a} and {@code l} are entered
+   * and left only as written.
+   */
+  private void addConcat(List<Re> items, int from, int to) {
+    int n = items.size();
+    // runEnd[i] = j: items[i, j) is X and items[j] is (S X)*, the longest such X for that j;
+    // separator[i] is S.
+    int[] runEnd = null;
+    List<Re>[] separator = null;
+    for (int j = 1; j < n; j++) {
+      if (items.get(j) instanceof Re.Repeat r
+          && r.min() == 0
+          && r.max() == -1
+          && r.item() instanceof Re.Concat body) {
+        List<Re> b = flat(body.items());
+        int run = 0;
+        while (run < b.size() - 1
+            && run < j
+            && b.get(b.size() - 1 - run) == items.get(j - 1 - run)) {
+          run++;
+        }
+        if (run > 0) {
+          if (runEnd == null) {
+            runEnd = new int[n];
+            @SuppressWarnings("unchecked")
+            List<Re>[] seps = new List[n];
+            separator = seps;
+          }
+          if (runEnd[j - run] == 0) {
+            runEnd[j - run] = j;
+            separator[j - run] = b.subList(0, b.size() - run);
+          }
+        }
+      }
+    }
+    int cur = from;
+    for (int i = 0; i < n; i++) {
+      if (runEnd != null && runEnd[i] > 0) {
+        int j = runEnd[i];
+        List<Re> sep = separator[i];
+        int a = newState();
+        int l = newState();
+        eps(cur, a);
+        addChain(items, i, j, a, l);
+        addChain(sep, 0, sep.size(), l, a);
+        i = j;
+        int next = i == n - 1 ? to : newState();
+        eps(l, next);
+        cur = next;
+        continue;
+      }
+      int next = i == n - 1 ? to : newState();
+      add(items.get(i), cur, next);
+      cur = next;
+    }
+  }
+
+  /** {@code items} with nested concatenations replaced by their items (the same language). */
+  private static List<Re> flat(List<Re> items) {
+    for (Re r : items) {
+      if (r instanceof Re.Concat) {
+        List<Re> out = new ArrayList<>();
+        flatInto(items, out);
+        return out;
+      }
+    }
+    return items;
+  }
+
+  private static void flatInto(List<Re> items, List<Re> out) {
+    for (Re r : items) {
+      if (r instanceof Re.Concat c) {
+        flatInto(c.items(), out);
+      } else {
+        out.add(r);
+      }
+    }
+  }
+
+  /** {@code items[i, j)} in sequence from {@code from} to {@code to} ({@code j > i}). */
+  private void addChain(List<Re> items, int i, int j, int from, int to) {
+    int cur = from;
+    for (int k = i; k < j; k++) {
+      int next = k == j - 1 ? to : newState();
+      add(items.get(k), cur, next);
+      cur = next;
     }
   }
 

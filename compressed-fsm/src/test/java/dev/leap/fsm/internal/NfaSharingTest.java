@@ -1,5 +1,6 @@
 package dev.leap.fsm.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -115,5 +116,115 @@ class NfaSharingTest {
     assertTrue(
         smaller > compared / 2,
         "sharing made the NFA smaller in only " + smaller + " of " + compared);
+  }
+
+  private static void flatInto(Re re, List<Re> out) {
+    if (re instanceof Re.Concat c) {
+      c.items().forEach(item -> flatInto(item, out));
+    } else {
+      out.add(re);
+    }
+  }
+
+  /** A copy of {@code re} in which no node object, leaves included, is one of {@code re}'s. */
+  static Re copyAll(Re re) {
+    if (re instanceof Re.Chars c) {
+      return new Re.Chars(c.ranges().clone());
+    }
+    if (re instanceof Re.Empty) {
+      return new Re.Empty();
+    }
+    if (re instanceof Re.Concat c) {
+      return new Re.Concat(c.items().stream().map(NfaSharingTest::copyAll).toList());
+    }
+    if (re instanceof Re.Alt a) {
+      return new Re.Alt(a.options().stream().map(NfaSharingTest::copyAll).toList());
+    }
+    if (re instanceof Re.Repeat r) {
+      return new Re.Repeat(copyAll(r.item()), r.min(), r.max());
+    }
+    return new Re.Automaton(((Re.Automaton) re).dfa());
+  }
+
+  /**
+   * {@code X (S X)*} with the same {@code X} objects (a JSON list: flat in the concatenation, or
+   * nested in the repetition's item) is built with {@code X} once. Its twin is the same tree with
+   * no node object used twice, built the plain way: the minimal DFAs must be equal table for table,
+   * in random contexts (after other items, inside alternatives and repetitions).
+   */
+  @Test
+  void separatedListsBuiltOnceGiveTheDfaOfTheTree() {
+    SplittableRandom r = new SplittableRandom(2730L);
+    RandomRegex gen = new RandomRegex(2731L);
+    int compared = 0;
+    int smaller = 0;
+    for (int round = 0; round < 200; round++) {
+      List<Re> x = new ArrayList<>();
+      for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) {
+        Re part = RegexParser.parse(gen.next(1));
+        if (r.nextInt(3) == 0) {
+          try {
+            Dfa d = compile(part);
+            if (d != null) {
+              part = new Re.Automaton(d);
+            }
+          } catch (ConstraintException e) {
+            // keep the tree
+          }
+        }
+        flatInto(part, x); // flat, as Trees.seq writes a concatenation
+      }
+      Re sep = RegexParser.parse(r.nextBoolean() ? "," : gen.next(1));
+      List<Re> body = new ArrayList<>();
+      body.add(sep);
+      if (r.nextBoolean()) {
+        body.add(new Re.Concat(List.copyOf(x))); // nested, as an object's members write it
+      } else {
+        body.addAll(x);
+      }
+      List<Re> items = new ArrayList<>();
+      if (r.nextBoolean()) {
+        items.add(RegexParser.parse("\\["));
+      }
+      items.addAll(x);
+      items.add(new Re.Repeat(new Re.Concat(body), 0, -1));
+      if (r.nextBoolean()) {
+        items.add(RegexParser.parse(gen.next(1)));
+      }
+      Re list = new Re.Concat(items);
+      Re dag =
+          switch (r.nextInt(4)) {
+            case 0 -> list;
+            case 1 -> new Re.Alt(List.of(list, RegexParser.parse(gen.next(2))));
+            case 2 -> new Re.Repeat(list, 0, r.nextBoolean() ? -1 : 2);
+            default -> new Re.Concat(List.of(RegexParser.parse(gen.next(1)), list, list));
+          };
+      Re tree = copyAll(dag);
+      Dfa once;
+      Dfa twice;
+      try {
+        int dagStates = Nfa.build(dag, "test").stateCount();
+        int treeStates = Nfa.build(tree, "test").stateCount();
+        smaller += dagStates < treeStates ? 1 : 0;
+        once = compile(dag);
+        twice = compile(tree);
+      } catch (ConstraintException e) {
+        continue;
+      }
+      if (once == null || twice == null) {
+        assertTrue(once == null && twice == null, "one is empty, the other not, round " + round);
+        continue;
+      }
+      assertEquals(twice.stateCount(), once.stateCount(), "round " + round);
+      for (int s = 0; s < once.stateCount(); s++) {
+        for (int b = 0; b < 256; b++) {
+          assertEquals(twice.step(s, b), once.step(s, b), "round " + round);
+        }
+        assertEquals(twice.isAccepting(s), once.isAccepting(s), "round " + round);
+      }
+      compared++;
+    }
+    assertTrue(compared > 150, "compared " + compared);
+    assertTrue(smaller > compared / 2, "X built once in only " + smaller + " of " + compared);
   }
 }
