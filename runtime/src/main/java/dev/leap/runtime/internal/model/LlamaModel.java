@@ -127,6 +127,15 @@ public final class LlamaModel implements AutoCloseable {
   private final NDArray scoreScale;
 
   /**
+   * The decode step as one TorchScript call ({@link FusedDecode}); null where the model's layers do
+   * not fit its script (biases on some layers only).
+   */
+  private final FusedDecode fused;
+
+  /** Whether decode steps run {@link #fused} (see {@link #setFusedDecode}). */
+  private volatile boolean fusedDecode = true;
+
+  /**
    * Constrained steps whose allowed tokens are at most this many compute only those logits (0:
    * never).
    */
@@ -247,6 +256,60 @@ public final class LlamaModel implements AutoCloseable {
     } else {
       this.lmHeadTWide = null;
     }
+    this.fused = fusedDecode(manager);
+  }
+
+  private FusedDecode fusedDecode(NDManager manager) {
+    List<NDArray> norms = new ArrayList<>();
+    List<NDArray> products = new ArrayList<>();
+    List<NDArray> wides = new ArrayList<>();
+    List<NDArray> qkvBias = new ArrayList<>();
+    List<NDArray> oBias = new ArrayList<>();
+    List<NDArray> qkNorms = new ArrayList<>();
+    for (LayerWeights l : layers) {
+      norms.add(l.inputNorm);
+      norms.add(l.postNorm);
+      products.addAll(List.of(l.qkvT, l.oT, l.gateUpT, l.downT));
+      if (wideCopies) {
+        wides.addAll(List.of(l.qkvTWide, l.oTWide, l.gateUpTWide, l.downTWide));
+      }
+      if (l.qkvBias != null) {
+        qkvBias.add(l.qkvBias);
+      }
+      if (l.oBias != null) {
+        oBias.add(l.oBias);
+      }
+      if (l.qNorm != null) {
+        qkNorms.add(l.qNorm);
+        qkNorms.add(l.kNorm);
+      }
+    }
+    norms.add(finalNorm);
+    int n = layers.length;
+    if ((!qkvBias.isEmpty() && qkvBias.size() != n)
+        || (!oBias.isEmpty() && oBias.size() != n)
+        || (!qkNorms.isEmpty() && qkNorms.size() != 2 * n)) {
+      return null; // the script takes each of these for every layer or none
+    }
+    return new FusedDecode(
+        manager,
+        embed,
+        ropeCos,
+        ropeSin,
+        rotateHalf,
+        norms,
+        products,
+        wides,
+        qkvBias,
+        oBias,
+        qkNorms,
+        pool,
+        epsScalar,
+        rsqrtPower,
+        scoreScale,
+        config,
+        narrow,
+        widenWideProducts);
   }
 
   /** Bytes of the products' narrow weights (what float32 copies double). */
@@ -344,6 +407,24 @@ public final class LlamaModel implements AutoCloseable {
     this.sparseLogitsLimit = tokens;
   }
 
+  /** Whether decode steps can run as one TorchScript call ({@link FusedDecode}). */
+  public boolean hasFusedDecode() {
+    return fused != null;
+  }
+
+  /** Whether decode steps run as one TorchScript call when they can; default true. */
+  public boolean fusedDecode() {
+    return fusedDecode && fused != null;
+  }
+
+  /**
+   * Turns the fused decode step on or off (off: every step runs as DJL ops; the two give the same
+   * hidden states).
+   */
+  public void setFusedDecode(boolean on) {
+    this.fusedDecode = on;
+  }
+
   /** The manager that owns weights and the pool (a parent for long-lived arrays such as masks). */
   public NDManager manager() {
     return manager;
@@ -403,10 +484,15 @@ public final class LlamaModel implements AutoCloseable {
     NDArray idsArr = step.create(ids);
     NDArray posArr = step.create(positions);
     NDArray slotArr = step.create(slots);
+    AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
+    if (n == b && fusedDecode && fused != null) {
+      // every sequence has one new token: one in-order group, a logits row per sequence
+      AttentionGroup grp = groups.groups().get(0);
+      return fused.step(step, idsArr, posArr, slotArr, grp.contextSlots(), grp.mask());
+    }
     NDArray x = own(step, embed.get(new NDIndex("{}", idsArr)));
     NDArray cos = own(step, ropeCos.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
     NDArray sin = own(step, ropeSin.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
-    AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
     NDIndex slotIndex = new NDIndex("{}", slotArr); // built once, used by every layer
     for (int li = 0; li < layers.length; li++) {
       // Each layer's temporaries (attention scores above all: [heads, new, context] floats) live in
@@ -676,6 +762,9 @@ public final class LlamaModel implements AutoCloseable {
 
   @Override
   public void close() {
+    if (fused != null) {
+      fused.close();
+    }
     manager.close();
   }
 }
