@@ -62,7 +62,7 @@ final class FusedDecode implements AutoCloseable {
             normed = normed.to(x.dtype)
           return torch.mul(normed, w)
         def linear(self: __torch__.Decode, x: Tensor, w: Tensor, wides: List[Tensor], j: int, widen: bool) -> Tensor:
-          if widen and (x.size(0) >= 8 or len(wides) > 0):
+          if widen and x.size(0) >= 8:
             if len(wides) > 0:
               w32 = wides[j]
             else:

@@ -185,15 +185,6 @@ public final class LlamaModel implements AutoCloseable {
   static final int WIDE_ROWS = 8;
 
   /**
-   * Rows from which a layer product reads its float32 copy when there is one: every product. One
-   * row through the demo model's four layer weights (256 x 512, 256 x 256, 256 x 1536, 768 x 256)
-   * took 24, 7.9, 41.6 and 15.2 µs in float16 against 14.5, 8.2, 27.5 and 14.3 µs cast to float32,
-   * multiplied by the copy and cast back. Not the vocabulary projection, whose float16 GEMV reads
-   * half the bytes (1.3 ms against 4.0 ms at one row).
-   */
-  static final int WIDE_ROWS_COPIED = 1;
-
-  /**
    * The same for the vocabulary projection, whose cast to float32 costs more than a layer's (50,257
    * x 256: about 50 ms, as much as 20 float16 rows): measured crossover about 32 rows.
    */
@@ -657,13 +648,13 @@ public final class LlamaModel implements AutoCloseable {
 
   /**
    * {@code x.matMul(w)} for {@code rows} rows of {@code x}; with narrow weights on the CPU and at
-   * least {@link #WIDE_ROWS} rows (a layer product with a float32 copy: {@link #WIDE_ROWS_COPIED}),
-   * computed in float32 (the weight's float32 copy {@code wide} when kept, else the weight cast for
-   * this pass; the result cast back). Without copies the vocabulary projection passes 0 rows below
-   * {@link #WIDE_ROWS_VOCAB}. {@code floatOut}: a widened product's result stays float32 (logits).
+   * least {@link #WIDE_ROWS} rows, computed in float32 (the weight's float32 copy {@code wide} when
+   * kept, else the weight cast for this pass; the result cast back). Without copies the vocabulary
+   * projection passes 0 rows below {@link #WIDE_ROWS_VOCAB}. {@code floatOut}: a widened product's
+   * result stays float32 (logits).
    */
   private NDArray linear(NDArray x, NDArray w, NDArray wide, int rows, boolean floatOut) {
-    if (widenWideProducts && rows >= (wide != null && !floatOut ? WIDE_ROWS_COPIED : WIDE_ROWS)) {
+    if (widenWideProducts && rows >= WIDE_ROWS) {
       // A cast belongs to its source's manager: the weight's cast would live as long as the model.
       NDArray w32 = wide != null ? wide : own(x.getManager(), w.toType(DataType.FLOAT32, false));
       NDArray y = x.toType(DataType.FLOAT32, false).matMul(w32);
