@@ -8,6 +8,7 @@
  */
 module dev.leap.train {
   requires transitive dev.leap.runtime; // the generators take a Tokenizer
+  requires transitive dev.leap.model; // TrainCommand.shape answers a ModelConfig
   requires transitive com.fasterxml.jackson.databind; // SglangInputs hands out JsonNode
   requires info.picocli;
   requires it.unimi.dsi.fastutil;

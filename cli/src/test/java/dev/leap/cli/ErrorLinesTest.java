@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.engine.Engine;
-import dev.leap.runtime.TestModels;
+import dev.leap.runtime.testing.TestModels;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -1,5 +1,7 @@
 package dev.leap.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,5 +24,11 @@ class PublicSurfaceTest {
             "dev.leap.cli.LeapCli",
             "dev.leap.cli.LeapMain",
             "dev.leap.cli.MatchCommand"));
+  }
+
+  /** The packages module-info.java exports. */
+  @Test
+  void exportedPackagesAreTheListedOnes() {
+    assertEquals(List.of("dev.leap.cli"), PublicSurface.exports(LeapMain.class));
   }
 }

@@ -2,9 +2,9 @@ package dev.leap.runtime;
 
 import ai.djl.Device;
 import ai.djl.engine.Engine;
+import dev.leap.model.LlamaModel;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.internal.engine.Scheduler;
-import dev.leap.runtime.internal.model.LlamaModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
+import dev.leap.runtime.testing.TestModels;
 import dev.leap.testkit.RandomRegex;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -11,6 +11,7 @@ import dev.leap.fsm.ByteAutomaton;
 import dev.leap.fsm.grammar.CompiledGrammar;
 import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.grammar.GrammarMatcher;
+import dev.leap.runtime.testing.TestModels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leap.runtime.testing.TestModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.leap.runtime.testing.TestModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -39,26 +39,13 @@ class PublicSurfaceTest {
             "dev.leap.runtime.OutputListener",
             "dev.leap.runtime.SamplingParams",
             "dev.leap.runtime.SamplingParams$Builder",
-            // Not API: not exported, or internal.model to train only (module-info.java); public to
-            // Java
-            // for this module's API package and for bench and cli, which compile on the class path.
+            // Not API: not exported (module-info.java), internal to cli alone (Errors); public
+            // to Java for this module's API package and for bench, on the class path.
             "dev.leap.runtime.internal.Errors",
             "dev.leap.runtime.internal.Json",
             "dev.leap.runtime.internal.engine.Scheduler",
             "dev.leap.runtime.internal.engine.Scheduler$Options",
-            "dev.leap.runtime.internal.engine.StopMatcher",
-            "dev.leap.runtime.internal.model.HfModelWriter",
-            "dev.leap.runtime.internal.model.HfModelWriter$FloatSink",
-            "dev.leap.runtime.internal.model.HfModelWriter$StorageType",
-            "dev.leap.runtime.internal.model.HfModelWriter$TensorValues",
-            "dev.leap.runtime.internal.model.KvPool",
-            "dev.leap.runtime.internal.model.LlamaModel",
-            "dev.leap.runtime.internal.model.LlamaModel$CpuF32Weights",
-            "dev.leap.runtime.internal.model.LlamaModel$SequenceInput",
-            "dev.leap.runtime.internal.model.ModelConfig",
-            "dev.leap.runtime.internal.model.Precision",
-            "dev.leap.runtime.internal.model.Rope",
-            "dev.leap.runtime.internal.model.SafeTensors"));
+            "dev.leap.runtime.internal.engine.StopMatcher"));
   }
 
   /**
@@ -68,7 +55,7 @@ class PublicSurfaceTest {
   @Test
   void exportedPackagesAreTheListedOnes() {
     assertEquals(
-        List.of("dev.leap.runtime", "dev.leap.runtime.internal.model to dev.leap.train"),
+        List.of("dev.leap.runtime", "dev.leap.runtime.internal to dev.leap.cli"),
         PublicSurface.exports(LeapRuntime.class));
   }
 }

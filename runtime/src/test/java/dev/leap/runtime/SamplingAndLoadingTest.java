@@ -8,9 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.LlamaModel;
-import dev.leap.runtime.internal.model.ModelConfig;
+import dev.leap.model.HfModelWriter;
+import dev.leap.model.LlamaModel;
+import dev.leap.model.ModelConfig;
+import dev.leap.runtime.testing.TestModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.leap.runtime.testing.TestModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

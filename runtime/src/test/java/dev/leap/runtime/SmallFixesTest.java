@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.engine.Engine;
 import dev.leap.retokenize.Tokenizer;
+import dev.leap.runtime.testing.TestModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,7 @@ package dev.leap.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leap.runtime.testing.TestModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -13,6 +13,7 @@ import dev.leap.fsm.json.JsonSchema;
 import dev.leap.fsm.json.JsonSchemaOptions;
 import dev.leap.fsm.tags.ReasoningGate;
 import dev.leap.fsm.tags.StructuralTags;
+import dev.leap.runtime.testing.TestModels;
 import dev.leap.testkit.NaiveTags;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

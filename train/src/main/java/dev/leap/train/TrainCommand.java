@@ -1,7 +1,7 @@
 package dev.leap.train;
 
-import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.ModelConfig;
+import dev.leap.model.HfModelWriter;
+import dev.leap.model.ModelConfig;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -211,9 +211,6 @@ public final class TrainCommand implements Callable<Integer> {
   public static final int DEFAULT_STEPS = 450;
 
   /** The shape of the shipped demo model, with {@code hidden} and {@code layers} as given. */
-  @SuppressWarnings(
-      "exports") // ModelConfig: runtime.internal.model, exported to this module only until the
-  // model module
   public static ModelConfig shape(int hidden, int layers) {
     int headDim = 32;
     int heads = hidden / headDim;

@@ -9,9 +9,9 @@ import ai.djl.training.tracker.Tracker;
 import ai.djl.training.tracker.WarmUpTracker;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leap.model.HfModelWriter;
+import dev.leap.model.ModelConfig;
 import dev.leap.retokenize.HfTokenizer;
-import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.ModelConfig;
 import dev.leap.train.data.Example;
 import dev.leap.train.data.TrainingMix;
 import dev.leap.train.internal.Json;
@@ -41,9 +41,6 @@ import java.util.Locale;
 public final class Trainer {
 
   /** Hyperparameters and paths of a run. */
-  @SuppressWarnings(
-      "exports") // ModelConfig, HfModelWriter: runtime.internal.model, exported to this module only
-  // until the model module
   public record Options(
       ModelConfig model,
       long seed,

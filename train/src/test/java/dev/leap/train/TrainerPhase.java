@@ -5,11 +5,11 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 
 /**
- * One training run of {@link TrainerTest}'s options in its own JVM: {@code WORK STEPS STOP_AT}. The
- * resume test runs each phase in a fresh process because runs that followed another run in the same
- * JVM sometimes ended with slightly different weights (seen 5e-4 .. 2e-2 apart; the first run of a
- * process never varied): a native-memory effect outside the training code's control that the
- * comparison must not depend on.
+ * One training run of {@link TrainerTest}'s options in its own JVM: {@code WORK STEPS STOP_AT},
+ * with the garbage collector run every 20 ms. Runs that followed another run in the same JVM, and 1
+ * run in 4 of a fresh JVM on a loaded machine, used to end with different weights (5e-4 .. 2e-2
+ * apart): autograd read scalar operands whose memory a collection had freed (see {@code
+ * TrainableLlama.constant}). Collecting all the time makes that visible in every run.
  */
 public final class TrainerPhase {
   private TrainerPhase() {}
@@ -18,6 +18,24 @@ public final class TrainerPhase {
     Path work = Path.of(args[0]);
     int steps = Integer.parseInt(args[1]);
     int stopAt = Integer.parseInt(args[2]);
+    // A garbage collection every 20 ms: memory that PyTorch still reads but Java owns
+    // and has let go (a direct buffer under a closed tensor) is then freed during the run, and
+    // the comparison of runs shows it.
+    Thread collector =
+        new Thread(
+            () -> {
+              while (true) {
+                System.gc();
+                try {
+                  Thread.sleep(20);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "gc-storm");
+    collector.setDaemon(true);
+    collector.start();
     new Trainer(TrainerTest.options(work, steps), new PrintWriter(new StringWriter())).run(stopAt);
     System.exit(0);
   }
@@ -31,6 +49,7 @@ public final class TrainerPhase {
     ProcessBuilder pb =
         new ProcessBuilder(
             javaBin,
+            "-Xmx512m",
             "-cp",
             System.getProperty("java.class.path"),
             "-Dai.djl.offline=true",

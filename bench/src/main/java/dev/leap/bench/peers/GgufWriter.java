@@ -2,8 +2,8 @@ package dev.leap.bench.peers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.leap.runtime.internal.model.ModelConfig;
-import dev.leap.runtime.internal.model.SafeTensors;
+import dev.leap.model.ModelConfig;
+import dev.leap.model.SafeTensors;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

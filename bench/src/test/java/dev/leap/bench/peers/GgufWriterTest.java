@@ -3,10 +3,10 @@ package dev.leap.bench.peers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leap.model.HfModelWriter;
+import dev.leap.model.ModelConfig;
+import dev.leap.model.SafeTensors;
 import dev.leap.retokenize.HfTokenizer;
-import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.ModelConfig;
-import dev.leap.runtime.internal.model.SafeTensors;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

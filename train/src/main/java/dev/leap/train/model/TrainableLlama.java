@@ -9,9 +9,9 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.types.SparseFormat;
 import ai.djl.nn.Activation;
-import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.ModelConfig;
-import dev.leap.runtime.internal.model.Rope;
+import dev.leap.model.HfModelWriter;
+import dev.leap.model.ModelConfig;
+import dev.leap.model.Rope;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -205,18 +205,22 @@ public final class TrainableLlama implements AutoCloseable {
     NDArray[] masks = causalMasks(scope, t);
     for (int li = 0; li < config.numLayers(); li++) {
       String p = "layers." + li + ".";
-      NDArray qkv = rmsNorm(x, params.get(p + "input_norm")).matMul(wT(scope, p + "qkv"));
+      NDArray qkv = rmsNorm(scope, x, params.get(p + "input_norm")).matMul(wT(scope, p + "qkv"));
       NDArray q = qkv.get(new NDIndex(":, 0:" + qDim)).reshape(b, t, heads, hd);
       NDArray k = qkv.get(new NDIndex(":, " + qDim + ":" + (qDim + kvDim))).reshape(b, t, kv, hd);
       NDArray v = qkv.get(new NDIndex(":, " + (qDim + kvDim) + ":")).reshape(b, t, kv, hd);
       q = rope(q, cos, sin);
       k = rope(k, cos, sin);
       NDArray attn =
-          attention(q.mul(scale).reshape(b, t, kv, g, hd).transpose(0, 2, 3, 1, 4), k, v, masks)
+          attention(
+                  q.mul(constant(scope, scale)).reshape(b, t, kv, g, hd).transpose(0, 2, 3, 1, 4),
+                  k,
+                  v,
+                  masks)
               .transpose(0, 3, 1, 2, 4)
               .reshape(n, qDim);
       x = x.add(attn.matMul(wT(scope, p + "o")));
-      NDArray gu = rmsNorm(x, params.get(p + "post_norm")).matMul(wT(scope, p + "gate_up"));
+      NDArray gu = rmsNorm(scope, x, params.get(p + "post_norm")).matMul(wT(scope, p + "gate_up"));
       NDArray gate = gu.get(new NDIndex(":, 0:" + inter));
       NDArray up = gu.get(new NDIndex(":, " + inter + ":"));
       x = x.add(gate.mul(Activation.sigmoid(gate)).mul(up).matMul(wT(scope, p + "down")));
@@ -234,7 +238,7 @@ public final class TrainableLlama implements AutoCloseable {
     NDArray sel =
         idx.getNDArrayInternal().embedding(idx, hidden, SparseFormat.DENSE).singletonOrThrow();
     sel.attach(scope);
-    return rmsNorm(sel, params.get("final_norm")).matMul(wT(scope, "embed"));
+    return rmsNorm(scope, sel, params.get("final_norm")).matMul(wT(scope, "embed"));
   }
 
   /**
@@ -310,9 +314,22 @@ public final class TrainableLlama implements AutoCloseable {
     return masks;
   }
 
-  private NDArray rmsNorm(NDArray x, NDArray weight) {
+  private NDArray rmsNorm(NDManager scope, NDArray x, NDArray weight) {
     NDArray var = x.square().mean(new int[] {-1}, true);
-    return x.mul(var.add((float) config.rmsNormEps()).pow(-0.5f)).mul(weight);
+    return x.mul(var.add((float) config.rmsNormEps()).pow(constant(scope, -0.5f))).mul(weight);
+  }
+
+  /**
+   * A scalar operand that autograd may save for the backward pass, alive until {@code scope}
+   * closes. Never {@code a.mul(2f)} or {@code a.pow(-0.5f)} on the recorded path: DJL makes such a
+   * number a tensor over a direct buffer on the CPU and closes it as soon as the op returns, but
+   * the op's backward keeps reading it (a product's gradient is the other factor), so a garbage
+   * collection between the forward and the backward pass frees memory the backward pass still reads
+   * (seen: resumed and straight runs apart by up to 0.02 when the collector ran, gradients with NaN
+   * and inf).
+   */
+  private static NDArray constant(NDManager scope, float value) {
+    return scope.create(value);
   }
 
   private static NDArray rope(NDArray x, NDArray cos, NDArray sin) {

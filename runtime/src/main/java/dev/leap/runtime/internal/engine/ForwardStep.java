@@ -3,7 +3,7 @@ package dev.leap.runtime.internal.engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import dev.leap.fsm.ConstraintException;
-import dev.leap.runtime.internal.model.LlamaModel;
+import dev.leap.model.LlamaModel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

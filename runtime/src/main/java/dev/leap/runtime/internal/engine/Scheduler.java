@@ -2,6 +2,7 @@ package dev.leap.runtime.internal.engine;
 
 import ai.djl.ndarray.NDManager;
 import dev.leap.fsm.ConstraintException;
+import dev.leap.model.LlamaModel;
 import dev.leap.radix.RadixCache;
 import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Constraint;
@@ -9,7 +10,6 @@ import dev.leap.runtime.FinishReason;
 import dev.leap.runtime.Generation;
 import dev.leap.runtime.GenerationRequest;
 import dev.leap.runtime.OutputListener;
-import dev.leap.runtime.internal.model.LlamaModel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;

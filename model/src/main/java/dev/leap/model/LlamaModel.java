@@ -1,4 +1,4 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
@@ -291,25 +291,30 @@ public final class LlamaModel implements AutoCloseable {
         || (!qkNorms.isEmpty() && qkNorms.size() != 2 * n)) {
       return null; // the script takes each of these for every layer or none
     }
-    return new FusedDecode(
-        manager,
-        embed,
-        ropeCos,
-        ropeSin,
-        rotateHalf,
-        norms,
-        products,
-        wides,
-        qkvBias,
-        oBias,
-        qkNorms,
-        pool,
-        epsScalar,
-        rsqrtPower,
-        scoreScale,
-        config,
-        narrow,
-        widenWideProducts);
+    try {
+      return new FusedDecode(
+          manager,
+          embed,
+          ropeCos,
+          ropeSin,
+          rotateHalf,
+          norms,
+          products,
+          wides,
+          qkvBias,
+          oBias,
+          qkNorms,
+          pool,
+          epsScalar,
+          rsqrtPower,
+          scoreScale,
+          config,
+          narrow,
+          widenWideProducts);
+    } catch (RuntimeException | LinkageError e) {
+      // an engine other than DJL's PyTorch (no TorchScript): every step runs as DJL ops
+      return null;
+    }
   }
 
   /** Bytes of the products' narrow weights (what float32 copies double). */

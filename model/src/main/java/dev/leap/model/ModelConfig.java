@@ -1,8 +1,7 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.leap.runtime.internal.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -1,8 +1,5 @@
-package dev.leap.runtime;
+package dev.leap.model;
 
-import dev.leap.retokenize.HfTokenizer;
-import dev.leap.runtime.internal.model.HfModelWriter;
-import dev.leap.runtime.internal.model.ModelConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -10,37 +7,39 @@ import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Small models written by the project's own code (random weights, fixed seeds) with GPT-2's
+ * The shapes of the small test models and their weights, written by the project's own code (random
+ * weights, fixed seeds). {@code runtime}'s {@code TestModels} makes the same three shapes, with a
  * tokenizer.
  */
-@SuppressWarnings(
-    "exports") // ModelConfig (internal.model): these helpers serve tests in this module and train
-public final class TestModels {
-  private TestModels() {}
+final class TestConfigs {
+  private TestConfigs() {}
 
   private static final ConcurrentHashMap<String, Path> CACHE = new ConcurrentHashMap<>();
 
   /** Llama with GQA, tied embeddings. */
-  public static ModelConfig llama() {
+  static ModelConfig llama() {
     return ModelConfig.llama(50257, 64, 128, 2, 4, 2, 16);
   }
 
   /** Qwen2-style: q/k/v biases, untied, MQA, head_dim != hidden / heads. */
-  public static ModelConfig qwen2() {
+  static ModelConfig qwen2() {
     return new ModelConfig(
         "qwen2", 50257, 48, 96, 2, 4, 1, 16, 1024, 1e-6, 1e6, "default", 1, 1, 4, 8192, false, true,
         false, false, "float32");
   }
 
   /** Qwen3-style: q/k RMSNorm, llama3 RoPE scaling. */
-  public static ModelConfig qwen3() {
+  static ModelConfig qwen3() {
     return new ModelConfig(
         "qwen3", 50257, 64, 128, 2, 4, 2, 16, 1024, 1e-6, 5e5, "llama3", 8, 1, 4, 64, true, false,
         false, true, "float32");
   }
 
-  /** The model directory for {@code config} (written once per test run). */
-  public static Path dir(String name, ModelConfig config) {
+  /**
+   * The model directory for {@code config} under {@code name}: {@code config.json} and F32 weights
+   * seeded by the name (written once per test run), EOS 50256.
+   */
+  static Path dir(String name, ModelConfig config) {
     return CACHE.computeIfAbsent(
         name,
         n -> {
@@ -49,7 +48,6 @@ public final class TestModels {
             dir.toFile().deleteOnExit();
             HfModelWriter.write(
                 dir, config, n.hashCode(), 0.5, HfModelWriter.StorageType.F32, 50256);
-            HfTokenizer.copyGpt2(dir.resolve("tokenizer.json"));
             return dir;
           } catch (IOException e) {
             throw new UncheckedIOException(e);

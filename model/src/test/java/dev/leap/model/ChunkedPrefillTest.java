@@ -1,10 +1,9 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import dev.leap.runtime.TestModels;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -20,9 +19,9 @@ class ChunkedPrefillTest {
   @Test
   void chunksGiveTheLogitsOfTheOneShotPrefill() {
     for (String name : new String[] {"llama", "qwen2"}) {
-      ModelConfig c = name.equals("llama") ? TestModels.llama() : TestModels.qwen2();
+      ModelConfig c = name.equals("llama") ? TestConfigs.llama() : TestConfigs.qwen2();
       SplittableRandom rnd = new SplittableRandom(1414);
-      try (LlamaModel m = LlamaModel.load(TestModels.dir(name, c), Device.cpu(), 2048)) {
+      try (LlamaModel m = LlamaModel.load(TestConfigs.dir(name, c), Device.cpu(), 2048)) {
         int v = c.vocabSize();
         for (int trial = 0; trial < 8; trial++) {
           int len = 1 + rnd.nextInt(trial < 2 ? 12 : 300);

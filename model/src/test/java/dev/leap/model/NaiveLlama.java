@@ -1,4 +1,4 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 import java.nio.FloatBuffer;
 import java.nio.file.Path;

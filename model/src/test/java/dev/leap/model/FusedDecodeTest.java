@@ -1,4 +1,4 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import dev.leap.runtime.TestModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,9 +44,9 @@ class BatchEquivalenceTest {
     for (String name : new String[] {"llama", "qwen2", "qwen3"}) {
       ModelConfig c =
           name.equals("llama")
-              ? TestModels.llama()
-              : name.equals("qwen2") ? TestModels.qwen2() : TestModels.qwen3();
-      Path dir = TestModels.dir(name, c);
+              ? TestConfigs.llama()
+              : name.equals("qwen2") ? TestConfigs.qwen2() : TestConfigs.qwen3();
+      Path dir = TestConfigs.dir(name, c);
       SplittableRandom rnd = new SplittableRandom(9);
       try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 4096)) {
         int v = c.vocabSize();

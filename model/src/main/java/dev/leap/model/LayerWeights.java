@@ -1,4 +1,4 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;

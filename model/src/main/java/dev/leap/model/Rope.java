@@ -1,4 +1,4 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 /**
  * Rotary position embedding tables, as Hugging Face transformers computes them: inverse frequencies

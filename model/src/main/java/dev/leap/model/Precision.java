@@ -1,4 +1,4 @@
-package dev.leap.runtime.internal.model;
+package dev.leap.model;
 
 import ai.djl.Device;
 import ai.djl.ndarray.types.DataType;
