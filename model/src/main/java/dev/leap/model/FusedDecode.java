@@ -25,10 +25,10 @@ import java.util.zip.ZipOutputStream;
  *
  * <p>The script is {@link LlamaModel}'s {@code layer}, {@code attention} and {@code rmsNorm} for a
  * single in-order group of one-token sequences, op for op and in the same dtypes (the widened
- * products and float32 attention of 8+ rows included), so its hidden states equal the DJL path's:
- * {@code FusedDecodeTest} compares them on seeded random models and batches. Views replace DJL's
- * splits ({@code narrow}), {@code index_select}/{@code index_copy_} its index/index_put (the same
- * values; new slots are distinct).
+ * products of 8+ rows and the float32 attention of narrow weights on the CPU included), so its
+ * hidden states equal the DJL path's: {@code FusedDecodeTest} compares them on seeded random models
+ * and batches. Views replace DJL's splits ({@code narrow}), {@code index_select}/{@code
+ * index_copy_} its index/index_put (the same values; new slots are distinct).
  *
  * <p>The TorchScript archive is written here, from TorchScript's own source form, not traced or
  * exported from Python (there is no Python in Leap's build): a zip of {@code data.pkl} (the module
@@ -73,7 +73,7 @@ final class FusedDecode implements AutoCloseable {
           n = ids.size(0)
           c = ctx.size(0) // n
           g = heads // kv
-          wide = widen and n >= 8
+          wide = widen
           x = torch.index_select(embed, 0, ids)
           cos = torch.index_select(ropeCos, 0, positions).reshape([n, 1, hd])
           sin = torch.index_select(ropeSin, 0, positions).reshape([n, 1, hd])

@@ -672,8 +672,9 @@ public final class LlamaModel implements AutoCloseable {
    * Attention for every group of the plan. A single dense group in batch order (every all-decode
    * batch, a lone prefill) reads q as it is; others gather their rows (padding reads a zero row). A
    * group whose mask is all zeros (equal context lengths, one token each) adds none. A one-token
-   * group skips the transposes that order (sequence, new token) pairs. Extensions with narrow
-   * weights on the CPU attend in float32 (see {@link #WIDE_ROWS}).
+   * group skips the transposes that order (sequence, new token) pairs. With narrow weights on the
+   * CPU every group attends in float32 (q, K and V cast, the output cast back): PyTorch's float16
+   * bmm has no fast CPU kernel here.
    */
   private NDArray attention(NDManager step, int layer, NDArray q, AttentionGroup.Plan plan, int n) {
     int hd = config.headDim();
@@ -709,9 +710,9 @@ public final class LlamaModel implements AutoCloseable {
           own(step, pool.values(layer).get(grp.contextIndex()))
               .reshape(bs, c, kv, hd)
               .transpose(0, 2, 1, 3);
-      boolean wide =
-          widenWideProducts
-              && (t > 1 || bs >= WIDE_ROWS); // a batch of decodes too: float16 bmm is slow here
+      // float16 bmm is slow on the CPU (no native float16 arithmetic: q.k and p.v of one decode at
+      // context 200 took 78-195 µs per layer in float16, 13 µs in float32)
+      boolean wide = widenWideProducts;
       if (wide) {
         qg = qg.toType(DataType.FLOAT32, false);
         kAll = kAll.toType(DataType.FLOAT32, false);
