@@ -69,9 +69,10 @@ final class FusedDecode implements AutoCloseable {
               w32 = w.float()
             return torch.matmul(x.float(), w32).to(w.dtype)
           return torch.matmul(x, w)
-        def step(self: __torch__.Decode, ids: Tensor, positions: Tensor, slots: Tensor, ctx: Tensor, mask: Tensor, hasMask: bool, embed: Tensor, ropeCos: Tensor, ropeSin: Tensor, rotate: Tensor, norms: List[Tensor], products: List[Tensor], wides: List[Tensor], qkvBias: List[Tensor], oBias: List[Tensor], qkNorms: List[Tensor], keys: List[Tensor], values: List[Tensor], eps: Tensor, power: Tensor, scale: Tensor, heads: int, kv: int, hd: int, narrow: bool, widen: bool) -> Tensor:
+        def step(self: __torch__.Decode, ids: Tensor, positions: Tensor, slots: Tensor, ctx: Tensor, mask: Tensor, hasMask: bool, bs: int, lastOnly: bool, embed: Tensor, ropeCos: Tensor, ropeSin: Tensor, rotate: Tensor, norms: List[Tensor], products: List[Tensor], wides: List[Tensor], qkvBias: List[Tensor], oBias: List[Tensor], qkNorms: List[Tensor], keys: List[Tensor], values: List[Tensor], eps: Tensor, power: Tensor, scale: Tensor, heads: int, kv: int, hd: int, narrow: bool, widen: bool) -> Tensor:
           n = ids.size(0)
-          c = ctx.size(0) // n
+          c = ctx.size(0) // bs
+          t = n // bs
           g = heads // kv
           wide = widen
           x = torch.index_select(embed, 0, ids)
@@ -92,9 +93,12 @@ final class FusedDecode implements AutoCloseable {
             q = qk.narrow(1, 0, heads)
             keys[li].index_copy_(0, slots, qk.narrow(1, heads, kv))
             values[li].index_copy_(0, slots, v)
-            qg = q.reshape([n, kv, g, hd])
-            ka = torch.index_select(keys[li], 0, ctx).reshape([n, c, kv, hd]).permute([0, 2, 3, 1])
-            va = torch.index_select(values[li], 0, ctx).reshape([n, c, kv, hd]).permute([0, 2, 1, 3])
+            if t == 1:
+              qg = q.reshape([bs, kv, g, hd])
+            else:
+              qg = q.reshape([bs, t, kv, g, hd]).permute([0, 2, 3, 1, 4]).reshape([bs, kv, g * t, hd])
+            ka = torch.index_select(keys[li], 0, ctx).reshape([bs, c, kv, hd]).permute([0, 2, 3, 1])
+            va = torch.index_select(values[li], 0, ctx).reshape([bs, c, kv, hd]).permute([0, 2, 1, 3])
             if wide:
               qg = qg.float()
               ka = ka.float()
@@ -104,11 +108,15 @@ final class FusedDecode implements AutoCloseable {
             else:
               scores = torch.matmul(torch.mul(qg, scale), ka)
             if hasMask:
-              scores = torch.add(scores.reshape([n, kv, g, 1, c]), mask)
+              scores = torch.add(scores.reshape([bs, kv, g, t, c]), mask)
             probs = torch.softmax(scores, -1)
             if narrow and not wide:
               probs = probs.to(x.dtype)
-            out = torch.matmul(probs.reshape([n, kv, g, c]), va).reshape([n, heads * hd])
+            out = torch.matmul(probs.reshape([bs, kv, g * t, c]), va)
+            if t == 1:
+              out = out.reshape([bs, heads * hd])
+            else:
+              out = out.reshape([bs, kv, g, t, hd]).permute([0, 3, 1, 2, 4]).reshape([bs * t, heads * hd])
             if wide:
               out = out.to(x.dtype)
             o = self.linear(out, products[4 * li + 1], wides, 4 * li + 1, widen)
@@ -121,12 +129,17 @@ final class FusedDecode implements AutoCloseable {
             gate = gu.narrow(1, 0, half)
             act = torch.mul(torch.mul(gate, torch.sigmoid(gate)), gu.narrow(1, half, half))
             x = torch.add(x, self.linear(act, products[4 * li + 3], wides, 4 * li + 3, widen))
+          if lastOnly:
+            x = x.narrow(0, n - 1, 1)
           return self.norm(x, norms[2 * len(keys)], eps, power, narrow)
       """;
 
   private final Object block;
 
-  /** The inputs that do not change between steps, after the step's six. */
+  /** Values a call passes before {@link #fixed}. */
+  private static final int PER_STEP = 8;
+
+  /** The inputs that do not change between calls, after the call's own. */
   private final Object[] fixed;
 
   private final List<Object> owned = new ArrayList<>();
@@ -188,14 +201,18 @@ final class FusedDecode implements AutoCloseable {
   }
 
   /**
-   * The final-normed hidden states {@code [n, hidden]} of a decode step of {@code n} sequences,
-   * attached to {@code step}; writes the new tokens' K/V into the pool at {@code slots}.
+   * The final-normed hidden states of a pass whose {@code sequences} sequences form one in-order
+   * attention group with {@code t = n / sequences} new tokens each (decode steps: t = 1; a lone
+   * sequence's extension or prefill: one sequence), attached to {@code step}: {@code [n, hidden]},
+   * or {@code [1, hidden]} (the last token's) when {@code lastOnly}; writes the new tokens' K/V
+   * into the pool at {@code slots}.
    *
    * @param ids {@code [n]} int64 token ids
    * @param positions {@code [n]} int64 positions
    * @param slots {@code [n]} int64 new slots
-   * @param contextSlots {@code [n * c]} int64 slots each sequence attends over (new token included)
-   * @param mask {@code [n, 1, 1, 1, c]} additive float32 mask, or null for none
+   * @param contextSlots {@code [sequences * c]} int64 slots each sequence attends over (its new
+   *     tokens included)
+   * @param mask {@code [sequences, 1, 1, t, c]} additive float32 mask, or null for none
    */
   NDArray step(
       NDManager step,
@@ -203,21 +220,25 @@ final class FusedDecode implements AutoCloseable {
       NDArray positions,
       NDArray slots,
       NDArray contextSlots,
-      NDArray mask) {
-    Object[] in = Torch.values(6 + fixed.length);
+      NDArray mask,
+      int sequences,
+      boolean lastOnly) {
+    Object[] in = Torch.values(PER_STEP + fixed.length);
     in[0] = Torch.of(ids);
     in[1] = Torch.of(positions);
     in[2] = Torch.of(slots);
     in[3] = Torch.of(contextSlots);
     in[4] = Torch.of(mask != null ? mask : ids);
     in[5] = Torch.of(mask != null);
-    System.arraycopy(fixed, 0, in, 6, fixed.length);
+    in[6] = Torch.of((long) sequences);
+    in[7] = Torch.of(lastOnly);
+    System.arraycopy(fixed, 0, in, PER_STEP, fixed.length);
     Object out = null;
     try {
       out = Torch.run(block, "step", in);
       return Torch.tensor(out, step);
     } finally {
-      for (int i = 0; i < 6; i++) {
+      for (int i = 0; i < PER_STEP; i++) {
         Torch.close(in[i]);
       }
       if (out != null) {

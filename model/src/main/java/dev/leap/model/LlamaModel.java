@@ -490,10 +490,11 @@ public final class LlamaModel implements AutoCloseable {
     NDArray posArr = step.create(positions);
     NDArray slotArr = step.create(slots);
     AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
-    if (n == b && fusedDecode && fused != null) {
-      // every sequence has one new token: one in-order group, a logits row per sequence
+    if ((n == b || b == 1) && groups.inOrder() && fusedDecode && fused != null) {
+      // decode steps (one new token each) or a lone sequence: one in-order group
       AttentionGroup grp = groups.groups().get(0);
-      return fused.step(step, idsArr, posArr, slotArr, grp.contextSlots(), grp.mask());
+      boolean lastOnly = b == 1 && n > 1 && !batch.get(0).allLogits();
+      return fused.step(step, idsArr, posArr, slotArr, grp.contextSlots(), grp.mask(), b, lastOnly);
     }
     NDArray x = own(step, embed.get(new NDIndex("{}", idsArr)));
     NDArray cos = own(step, ropeCos.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);

@@ -19,9 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The fused decode step ({@link FusedDecode}, one TorchScript call) against its naive twin, the
  * same step as DJL ops ({@link LlamaModel#setFusedDecode} off), on seeded random models (float32
  * and float16, with and without float32 weight copies, q/k/v and o biases, q/k norms) and random
- * decode batches (1-3 sequences, and 8-12, where products and attention widen to float32; equal and
- * unequal contexts, so with and without a mask): the same hidden states and the same K/V in the
- * pool, over several steps in which each path reads what the other wrote.
+ * decode batches (1-3 sequences, and 8-12, where products widen to float32; equal and unequal
+ * contexts, so with and without a mask) and a lone sequence's extensions of 2-12 tokens: the same
+ * hidden states and the same K/V in the pool, over several steps in which each path reads what the
+ * other wrote.
  */
 class FusedDecodeTest {
 
@@ -96,9 +97,24 @@ class FusedDecodeTest {
           }
           m.forward(step, prefill);
         }
-        for (int stepNo = 0; stepNo < 4; stepNo++) {
+        for (int stepNo = 0; stepNo < 6; stepNo++) {
           List<LlamaModel.SequenceInput> batch = new ArrayList<>();
-          for (int s = 0; s < bs; s++) {
+          if (stepNo % 3 == 2) {
+            // a lone sequence's extension (a jump's tokens, a prefill chunk), last or all logits
+            List<Integer> mine = slots.get(rnd.nextInt(bs));
+            int[] ctx = mine.stream().mapToInt(Integer::intValue).toArray();
+            int t = 2 + rnd.nextInt(11);
+            int[] newSlots = new int[t];
+            for (int i = 0; i < t; i++) {
+              newSlots[i] = next++;
+              mine.add(newSlots[i]);
+            }
+            batch.add(
+                new LlamaModel.SequenceInput(
+                    rnd.ints(t, 0, 97).toArray(), ctx.length, ctx, newSlots, rnd.nextBoolean()));
+          }
+          boolean decode = batch.isEmpty();
+          for (int s = 0; s < bs && decode; s++) {
             List<Integer> mine = slots.get(s);
             int[] ctx = mine.stream().mapToInt(Integer::intValue).toArray();
             int slot = next++;
