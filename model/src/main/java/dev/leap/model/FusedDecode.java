@@ -203,9 +203,9 @@ final class FusedDecode implements AutoCloseable {
   /**
    * The final-normed hidden states of a pass whose {@code sequences} sequences form one in-order
    * attention group with {@code t = n / sequences} new tokens each (decode steps: t = 1; a lone
-   * sequence's extension or prefill: one sequence), attached to {@code step}: {@code [n, hidden]},
-   * or {@code [1, hidden]} (the last token's) when {@code lastOnly}; writes the new tokens' K/V
-   * into the pool at {@code slots}.
+   * sequence's extension of at most {@link LlamaModel#SHORT_EXTEND} tokens: one sequence), attached
+   * to {@code step}: {@code [n, hidden]}, or {@code [1, hidden]} (the last token's) when {@code
+   * lastOnly}; writes the new tokens' K/V into the pool at {@code slots}.
    *
    * @param ids {@code [n]} int64 token ids
    * @param positions {@code [n]} int64 positions

@@ -490,8 +490,12 @@ public final class LlamaModel implements AutoCloseable {
     NDArray posArr = step.create(positions);
     NDArray slotArr = step.create(slots);
     AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
-    if ((n == b || b == 1) && groups.inOrder() && fusedDecode && fused != null) {
-      // decode steps (one new token each) or a lone sequence: one in-order group
+    if ((n == b || (b == 1 && n <= SHORT_EXTEND))
+        && groups.inOrder()
+        && fusedDecode
+        && fused != null) {
+      // decode steps (one new token each) or a lone short extension (a jump): one in-order group;
+      // long prefills stay DJL ops (their time is the products; not measured to gain)
       AttentionGroup grp = groups.groups().get(0);
       boolean lastOnly = b == 1 && n > 1 && !batch.get(0).allLogits();
       return fused.step(step, idsArr, posArr, slotArr, grp.contextSlots(), grp.mask(), b, lastOnly);
