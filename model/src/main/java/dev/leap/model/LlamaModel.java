@@ -127,6 +127,15 @@ public final class LlamaModel implements AutoCloseable {
   private final NDArray scoreScale;
 
   /**
+   * The decode step as one TorchScript call ({@link FusedDecode}); null where the model's layers do
+   * not fit its script (biases on some layers only).
+   */
+  private final FusedDecode fused;
+
+  /** Whether decode steps run {@link #fused} (see {@link #setFusedDecode}). */
+  private volatile boolean fusedDecode = true;
+
+  /**
    * Constrained steps whose allowed tokens are at most this many compute only those logits (0:
    * never).
    */
@@ -247,6 +256,65 @@ public final class LlamaModel implements AutoCloseable {
     } else {
       this.lmHeadTWide = null;
     }
+    this.fused = fusedDecode(manager);
+  }
+
+  private FusedDecode fusedDecode(NDManager manager) {
+    List<NDArray> norms = new ArrayList<>();
+    List<NDArray> products = new ArrayList<>();
+    List<NDArray> wides = new ArrayList<>();
+    List<NDArray> qkvBias = new ArrayList<>();
+    List<NDArray> oBias = new ArrayList<>();
+    List<NDArray> qkNorms = new ArrayList<>();
+    for (LayerWeights l : layers) {
+      norms.add(l.inputNorm);
+      norms.add(l.postNorm);
+      products.addAll(List.of(l.qkvT, l.oT, l.gateUpT, l.downT));
+      if (wideCopies) {
+        wides.addAll(List.of(l.qkvTWide, l.oTWide, l.gateUpTWide, l.downTWide));
+      }
+      if (l.qkvBias != null) {
+        qkvBias.add(l.qkvBias);
+      }
+      if (l.oBias != null) {
+        oBias.add(l.oBias);
+      }
+      if (l.qNorm != null) {
+        qkNorms.add(l.qNorm);
+        qkNorms.add(l.kNorm);
+      }
+    }
+    norms.add(finalNorm);
+    int n = layers.length;
+    if ((!qkvBias.isEmpty() && qkvBias.size() != n)
+        || (!oBias.isEmpty() && oBias.size() != n)
+        || (!qkNorms.isEmpty() && qkNorms.size() != 2 * n)) {
+      return null; // the script takes each of these for every layer or none
+    }
+    try {
+      return new FusedDecode(
+          manager,
+          embed,
+          ropeCos,
+          ropeSin,
+          rotateHalf,
+          norms,
+          products,
+          wides,
+          qkvBias,
+          oBias,
+          qkNorms,
+          pool,
+          epsScalar,
+          rsqrtPower,
+          scoreScale,
+          config,
+          narrow,
+          widenWideProducts);
+    } catch (RuntimeException | LinkageError e) {
+      // an engine other than DJL's PyTorch (no TorchScript): every step runs as DJL ops
+      return null;
+    }
   }
 
   /** Bytes of the products' narrow weights (what float32 copies double). */
@@ -344,6 +412,24 @@ public final class LlamaModel implements AutoCloseable {
     this.sparseLogitsLimit = tokens;
   }
 
+  /** Whether decode steps can run as one TorchScript call ({@link FusedDecode}). */
+  public boolean hasFusedDecode() {
+    return fused != null;
+  }
+
+  /** Whether decode steps run as one TorchScript call when they can; default true. */
+  public boolean fusedDecode() {
+    return fusedDecode && fused != null;
+  }
+
+  /**
+   * Turns the fused decode step on or off (off: every step runs as DJL ops; the two give the same
+   * hidden states).
+   */
+  public void setFusedDecode(boolean on) {
+    this.fusedDecode = on;
+  }
+
   /** The manager that owns weights and the pool (a parent for long-lived arrays such as masks). */
   public NDManager manager() {
     return manager;
@@ -403,10 +489,20 @@ public final class LlamaModel implements AutoCloseable {
     NDArray idsArr = step.create(ids);
     NDArray posArr = step.create(positions);
     NDArray slotArr = step.create(slots);
+    AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
+    if ((n == b || (b == 1 && n <= SHORT_EXTEND))
+        && groups.inOrder()
+        && fusedDecode
+        && fused != null) {
+      // decode steps (one new token each) or a lone short extension (a jump): one in-order group;
+      // long prefills stay DJL ops (their time is the products; not measured to gain)
+      AttentionGroup grp = groups.groups().get(0);
+      boolean lastOnly = b == 1 && n > 1 && !batch.get(0).allLogits();
+      return fused.step(step, idsArr, posArr, slotArr, grp.contextSlots(), grp.mask(), b, lastOnly);
+    }
     NDArray x = own(step, embed.get(new NDIndex("{}", idsArr)));
     NDArray cos = own(step, ropeCos.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
     NDArray sin = own(step, ropeSin.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
-    AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
     NDIndex slotIndex = new NDIndex("{}", slotArr); // built once, used by every layer
     for (int li = 0; li < layers.length; li++) {
       // Each layer's temporaries (attention scores above all: [heads, new, context] floats) live in
@@ -581,8 +677,9 @@ public final class LlamaModel implements AutoCloseable {
    * Attention for every group of the plan. A single dense group in batch order (every all-decode
    * batch, a lone prefill) reads q as it is; others gather their rows (padding reads a zero row). A
    * group whose mask is all zeros (equal context lengths, one token each) adds none. A one-token
-   * group skips the transposes that order (sequence, new token) pairs. Extensions with narrow
-   * weights on the CPU attend in float32 (see {@link #WIDE_ROWS}).
+   * group skips the transposes that order (sequence, new token) pairs. With narrow weights on the
+   * CPU every group attends in float32 (q, K and V cast, the output cast back): PyTorch's float16
+   * bmm has no fast CPU kernel here.
    */
   private NDArray attention(NDManager step, int layer, NDArray q, AttentionGroup.Plan plan, int n) {
     int hd = config.headDim();
@@ -618,9 +715,9 @@ public final class LlamaModel implements AutoCloseable {
           own(step, pool.values(layer).get(grp.contextIndex()))
               .reshape(bs, c, kv, hd)
               .transpose(0, 2, 1, 3);
-      boolean wide =
-          widenWideProducts
-              && (t > 1 || bs >= WIDE_ROWS); // a batch of decodes too: float16 bmm is slow here
+      // float16 bmm is slow on the CPU (no native float16 arithmetic: q.k and p.v of one decode at
+      // context 200 took 78-195 µs per layer in float16, 13 µs in float32)
+      boolean wide = widenWideProducts;
       if (wide) {
         qg = qg.toType(DataType.FLOAT32, false);
         kAll = kAll.toType(DataType.FLOAT32, false);
@@ -676,6 +773,9 @@ public final class LlamaModel implements AutoCloseable {
 
   @Override
   public void close() {
+    if (fused != null) {
+      fused.close();
+    }
     manager.close();
   }
 }

@@ -125,6 +125,14 @@ public final class ProfileCommand implements Callable<Integer> {
               + " for products of 8+ rows. Default: ${DEFAULT-VALUE}.")
   String cpuF32Weights;
 
+  @Option(
+      names = "--fused-decode",
+      defaultValue = "on",
+      description =
+          "on or off: decode steps as one TorchScript call (LlamaModel#setFusedDecode) or as DJL ops."
+              + " Default: ${DEFAULT-VALUE}.")
+  String fusedDecode;
+
   /** One op kind's total over a profiled run. */
   record OpRow(String name, long calls, double micros) {}
 
@@ -145,6 +153,10 @@ public final class ProfileCommand implements Callable<Integer> {
             batch * (context + steps + 8) + prefill + 64,
             dtype,
             LlamaModel.CpuF32Weights.parse(cpuF32Weights))) {
+      if (!fusedDecode.equals("on") && !fusedDecode.equals("off")) {
+        throw new IllegalArgumentException("--fused-decode must be on or off, got " + fusedDecode);
+      }
+      m.setFusedDecode(fusedDecode.equals("on"));
       int v = m.config().vocabSize();
       int layers = m.config().numLayers();
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
@@ -278,7 +290,10 @@ public final class ProfileCommand implements Callable<Integer> {
             context,
             dir.getFileName(),
             m.precision().label(),
-            m.hasF32WeightCopies() ? " with float32 copies" : "",
+            (m.hasF32WeightCopies() ? " with float32 copies" : "")
+                + (m.fusedDecode()
+                    ? "; fused: the layers' ops run inside the TorchScript call 'step'"
+                    : "; DJL ops"),
             steps,
             plainMs,
             profiledMs);

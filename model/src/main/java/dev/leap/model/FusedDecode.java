@@ -1,0 +1,429 @@
+package dev.leap.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+
+/**
+ * A decode step (every sequence of the batch has one new token) as one TorchScript call instead of
+ * about 57 DJL calls per layer: at batch 1 on the demo model most of a step was host time between
+ * small ops (JNI, a Java {@code NDArray} and its manager bookkeeping per op, 4-7 µs each), which
+ * TorchScript's interpreter runs without leaving native code.
+ *
+ * <p>The script is {@link LlamaModel}'s {@code layer}, {@code attention} and {@code rmsNorm} for a
+ * single in-order group of one-token sequences, op for op and in the same dtypes (the widened
+ * products of 8+ rows and the float32 attention of narrow weights on the CPU included), so its
+ * hidden states equal the DJL path's: {@code FusedDecodeTest} compares them on seeded random models
+ * and batches. Views replace DJL's splits ({@code narrow}), {@code index_select}/{@code
+ * index_copy_} its index/index_put (the same values; new slots are distinct).
+ *
+ * <p>The TorchScript archive is written here, from TorchScript's own source form, not traced or
+ * exported from Python (there is no Python in Leap's build): a zip of {@code data.pkl} (the module
+ * object: a class with no parameters and its {@code training} flag, pickle protocol 2), {@code
+ * constants.pkl} (an empty tuple), {@code version} and {@code code/__torch__.py} (the class's
+ * source, compiled by libtorch at load). Weights, the rotary tables and the KV pool are passed as
+ * lists built once; a step passes its ids, positions, slots, context slots and mask.
+ *
+ * <p>DJL's PyTorch engine classes ({@code JniUtils}, {@code IValue}, {@code PtSymbolBlock}) are
+ * reached by reflection: the engine jar is not a named module this module could read.
+ */
+final class FusedDecode implements AutoCloseable {
+  /** Archive format version written (libtorch reads 1 to 10; 3 is the oldest without upgraders). */
+  private static final String VERSION = "3";
+
+  static final String SOURCE =
+      """
+      class Decode(Module):
+        __parameters__ = []
+        __buffers__ = []
+        training : bool
+        def forward(self: __torch__.Decode, x: Tensor) -> Tensor:
+          return x
+        def norm(self: __torch__.Decode, x: Tensor, w: Tensor, eps: Tensor, power: Tensor, narrow: bool) -> Tensor:
+          xf = x
+          if narrow:
+            xf = x.float()
+          var = torch.mean(torch.square(xf), [-1], True)
+          normed = torch.mul(xf, torch.pow(torch.add(var, eps), power))
+          if narrow:
+            normed = normed.to(x.dtype)
+          return torch.mul(normed, w)
+        def linear(self: __torch__.Decode, x: Tensor, w: Tensor, wides: List[Tensor], j: int, widen: bool) -> Tensor:
+          if widen and x.size(0) >= 8:
+            if len(wides) > 0:
+              w32 = wides[j]
+            else:
+              w32 = w.float()
+            return torch.matmul(x.float(), w32).to(w.dtype)
+          return torch.matmul(x, w)
+        def step(self: __torch__.Decode, ids: Tensor, positions: Tensor, slots: Tensor, ctx: Tensor, mask: Tensor, hasMask: bool, bs: int, lastOnly: bool, embed: Tensor, ropeCos: Tensor, ropeSin: Tensor, rotate: Tensor, norms: List[Tensor], products: List[Tensor], wides: List[Tensor], qkvBias: List[Tensor], oBias: List[Tensor], qkNorms: List[Tensor], keys: List[Tensor], values: List[Tensor], eps: Tensor, power: Tensor, scale: Tensor, heads: int, kv: int, hd: int, narrow: bool, widen: bool) -> Tensor:
+          n = ids.size(0)
+          c = ctx.size(0) // bs
+          t = n // bs
+          g = heads // kv
+          wide = widen
+          x = torch.index_select(embed, 0, ids)
+          cos = torch.index_select(ropeCos, 0, positions).reshape([n, 1, hd])
+          sin = torch.index_select(ropeSin, 0, positions).reshape([n, 1, hd])
+          for li in range(len(keys)):
+            hn = self.norm(x, norms[2 * li], eps, power, narrow)
+            qkv = self.linear(hn, products[4 * li], wides, 4 * li, widen)
+            if len(qkvBias) > 0:
+              qkv = torch.add(qkv, qkvBias[li])
+            qk = qkv.narrow(1, 0, (heads + kv) * hd).reshape([n, heads + kv, hd])
+            v = qkv.narrow(1, (heads + kv) * hd, kv * hd).reshape([n, kv, hd])
+            if len(qkNorms) > 0:
+              qn = self.norm(qk.narrow(1, 0, heads), qkNorms[2 * li], eps, power, narrow)
+              kn = self.norm(qk.narrow(1, heads, kv), qkNorms[2 * li + 1], eps, power, narrow)
+              qk = torch.cat([qn, kn], 1)
+            qk = torch.add(torch.mul(qk, cos), torch.mul(torch.matmul(qk, rotate), sin))
+            q = qk.narrow(1, 0, heads)
+            keys[li].index_copy_(0, slots, qk.narrow(1, heads, kv))
+            values[li].index_copy_(0, slots, v)
+            if t == 1:
+              qg = q.reshape([bs, kv, g, hd])
+            else:
+              qg = q.reshape([bs, t, kv, g, hd]).permute([0, 2, 3, 1, 4]).reshape([bs, kv, g * t, hd])
+            ka = torch.index_select(keys[li], 0, ctx).reshape([bs, c, kv, hd]).permute([0, 2, 3, 1])
+            va = torch.index_select(values[li], 0, ctx).reshape([bs, c, kv, hd]).permute([0, 2, 1, 3])
+            if wide:
+              qg = qg.float()
+              ka = ka.float()
+              va = va.float()
+            if narrow and not wide:
+              scores = torch.mul(torch.matmul(qg, ka).float(), scale)
+            else:
+              scores = torch.matmul(torch.mul(qg, scale), ka)
+            if hasMask:
+              scores = torch.add(scores.reshape([bs, kv, g, t, c]), mask)
+            probs = torch.softmax(scores, -1)
+            if narrow and not wide:
+              probs = probs.to(x.dtype)
+            out = torch.matmul(probs.reshape([bs, kv, g * t, c]), va)
+            if t == 1:
+              out = out.reshape([bs, heads * hd])
+            else:
+              out = out.reshape([bs, kv, g, t, hd]).permute([0, 3, 1, 2, 4]).reshape([bs * t, heads * hd])
+            if wide:
+              out = out.to(x.dtype)
+            o = self.linear(out, products[4 * li + 1], wides, 4 * li + 1, widen)
+            if len(oBias) > 0:
+              o = torch.add(o, oBias[li])
+            x = torch.add(x, o)
+            h2 = self.norm(x, norms[2 * li + 1], eps, power, narrow)
+            gu = self.linear(h2, products[4 * li + 2], wides, 4 * li + 2, widen)
+            half = gu.size(1) // 2
+            gate = gu.narrow(1, 0, half)
+            act = torch.mul(torch.mul(gate, torch.sigmoid(gate)), gu.narrow(1, half, half))
+            x = torch.add(x, self.linear(act, products[4 * li + 3], wides, 4 * li + 3, widen))
+          if lastOnly:
+            x = x.narrow(0, n - 1, 1)
+          return self.norm(x, norms[2 * len(keys)], eps, power, narrow)
+      """;
+
+  private final Object block;
+
+  /** Values a call passes before {@link #fixed}. */
+  private static final int PER_STEP = 8;
+
+  /** The inputs that do not change between calls, after the call's own. */
+  private final Object[] fixed;
+
+  private final List<Object> owned = new ArrayList<>();
+
+  /**
+   * Loads the script onto {@code manager}'s device with the model's weights and pool (the arrays
+   * are referenced, not copied).
+   */
+  FusedDecode(
+      NDManager manager,
+      NDArray embed,
+      NDArray ropeCos,
+      NDArray ropeSin,
+      NDArray rotateHalf,
+      List<NDArray> norms,
+      List<NDArray> products,
+      List<NDArray> wides,
+      List<NDArray> qkvBias,
+      List<NDArray> oBias,
+      List<NDArray> qkNorms,
+      KvPool pool,
+      NDArray eps,
+      NDArray power,
+      NDArray scale,
+      ModelConfig config,
+      boolean narrow,
+      boolean widen) {
+    this.block = Torch.load(manager, new ByteArrayInputStream(archive()));
+    int layers = config.numLayers();
+    List<NDArray> keys = new ArrayList<>(layers);
+    List<NDArray> values = new ArrayList<>(layers);
+    for (int l = 0; l < layers; l++) {
+      keys.add(pool.keys(l));
+      values.add(pool.values(l));
+    }
+    this.fixed =
+        new Object[] {
+          tensor(embed),
+          tensor(ropeCos),
+          tensor(ropeSin),
+          tensor(rotateHalf),
+          list(norms),
+          list(products),
+          list(wides),
+          list(qkvBias),
+          list(oBias),
+          list(qkNorms),
+          list(keys),
+          list(values),
+          tensor(eps),
+          tensor(power),
+          tensor(scale),
+          keep(Torch.of((long) config.numHeads())),
+          keep(Torch.of((long) config.numKvHeads())),
+          keep(Torch.of((long) config.headDim())),
+          keep(Torch.of(narrow)),
+          keep(Torch.of(widen))
+        };
+  }
+
+  /**
+   * The final-normed hidden states of a pass whose {@code sequences} sequences form one in-order
+   * attention group with {@code t = n / sequences} new tokens each (decode steps: t = 1; a lone
+   * sequence's extension of at most {@link LlamaModel#SHORT_EXTEND} tokens: one sequence), attached
+   * to {@code step}: {@code [n, hidden]}, or {@code [1, hidden]} (the last token's) when {@code
+   * lastOnly}; writes the new tokens' K/V into the pool at {@code slots}.
+   *
+   * @param ids {@code [n]} int64 token ids
+   * @param positions {@code [n]} int64 positions
+   * @param slots {@code [n]} int64 new slots
+   * @param contextSlots {@code [sequences * c]} int64 slots each sequence attends over (its new
+   *     tokens included)
+   * @param mask {@code [sequences, 1, 1, t, c]} additive float32 mask, or null for none
+   */
+  NDArray step(
+      NDManager step,
+      NDArray ids,
+      NDArray positions,
+      NDArray slots,
+      NDArray contextSlots,
+      NDArray mask,
+      int sequences,
+      boolean lastOnly) {
+    Object[] in = Torch.values(PER_STEP + fixed.length);
+    in[0] = Torch.of(ids);
+    in[1] = Torch.of(positions);
+    in[2] = Torch.of(slots);
+    in[3] = Torch.of(contextSlots);
+    in[4] = Torch.of(mask != null ? mask : ids);
+    in[5] = Torch.of(mask != null);
+    in[6] = Torch.of((long) sequences);
+    in[7] = Torch.of(lastOnly);
+    System.arraycopy(fixed, 0, in, PER_STEP, fixed.length);
+    Object out = null;
+    try {
+      out = Torch.run(block, "step", in);
+      return Torch.tensor(out, step);
+    } finally {
+      for (int i = 0; i < PER_STEP; i++) {
+        Torch.close(in[i]);
+      }
+      if (out != null) {
+        Torch.close(out);
+      }
+    }
+  }
+
+  private Object tensor(NDArray a) {
+    return keep(Torch.of(a));
+  }
+
+  private Object list(List<NDArray> arrays) {
+    return keep(Torch.list(arrays));
+  }
+
+  private Object keep(Object v) {
+    owned.add(v);
+    return v;
+  }
+
+  /**
+   * DJL's PyTorch engine calls used here, by reflection (method handles resolved once): {@code
+   * JniUtils.loadModule}, {@code IValue.from}/{@code listFrom}/{@code toTensor}/{@code close},
+   * {@code IValueUtils.runMethod}, {@code PtSymbolBlock.close}. IValues and the module travel as
+   * {@code Object}.
+   */
+  private static final class Torch {
+    private static final Class<?> IVALUE;
+    private static final Class<?> ARRAY;
+    private static final Class<?> MANAGER;
+    private static final MethodHandle LOAD;
+    private static final MethodHandle FROM_TENSOR;
+    private static final MethodHandle FROM_LONG;
+    private static final MethodHandle FROM_BOOLEAN;
+    private static final MethodHandle LIST_FROM;
+    private static final MethodHandle RUN;
+    private static final MethodHandle TO_TENSOR;
+    private static final MethodHandle CLOSE_VALUE;
+    private static final MethodHandle CLOSE_BLOCK;
+
+    static {
+      try {
+        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+        ClassLoader loader = NDArray.class.getClassLoader();
+        IVALUE = Class.forName("ai.djl.pytorch.jni.IValue", true, loader);
+        ARRAY = Class.forName("ai.djl.pytorch.engine.PtNDArray", true, loader);
+        MANAGER = Class.forName("ai.djl.pytorch.engine.PtNDManager", true, loader);
+        Class<?> block = Class.forName("ai.djl.pytorch.engine.PtSymbolBlock", true, loader);
+        Class<?> jni = Class.forName("ai.djl.pytorch.jni.JniUtils", true, loader);
+        Class<?> utils = Class.forName("ai.djl.pytorch.jni.IValueUtils", true, loader);
+        Class<?> values = IVALUE.arrayType();
+        LOAD =
+            lookup.findStatic(
+                jni,
+                "loadModule",
+                MethodType.methodType(
+                    block, MANAGER, InputStream.class, boolean.class, boolean.class));
+        FROM_TENSOR = lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, ARRAY));
+        FROM_LONG = lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, long.class));
+        FROM_BOOLEAN =
+            lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, boolean.class));
+        LIST_FROM =
+            lookup
+                .findStatic(IVALUE, "listFrom", MethodType.methodType(IVALUE, ARRAY.arrayType()))
+                .asFixedArity();
+        RUN =
+            lookup
+                .findStatic(
+                    utils, "runMethod", MethodType.methodType(IVALUE, block, String.class, values))
+                .asFixedArity();
+        TO_TENSOR = lookup.findVirtual(IVALUE, "toTensor", MethodType.methodType(ARRAY, MANAGER));
+        CLOSE_VALUE = lookup.findVirtual(IVALUE, "close", MethodType.methodType(void.class));
+        CLOSE_BLOCK = lookup.findVirtual(block, "close", MethodType.methodType(void.class));
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    static Object load(NDManager manager, InputStream archive) {
+      return call(() -> LOAD.invoke(manager, archive, false, false));
+    }
+
+    static Object of(NDArray a) {
+      return call(() -> FROM_TENSOR.invoke(a));
+    }
+
+    static Object of(long v) {
+      return call(() -> FROM_LONG.invoke(v));
+    }
+
+    static Object of(boolean v) {
+      return call(() -> FROM_BOOLEAN.invoke(v));
+    }
+
+    static Object list(List<NDArray> arrays) {
+      Object a = java.lang.reflect.Array.newInstance(ARRAY, arrays.size());
+      for (int i = 0; i < arrays.size(); i++) {
+        java.lang.reflect.Array.set(a, i, arrays.get(i));
+      }
+      return call(() -> LIST_FROM.invoke(a));
+    }
+
+    static Object[] values(int n) {
+      return (Object[]) java.lang.reflect.Array.newInstance(IVALUE, n);
+    }
+
+    static Object run(Object block, String method, Object[] in) {
+      return call(() -> RUN.invoke(block, method, in));
+    }
+
+    static NDArray tensor(Object value, NDManager manager) {
+      return (NDArray) call(() -> TO_TENSOR.invoke(value, manager));
+    }
+
+    static void close(Object value) {
+      call(
+          () -> {
+            CLOSE_VALUE.invoke(value);
+            return null;
+          });
+    }
+
+    static void closeBlock(Object block) {
+      call(
+          () -> {
+            CLOSE_BLOCK.invoke(block);
+            return null;
+          });
+    }
+
+    private interface Call {
+      Object run() throws Throwable;
+    }
+
+    private static Object call(Call c) {
+      try {
+        return c.run();
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Throwable t) {
+        throw new IllegalStateException(t);
+      }
+    }
+  }
+
+  /** The TorchScript archive: the module's pickled object, its source, constants and version. */
+  static byte[] archive() {
+    ByteArrayOutputStream pickle = new ByteArrayOutputStream();
+    // PROTO 2; GLOBAL '__torch__ Decode'; EMPTY_TUPLE; NEWOBJ; EMPTY_DICT; BINUNICODE 'training';
+    // NEWTRUE; SETITEM; BUILD; STOP
+    pickle.writeBytes(new byte[] {(byte) 0x80, 2, 'c'});
+    pickle.writeBytes("__torch__\nDecode\n".getBytes(StandardCharsets.US_ASCII));
+    pickle.writeBytes(new byte[] {')', (byte) 0x81, '}', 'X', 8, 0, 0, 0});
+    pickle.writeBytes("training".getBytes(StandardCharsets.US_ASCII));
+    pickle.writeBytes(new byte[] {(byte) 0x88, 's', 'b', '.'});
+    ByteArrayOutputStream zip = new ByteArrayOutputStream();
+    try (ZipOutputStream z = new ZipOutputStream(zip)) {
+      stored(z, "archive/data.pkl", pickle.toByteArray());
+      stored(z, "archive/code/__torch__.py", SOURCE.getBytes(StandardCharsets.UTF_8));
+      stored(z, "archive/constants.pkl", new byte[] {(byte) 0x80, 2, ')', '.'});
+      stored(z, "archive/version", (VERSION + "\n").getBytes(StandardCharsets.US_ASCII));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return zip.toByteArray();
+  }
+
+  private static void stored(ZipOutputStream z, String name, byte[] data) throws IOException {
+    ZipEntry e = new ZipEntry(name);
+    e.setMethod(ZipEntry.STORED);
+    e.setSize(data.length);
+    CRC32 crc = new CRC32();
+    crc.update(data);
+    e.setCrc(crc.getValue());
+    z.putNextEntry(e);
+    z.write(data);
+    z.closeEntry();
+  }
+
+  @Override
+  public void close() {
+    for (Object v : owned) {
+      Torch.close(v);
+    }
+    Torch.closeBlock(block);
+  }
+}
