@@ -38,14 +38,10 @@ final class Converter {
   static final int ANY_DEPTH = 2;
 
   /**
-   * Values whose own tree is larger than this (in {@link Trees#ownSize} nodes: an embedded
-   * automaton counts as one) are compiled to their minimal DFA at once and embedded as a {@link
-   * Re.Automaton}: minimizing bottom-up keeps every enclosing subset construction close to minimal
-   * size (a tree built from unminimized parts carries their redundancy into every copy, and a
-   * recursive schema copies them many times). A value that is a few nodes around minimal automata
-   * (an object around one large member) is left as a tree: compiling it would determinize and
-   * minimize the whole automaton again at every level of nesting, for the enclosing value to do it
-   * once more.
+   * Values whose tree is larger than this (in {@link Trees#size} nodes) are compiled to their
+   * minimal DFA at once and embedded as a {@link Re.Automaton}: minimizing bottom-up keeps every
+   * enclosing subset construction close to minimal size (a tree built from unminimized parts
+   * carries their redundancy into every copy, and a recursive schema copies them many times).
    */
   static final long MINIMIZE_ABOVE = 256;
 
@@ -173,7 +169,7 @@ final class Converter {
       return re;
     }
     re = valueTree(schema, ptr, level);
-    if (automata && !(re instanceof Re.Automaton) && Trees.ownSize(re) > MINIMIZE_ABOVE) {
+    if (automata && !(re instanceof Re.Automaton) && Trees.size(re) > MINIMIZE_ABOVE) {
       Dfa d = Automata.compile(re, "JSON Schema", options.maxDfaStates());
       re = d == null ? NOTHING : new Re.Automaton(d);
     }
