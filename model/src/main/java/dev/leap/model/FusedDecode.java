@@ -145,6 +145,86 @@ final class FusedDecode implements AutoCloseable {
   private final List<Object> owned = new ArrayList<>();
 
   /**
+   * The fused step over a model's weights and pool (referenced, not copied), or null where it
+   * cannot run: layers that differ in having q/k/v or o biases or q/k norms (the script takes each
+   * for every layer or none), or an engine other than DJL's PyTorch (no TorchScript).
+   *
+   * @param wideCopies whether {@code layers} hold float32 copies of their products' weights
+   */
+  static FusedDecode forLayers(
+      NDManager manager,
+      NDArray embed,
+      NDArray ropeCos,
+      NDArray ropeSin,
+      NDArray rotateHalf,
+      LayerWeights[] layers,
+      NDArray finalNorm,
+      boolean wideCopies,
+      KvPool pool,
+      NDArray eps,
+      NDArray power,
+      NDArray scale,
+      ModelConfig config,
+      boolean narrow,
+      boolean widen) {
+    List<NDArray> norms = new ArrayList<>();
+    List<NDArray> products = new ArrayList<>();
+    List<NDArray> wides = new ArrayList<>();
+    List<NDArray> qkvBias = new ArrayList<>();
+    List<NDArray> oBias = new ArrayList<>();
+    List<NDArray> qkNorms = new ArrayList<>();
+    for (LayerWeights l : layers) {
+      norms.add(l.inputNorm);
+      norms.add(l.postNorm);
+      products.addAll(List.of(l.qkvT, l.oT, l.gateUpT, l.downT));
+      if (wideCopies) {
+        wides.addAll(List.of(l.qkvTWide, l.oTWide, l.gateUpTWide, l.downTWide));
+      }
+      if (l.qkvBias != null) {
+        qkvBias.add(l.qkvBias);
+      }
+      if (l.oBias != null) {
+        oBias.add(l.oBias);
+      }
+      if (l.qNorm != null) {
+        qkNorms.add(l.qNorm);
+        qkNorms.add(l.kNorm);
+      }
+    }
+    norms.add(finalNorm);
+    int n = layers.length;
+    if ((!qkvBias.isEmpty() && qkvBias.size() != n)
+        || (!oBias.isEmpty() && oBias.size() != n)
+        || (!qkNorms.isEmpty() && qkNorms.size() != 2 * n)) {
+      return null; // the script takes each of these for every layer or none
+    }
+    try {
+      return new FusedDecode(
+          manager,
+          embed,
+          ropeCos,
+          ropeSin,
+          rotateHalf,
+          norms,
+          products,
+          wides,
+          qkvBias,
+          oBias,
+          qkNorms,
+          pool,
+          eps,
+          power,
+          scale,
+          config,
+          narrow,
+          widen);
+    } catch (RuntimeException | LinkageError e) {
+      // an engine other than DJL's PyTorch (no TorchScript): every step runs as DJL ops
+      return null;
+    }
+  }
+
+  /**
    * Loads the script onto {@code manager}'s device with the model's weights and pool (the arrays
    * are referenced, not copied).
    */

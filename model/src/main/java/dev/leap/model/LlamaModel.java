@@ -2,17 +2,13 @@ package dev.leap.model;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
-import com.sun.management.OperatingSystemMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -95,14 +91,13 @@ public final class LlamaModel implements AutoCloseable {
   private final Precision precision;
   private final DataType dtype;
 
-  /** The computation is not in float32: norms and softmax cast to float32 and back. */
+  /** The computation is not in float32: norm statistics cast to float32 and back. */
   private final boolean narrow;
 
-  /**
-   * Narrow weights on the CPU: a product with at least {@link #WIDE_ROWS} rows runs in float32 (see
-   * {@link #linear}).
-   */
-  private final boolean widenWideProducts;
+  /** Which products run in float32 (narrow weights on the CPU), and the products themselves. */
+  private final WideProducts products;
+
+  private final PoolAttention attention;
 
   /**
    * {@code [headDim, headDim]}: {@code x.matMul(rotateHalf)} is {@code [-x2, x1]}, RoPE's
@@ -112,8 +107,8 @@ public final class LlamaModel implements AutoCloseable {
 
   /**
    * Float32 copies of the products' weights kept beside the narrow ones (CPU only, {@link
-   * CpuF32Weights}): products of {@link #WIDE_ROWS} rows or more read them instead of casting the
-   * narrow weight each pass.
+   * CpuF32Weights}): products of {@link WideProducts#WIDE_ROWS} rows or more read them instead of
+   * casting the narrow weight each pass.
    */
   private final boolean wideCopies;
 
@@ -174,22 +169,6 @@ public final class LlamaModel implements AutoCloseable {
     }
   }
 
-  /**
-   * Rows from which a narrow product with a layer weight is computed in float32 on the CPU: PyTorch
-   * has no fast float16 GEMM on CPUs without native float16 arithmetic (on this project's AVX-512
-   * EPYC a float16 product costs about one GEMV per row: [64 x 256] x [256 x 1536] takes 2.4 ms in
-   * float16, 0.55 ms cast to float32 and back), while its float16 GEMV is the fastest way through a
-   * large weight (the vocabulary projection at one row: 1.4-2.5 ms against 5-8 ms in float32).
-   * Measured crossover for the layer weights: about 8 rows.
-   */
-  static final int WIDE_ROWS = 8;
-
-  /**
-   * The same for the vocabulary projection, whose cast to float32 costs more than a layer's (50,257
-   * x 256: about 50 ms, as much as 20 float16 rows): measured crossover about 32 rows.
-   */
-  static final int WIDE_ROWS_VOCAB = 32;
-
   private LlamaModel(
       ModelConfig config,
       Device device,
@@ -204,7 +183,7 @@ public final class LlamaModel implements AutoCloseable {
     this.precision = precision;
     this.dtype = precision.dataType();
     this.narrow = precision != Precision.F32;
-    this.widenWideProducts = narrow && !device.isGpu();
+    this.products = new WideProducts(precision, device);
     WeightReader weights = new WeightReader(st, manager, precision);
     int h = config.hiddenSize();
     int hd = config.headDim();
@@ -241,13 +220,7 @@ public final class LlamaModel implements AutoCloseable {
     this.epsScalar = manager.create((float) config.rmsNormEps());
     this.rsqrtPower = manager.create(-0.5f);
     this.scoreScale = manager.create((float) (1.0 / Math.sqrt(hd)));
-    this.wideCopies =
-        widenWideProducts
-            && switch (f32Weights) {
-              case ON -> true;
-              case OFF -> false;
-              case AUTO -> 2 * narrowWeightBytes() <= freePhysicalBytes() / 4;
-            };
+    this.wideCopies = products.keepCopies(f32Weights, narrowWeightBytes());
     if (wideCopies) {
       for (LayerWeights l : layers) {
         l.addF32Copies();
@@ -256,65 +229,24 @@ public final class LlamaModel implements AutoCloseable {
     } else {
       this.lmHeadTWide = null;
     }
-    this.fused = fusedDecode(manager);
-  }
-
-  private FusedDecode fusedDecode(NDManager manager) {
-    List<NDArray> norms = new ArrayList<>();
-    List<NDArray> products = new ArrayList<>();
-    List<NDArray> wides = new ArrayList<>();
-    List<NDArray> qkvBias = new ArrayList<>();
-    List<NDArray> oBias = new ArrayList<>();
-    List<NDArray> qkNorms = new ArrayList<>();
-    for (LayerWeights l : layers) {
-      norms.add(l.inputNorm);
-      norms.add(l.postNorm);
-      products.addAll(List.of(l.qkvT, l.oT, l.gateUpT, l.downT));
-      if (wideCopies) {
-        wides.addAll(List.of(l.qkvTWide, l.oTWide, l.gateUpTWide, l.downTWide));
-      }
-      if (l.qkvBias != null) {
-        qkvBias.add(l.qkvBias);
-      }
-      if (l.oBias != null) {
-        oBias.add(l.oBias);
-      }
-      if (l.qNorm != null) {
-        qkNorms.add(l.qNorm);
-        qkNorms.add(l.kNorm);
-      }
-    }
-    norms.add(finalNorm);
-    int n = layers.length;
-    if ((!qkvBias.isEmpty() && qkvBias.size() != n)
-        || (!oBias.isEmpty() && oBias.size() != n)
-        || (!qkNorms.isEmpty() && qkNorms.size() != 2 * n)) {
-      return null; // the script takes each of these for every layer or none
-    }
-    try {
-      return new FusedDecode(
-          manager,
-          embed,
-          ropeCos,
-          ropeSin,
-          rotateHalf,
-          norms,
-          products,
-          wides,
-          qkvBias,
-          oBias,
-          qkNorms,
-          pool,
-          epsScalar,
-          rsqrtPower,
-          scoreScale,
-          config,
-          narrow,
-          widenWideProducts);
-    } catch (RuntimeException | LinkageError e) {
-      // an engine other than DJL's PyTorch (no TorchScript): every step runs as DJL ops
-      return null;
-    }
+    this.attention = new PoolAttention(config, pool, precision, products, scoreScale);
+    this.fused =
+        FusedDecode.forLayers(
+            manager,
+            embed,
+            ropeCos,
+            ropeSin,
+            rotateHalf,
+            layers,
+            finalNorm,
+            wideCopies,
+            pool,
+            epsScalar,
+            rsqrtPower,
+            scoreScale,
+            config,
+            narrow,
+            products.widens());
   }
 
   /** Bytes of the products' narrow weights (what float32 copies double). */
@@ -324,13 +256,6 @@ public final class LlamaModel implements AutoCloseable {
       elems += l.productElements();
     }
     return elems * precision.width();
-  }
-
-  private static long freePhysicalBytes() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean sun) {
-      return sun.getFreeMemorySize();
-    }
-    return 0;
   }
 
   /**
@@ -453,43 +378,13 @@ public final class LlamaModel implements AutoCloseable {
    */
   public NDArray hidden(NDManager step, List<SequenceInput> batch) {
     int b = batch.size();
-    int n = 0;
-    for (SequenceInput s : batch) {
-      n += s.tokens().length;
-      if (s.startPosition() + s.tokens().length > config.maxPositionEmbeddings()) {
-        throw new IllegalArgumentException(
-            "position "
-                + (s.startPosition() + s.tokens().length - 1)
-                + " is beyond the model's context (max_position_embeddings "
-                + config.maxPositionEmbeddings()
-                + ")");
-      }
-    }
-    long[] ids = new long[n];
-    long[] positions = new long[n];
-    long[] slots = new long[n];
-    int[] offset = new int[b];
-    int r = 0;
-    for (int i = 0; i < b; i++) {
-      SequenceInput s = batch.get(i);
-      offset[i] = r;
-      for (int t = 0; t < s.tokens().length; t++) {
-        int id = s.tokens()[t];
-        if (id < 0 || id >= config.vocabSize()) {
-          throw new IllegalArgumentException(
-              "token id " + id + " is outside the vocabulary 0.." + (config.vocabSize() - 1));
-        }
-        ids[r] = id;
-        positions[r] = s.startPosition() + t;
-        slots[r] = s.newSlots()[t];
-        r++;
-      }
-    }
+    FlatBatch flat = FlatBatch.of(batch, config);
+    int n = flat.rows();
     int hd = config.headDim();
-    NDArray idsArr = step.create(ids);
-    NDArray posArr = step.create(positions);
-    NDArray slotArr = step.create(slots);
-    AttentionGroup.Plan groups = AttentionGroup.plan(batch, offset, n, step);
+    NDArray idsArr = step.create(flat.ids);
+    NDArray posArr = step.create(flat.positions);
+    NDArray slotArr = step.create(flat.slots);
+    AttentionGroup.Plan groups = AttentionGroup.plan(batch, flat.offset, n, step);
     if ((n == b || (b == 1 && n <= SHORT_EXTEND))
         && groups.inOrder()
         && fusedDecode
@@ -515,26 +410,8 @@ public final class LlamaModel implements AutoCloseable {
       }
     }
     // Logits only for the rows asked for.
-    int rows = 0;
-    for (SequenceInput s : batch) {
-      rows += s.allLogits() ? s.tokens().length : 1;
-    }
-    NDArray sel = x;
-    if (rows != n) {
-      long[] pick = new long[rows];
-      int p = 0;
-      for (int i = 0; i < b; i++) {
-        SequenceInput s = batch.get(i);
-        if (s.allLogits()) {
-          for (int t = 0; t < s.tokens().length; t++) {
-            pick[p++] = offset[i] + t;
-          }
-        } else {
-          pick[p++] = offset[i] + s.tokens().length - 1;
-        }
-      }
-      sel = x.get(new NDIndex("{}", step.create(pick)));
-    }
+    long[] pick = flat.logitRows(batch);
+    NDArray sel = pick == null ? x : x.get(new NDIndex("{}", step.create(pick)));
     return rmsNorm(sel, finalNorm);
   }
 
@@ -545,8 +422,9 @@ public final class LlamaModel implements AutoCloseable {
     long rows = hidden.getShape().get(0);
     NDArray logits =
         wideCopies
-            ? linear(hidden, lmHeadT, lmHeadTWide, (int) rows, true)
-            : linear(hidden, lmHeadT, null, rows >= WIDE_ROWS_VOCAB ? (int) rows : 0, true);
+            ? products.linear(hidden, lmHeadT, lmHeadTWide, (int) rows, true)
+            : products.linear(
+                hidden, lmHeadT, null, rows >= WideProducts.WIDE_ROWS_VOCAB ? (int) rows : 0, true);
     return logits.getDataType() == DataType.FLOAT32
         ? logits
         : logits.toType(DataType.FLOAT32, false);
@@ -566,7 +444,7 @@ public final class LlamaModel implements AutoCloseable {
 
   /**
    * {@link #headRows} from the float32 copy of the projection ({@link CpuF32Weights}), for products
-   * of {@link #WIDE_ROWS} rows or more; null without copies.
+   * of {@link WideProducts#WIDE_ROWS} rows or more; null without copies.
    */
   public NDArray headRowsWide(NDManager owner, long[] ids) {
     if (!wideCopies) {
@@ -582,7 +460,7 @@ public final class LlamaModel implements AutoCloseable {
    * operand to pass).
    */
   public boolean widensProduct(int rows) {
-    return widenWideProducts && rows >= WIDE_ROWS;
+    return products.widens(rows);
   }
 
   /**
@@ -601,7 +479,7 @@ public final class LlamaModel implements AutoCloseable {
    */
   public NDArray logits(NDArray hidden, NDArray headRows, NDArray headRowsWide) {
     long rows = hidden.getShape().get(0);
-    NDArray logits = linear(hidden, headRows, headRowsWide, (int) rows, true);
+    NDArray logits = products.linear(hidden, headRows, headRowsWide, (int) rows, true);
     return logits.getDataType() == DataType.FLOAT32
         ? logits
         : logits.toType(DataType.FLOAT32, false);
@@ -628,7 +506,7 @@ public final class LlamaModel implements AutoCloseable {
     int kv = config.numKvHeads();
     LayerWeights l = layers[li];
     NDArray hN = rmsNorm(x, l.inputNorm);
-    NDArray qkv = linear(hN, l.qkvT, l.qkvTWide, n, false);
+    NDArray qkv = products.linear(hN, l.qkvT, l.qkvTWide, n, false);
     if (l.qkvBias != null) {
       qkv = qkv.add(l.qkvBias);
     }
@@ -643,116 +521,17 @@ public final class LlamaModel implements AutoCloseable {
     NDList qAndK = qk.split(new long[] {heads}, 1);
     NDArray q = qAndK.get(0);
     pool.write(li, slotIndex, qAndK.get(1), v);
-    NDArray attn = attention(scope, li, q, groups, n);
-    NDArray o = linear(attn, l.oT, l.oTWide, n, false);
+    NDArray attn = attention.attend(scope, li, q, groups, n);
+    NDArray o = products.linear(attn, l.oT, l.oTWide, n, false);
     if (l.oBias != null) {
       o = o.add(l.oBias);
     }
     x = x.add(o);
     NDArray h2 = rmsNorm(x, l.postNorm);
-    NDList gu = linear(h2, l.gateUpT, l.gateUpTWide, n, false).split(2, 1);
+    NDList gu = products.linear(h2, l.gateUpT, l.gateUpTWide, n, false).split(2, 1);
     NDArray gate = gu.get(0);
     NDArray act = gate.mul(Activation.sigmoid(gate)).mul(gu.get(1));
-    return x.add(linear(act, l.downT, l.downTWide, n, false));
-  }
-
-  /**
-   * {@code x.matMul(w)} for {@code rows} rows of {@code x}; with narrow weights on the CPU and at
-   * least {@link #WIDE_ROWS} rows, computed in float32 (the weight's float32 copy {@code wide} when
-   * kept, else the weight cast for this pass; the result cast back). Without copies the vocabulary
-   * projection passes 0 rows below {@link #WIDE_ROWS_VOCAB}. {@code floatOut}: a widened product's
-   * result stays float32 (logits).
-   */
-  private NDArray linear(NDArray x, NDArray w, NDArray wide, int rows, boolean floatOut) {
-    if (widenWideProducts && rows >= WIDE_ROWS) {
-      // A cast belongs to its source's manager: the weight's cast would live as long as the model.
-      NDArray w32 = wide != null ? wide : own(x.getManager(), w.toType(DataType.FLOAT32, false));
-      NDArray y = x.toType(DataType.FLOAT32, false).matMul(w32);
-      return floatOut ? y : y.toType(dtype, false);
-    }
-    return x.matMul(w);
-  }
-
-  /**
-   * Attention for every group of the plan. A single dense group in batch order (every all-decode
-   * batch, a lone prefill) reads q as it is; others gather their rows (padding reads a zero row). A
-   * group whose mask is all zeros (equal context lengths, one token each) adds none. A one-token
-   * group skips the transposes that order (sequence, new token) pairs. With narrow weights on the
-   * CPU every group attends in float32 (q, K and V cast, the output cast back): PyTorch's float16
-   * bmm has no fast CPU kernel here.
-   */
-  private NDArray attention(NDManager step, int layer, NDArray q, AttentionGroup.Plan plan, int n) {
-    int hd = config.headDim();
-    int heads = config.numHeads();
-    int kv = config.numKvHeads();
-    int g = config.groups();
-    NDArray qExt = null;
-    List<NDArray> outs = new ArrayList<>(plan.groups().size());
-    for (AttentionGroup grp : plan.groups()) {
-      int bs = grp.sequences();
-      int t = grp.maxNew();
-      int c = grp.maxContext();
-      NDArray qRows;
-      if (plan.inOrder()) {
-        qRows = q;
-      } else {
-        if (qExt == null) {
-          qExt =
-              q.reshape(n, heads * hd)
-                  .concat(step.zeros(new Shape(1, heads * hd), q.getDataType()), 0);
-        }
-        qRows = qExt.get(grp.rowIndex());
-      }
-      NDArray qg =
-          t == 1
-              ? qRows.reshape(bs, kv, g, hd)
-              : qRows.reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
-      NDArray kAll =
-          own(step, pool.keys(layer).get(grp.contextIndex()))
-              .reshape(bs, c, kv, hd)
-              .transpose(0, 2, 3, 1);
-      NDArray vAll =
-          own(step, pool.values(layer).get(grp.contextIndex()))
-              .reshape(bs, c, kv, hd)
-              .transpose(0, 2, 1, 3);
-      // float16 bmm is slow on the CPU (no native float16 arithmetic: q.k and p.v of one decode at
-      // context 200 took 78-195 µs per layer in float16, 13 µs in float32)
-      boolean wide = widenWideProducts;
-      if (wide) {
-        qg = qg.toType(DataType.FLOAT32, false);
-        kAll = kAll.toType(DataType.FLOAT32, false);
-        vAll = vAll.toType(DataType.FLOAT32, false);
-      }
-      NDArray scores;
-      if (narrow && !wide) {
-        // scale, mask and softmax in float32, as transformers does; the cast is this step's own:
-        // scaled in place
-        scores = qg.matMul(kAll).toType(DataType.FLOAT32, false).muli(scoreScale);
-      } else {
-        // float32 already: q scaled before the product ([rows, heads, headDim] instead of [heads,
-        // rows, context])
-        scores = qg.mul(scoreScale).matMul(kAll);
-      }
-      if (grp.mask() != null) {
-        scores =
-            scores.reshape(bs, kv, g, t, c).addi(grp.mask()); // in place: no second scores tensor
-      }
-      NDArray probs = scores.softmax(-1);
-      if (narrow && !wide) {
-        probs = probs.toType(dtype, false);
-      }
-      NDArray out = probs.reshape(bs, kv, g * t, c).matMul(vAll);
-      out =
-          t == 1
-              ? out.reshape(bs, heads * hd)
-              : out.reshape(bs, kv, g, t, hd).transpose(0, 3, 1, 2, 4).reshape(bs * t, heads * hd);
-      if (wide) {
-        out = out.toType(dtype, false);
-      }
-      outs.add(grp.isDense() ? out : out.get(grp.validIndex()));
-    }
-    NDArray all = outs.size() == 1 ? outs.get(0) : NDArrays.concat(new NDList(outs), 0);
-    return plan.order() == null ? all : all.get(new NDIndex("{}", plan.order()));
+    return x.add(products.linear(act, l.downT, l.downTWide, n, false));
   }
 
   /**
@@ -766,7 +545,8 @@ public final class LlamaModel implements AutoCloseable {
     return (narrow ? normed.toType(dtype, false) : normed).mul(weight);
   }
 
-  private static NDArray own(NDManager step, NDArray a) {
+  /** {@code a}, attached to {@code step}. */
+  static NDArray own(NDManager step, NDArray a) {
     a.attach(step);
     return a;
   }

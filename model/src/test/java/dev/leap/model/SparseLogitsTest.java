@@ -65,7 +65,7 @@ class SparseLogitsTest {
       int len =
           round < 2
               ? 1 + rnd.nextInt(4)
-              : 9 + rnd.nextInt(12); // below and above LlamaModel.WIDE_ROWS
+              : 9 + rnd.nextInt(12); // below and above WideProducts.WIDE_ROWS
       int[] tokens = rnd.ints(len, 0, 97).toArray();
       double[][] naive = new NaiveLlama(dir).logits(tokens);
       int[] slots = new int[len];
