@@ -89,17 +89,6 @@ public final class RadixCache {
    */
   public record Match(int length, int[] slots, Node node) {}
 
-  /** Counters since creation. */
-  public record Stats(
-      long matches,
-      long hits,
-      long misses,
-      long matchedTokens,
-      long insertedTokens,
-      long duplicateTokens,
-      long evictions,
-      long evictedSlots) {}
-
   private static final int[] EMPTY = new int[0];
 
   private final SlotAllocator allocator;
@@ -407,8 +396,8 @@ public final class RadixCache {
     return slot >= 0 && slot < owned.length && owned[slot];
   }
 
-  public Stats stats() {
-    return new Stats(
+  public CacheStats stats() {
+    return new CacheStats(
         matches,
         hits,
         misses,

@@ -17,11 +17,11 @@ class PublicSurfaceTest {
     PublicSurface.check(
         RadixCache.class,
         List.of(
+            "dev.leap.radix.CacheStats",
             "dev.leap.radix.EvictionPolicy",
             "dev.leap.radix.RadixCache",
             "dev.leap.radix.RadixCache$Match",
             "dev.leap.radix.RadixCache$Node",
-            "dev.leap.radix.RadixCache$Stats",
             "dev.leap.radix.SlotAllocator"));
   }
 

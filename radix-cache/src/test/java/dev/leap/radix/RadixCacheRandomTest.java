@@ -175,7 +175,7 @@ class RadixCacheRandomTest {
         }
         check(cache, alloc, naive, active, capacity);
       }
-      RadixCache.Stats st = cache.stats();
+      CacheStats st = cache.stats();
       System.out.println("radix random test seed " + seed + ": " + st);
       assertTrue(
           st.evictedSlots() > 0

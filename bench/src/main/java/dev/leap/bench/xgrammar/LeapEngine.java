@@ -139,7 +139,7 @@ final class LeapEngine {
    * One request over {@code ids}: a mask before every token and at the end, forced bytes at every
    * boundary.
    */
-  void walk(int[] ids, XGrammarSideBySide.Outcome o) {
+  void walk(int[] ids, Outcome o) {
     Walk w = newWalk();
     int state = w.initial();
     boolean accepted = true;

@@ -81,9 +81,8 @@ final class XGrammarProcess implements AutoCloseable {
     return r.get("setupMs").asDouble();
   }
 
-  XGrammarSideBySide.Outcome run(int index, Path inputs, int limitS)
-      throws IOException, InterruptedException {
-    XGrammarSideBySide.Outcome o = new XGrammarSideBySide.Outcome();
+  Outcome run(int index, Path inputs, int limitS) throws IOException, InterruptedException {
+    Outcome o = new Outcome();
     JsonNode r = call("{\"cmd\":\"case\",\"index\":" + index + "}", limitS + 60L);
     if (r == null) {
       o.error = "over " + limitS + " s (no answer)";

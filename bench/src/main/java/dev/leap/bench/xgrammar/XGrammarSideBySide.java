@@ -26,12 +26,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -121,30 +115,6 @@ public final class XGrammarSideBySide {
                     "invalid",
                     "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":[]}\n</tool_call>"
                   }));
-
-  record Instance(String label, String text) {}
-
-  /**
-   * {@code kind}: {@code schema}, {@code grammar} (GBNF) or {@code builtin-json} (Leap's {@code
-   * Grammar.json()}, XGrammar's built-in JSON).
-   */
-  record Case(String id, String group, String kind, String source, List<Instance> instances) {}
-
-  /** What one engine did with one case. */
-  static final class Outcome {
-    boolean compiled;
-    String error;
-    double compileMs;
-    double firstMaskMs;
-    final List<Boolean> accepted = new ArrayList<>();
-    final List<Integer> rejectedAt = new ArrayList<>();
-    final List<Integer> forcedBytes = new ArrayList<>();
-
-    /** XGrammar only: whether its grammar accepts the instance's text fed as bytes (no tokens). */
-    final List<Boolean> acceptsText = new ArrayList<>();
-
-    final List<Double> maskUs = new ArrayList<>();
-  }
 
   public static void main(String[] args) throws Exception {
     int perSubset = 6;
@@ -615,71 +585,5 @@ public final class XGrammarSideBySide {
       m.writeValue(w, root);
     }
     return all;
-  }
-
-  /**
-   * Leap's side: compiles with the same limit, on a worker thread (a compile past the limit is
-   * waited for, not counted).
-   */
-  static final class LeapSide implements AutoCloseable {
-    private final TokenizerJsonVocabulary vocab;
-    private final int limitS;
-    private final boolean eager;
-    private final ExecutorService pool =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "leap-compile");
-              t.setDaemon(true);
-              return t;
-            });
-
-    LeapSide(TokenizerJsonVocabulary vocab, int limitS, boolean eager) {
-      this.vocab = vocab;
-      this.limitS = limitS;
-      this.eager = eager;
-    }
-
-    Outcome run(Case c, List<int[]> ids) throws InterruptedException {
-      Outcome o = new Outcome();
-      long t0 = System.nanoTime();
-      Future<LeapEngine> job =
-          pool.submit(() -> LeapEngine.compile(c.kind(), c.source(), vocab, eager));
-      LeapEngine engine;
-      try {
-        engine = job.get(limitS, TimeUnit.SECONDS);
-      } catch (TimeoutException e) {
-        o.error = "over " + limitS + " s";
-        try {
-          job.get(300, TimeUnit.SECONDS); // let it finish (not counted), or it slows the next case
-        } catch (ExecutionException | TimeoutException ignored) {
-          // already counted as over the limit
-        }
-        return o;
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause();
-        o.error =
-            cause.getClass().getSimpleName()
-                + ": "
-                + String.valueOf(cause.getMessage()).lines().findFirst().orElse("");
-        if (o.error.length() > 200) {
-          o.error = o.error.substring(0, 200);
-        }
-        return o;
-      }
-      o.compileMs = (System.nanoTime() - t0) / 1e6;
-      LeapEngine.Walk first = engine.newWalk();
-      first.mask(first.initial());
-      o.firstMaskMs = (System.nanoTime() - t0) / 1e6;
-      o.compiled = true;
-      for (int[] tok : ids) {
-        engine.walk(tok, o);
-      }
-      return o;
-    }
-
-    @Override
-    public void close() {
-      pool.shutdownNow();
-    }
   }
 }
