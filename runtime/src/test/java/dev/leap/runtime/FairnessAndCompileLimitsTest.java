@@ -18,21 +18,23 @@ import org.junit.jupiter.api.Test;
 class FairnessAndCompileLimitsTest {
 
   /**
-   * 300 string members of up to 1,000 characters: seconds of NFA construction before its state
-   * limit.
+   * 900 rules, each called through the stack and each with its own bounded repetition of 4,000+
+   * letters: every rule's automaton is far inside the state limits, but together they take seconds
+   * to compile (about 6 s, warm, on the 2-core development machine), so only the time limit can end
+   * it. Before issue 27 a 300-member schema played this part; once its NFA construction got faster
+   * it reached the NFA's state limit before the time limit on a quick machine.
    */
-  static String slowSchema() {
-    StringBuilder props = new StringBuilder();
-    StringBuilder required = new StringBuilder();
-    for (int i = 0; i < 300; i++) {
-      props
-          .append(i == 0 ? "" : ",")
-          .append("\"f")
-          .append(i)
-          .append("\":{\"type\":\"string\",\"maxLength\":1000}");
-      required.append(i == 0 ? "" : ",").append("\"f").append(i).append('"');
+  static String slowGrammar() {
+    StringBuilder g = new StringBuilder("root ::= r0");
+    for (int i = 1; i < 900; i++) {
+      g.append(" | r").append(i);
     }
-    return "{\"type\":\"object\",\"properties\":{" + props + "},\"required\":[" + required + "]}";
+    g.append('\n');
+    for (int i = 0; i < 900; i++) {
+      g.append('r').append(i).append(" ::= \"k").append(i).append("\" [a-z]{0,");
+      g.append(4000 + i).append("} \"x\" r").append(i).append("?\n");
+    }
+    return g.toString();
   }
 
   @Test
@@ -42,7 +44,7 @@ class FairnessAndCompileLimitsTest {
         LeapRuntime.builder()
             .setModelDir(dir)
             .optCompileThreads(2)
-            .optCompileTimeoutMs(2000)
+            .optCompileTimeoutMs(1000)
             .build()) {
       // Warm up (the first compilation loads the vocabulary's tables): later trivial ones take
       // milliseconds.
@@ -54,7 +56,7 @@ class FairnessAndCompileLimitsTest {
           rt.submit(
               GenerationRequest.of(
                   "a",
-                  Constraint.jsonSchema(slowSchema()),
+                  Constraint.grammar(slowGrammar()),
                   SamplingParams.builder().maxTokens(4).build()));
       Generation quick =
           rt.generate(
@@ -63,12 +65,12 @@ class FairnessAndCompileLimitsTest {
       assertTrue(quick.text().matches("[0-9]{3}"), quick.text());
       Generation g = slow.join();
       assertEquals(FinishReason.ERROR, g.finishReason());
-      assertTrue(g.error().contains("time limit of 2000 ms"), g.error());
+      assertTrue(g.error().contains("time limit of 1000 ms"), g.error());
       // The failure is cached: the same schema fails at once, and the runtime goes on.
       assertTrue(
           rt.generate(
                   "a",
-                  Constraint.jsonSchema(slowSchema()),
+                  Constraint.grammar(slowGrammar()),
                   SamplingParams.builder().maxTokens(4).build())
               .error()
               .contains("time limit"));
