@@ -49,6 +49,11 @@ public record City(
         "Citadel"
   };
 
+  /** The three landmarks as prose: {@code the A, the B and the C}. */
+  public String landmarkList() {
+    return "the " + landmarks.get(0) + ", the " + landmarks.get(1) + " and the " + landmarks.get(2);
+  }
+
   /** The city of a seed (deterministic). */
   public static City of(long seed) {
     SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 17);

@@ -282,39 +282,11 @@ public final class CityDocument {
   }
 
   private static String landmarkSentence(SplittableRandom r, City c) {
-    List<String> l = c.landmarks();
     String n = c.name();
     return switch (r.nextInt(3)) {
-      case 0 ->
-          "The best known landmarks of "
-              + n
-              + " are the "
-              + l.get(0)
-              + ", the "
-              + l.get(1)
-              + " and the "
-              + l.get(2)
-              + ".";
-      case 1 ->
-          "Visitors to "
-              + n
-              + " come above all for the "
-              + l.get(0)
-              + ", the "
-              + l.get(1)
-              + " and the "
-              + l.get(2)
-              + ".";
-      default ->
-          "The three most famous landmarks of "
-              + n
-              + " are the "
-              + l.get(0)
-              + ", the "
-              + l.get(1)
-              + " and the "
-              + l.get(2)
-              + ".";
+      case 0 -> "The best known landmarks of " + n + " are " + c.landmarkList() + ".";
+      case 1 -> "Visitors to " + n + " come above all for " + c.landmarkList() + ".";
+      default -> "The three most famous landmarks of " + n + " are " + c.landmarkList() + ".";
     };
   }
 

@@ -114,32 +114,9 @@ public final class FactCard {
             });
         s.add(
             switch (r.nextInt(3)) {
-              case 0 ->
-                  "Its landmarks are the "
-                      + l.get(0)
-                      + ", the "
-                      + l.get(1)
-                      + " and the "
-                      + l.get(2)
-                      + ".";
-              case 1 ->
-                  "Visitors come for the "
-                      + l.get(0)
-                      + ", the "
-                      + l.get(1)
-                      + " and the "
-                      + l.get(2)
-                      + ".";
-              default ->
-                  "The best known sights of "
-                      + n
-                      + " are the "
-                      + l.get(0)
-                      + ", the "
-                      + l.get(1)
-                      + " and the "
-                      + l.get(2)
-                      + ".";
+              case 0 -> "Its landmarks are " + city.landmarkList() + ".";
+              case 1 -> "Visitors come for " + city.landmarkList() + ".";
+              default -> "The best known sights of " + n + " are " + city.landmarkList() + ".";
             });
         if (distractor != null) {
           s.add(

@@ -59,24 +59,8 @@ final class MoreFrames {
     List<String> l = c.landmarks();
     String n = c.name();
     return switch (r.nextInt(7)) {
-      case 0 ->
-          "Its top three landmarks are the "
-              + l.get(0)
-              + ", the "
-              + l.get(1)
-              + " and the "
-              + l.get(2)
-              + ".";
-      case 1 ->
-          "Among the sights of "
-              + n
-              + ", the "
-              + l.get(0)
-              + ", the "
-              + l.get(1)
-              + " and the "
-              + l.get(2)
-              + " stand out.";
+      case 0 -> "Its top three landmarks are " + c.landmarkList() + ".";
+      case 1 -> "Among the sights of " + n + ", " + c.landmarkList() + " stand out.";
       case 2 ->
           "Guidebooks send visitors first to the "
               + l.get(0)
@@ -95,36 +79,9 @@ final class MoreFrames {
               + " are the landmarks of "
               + n
               + ".";
-      case 4 ->
-          "Landmarks of "
-              + n
-              + ": the "
-              + l.get(0)
-              + ", the "
-              + l.get(1)
-              + " and the "
-              + l.get(2)
-              + ".";
-      case 5 ->
-          "No visit to "
-              + n
-              + " is complete without the "
-              + l.get(0)
-              + ", the "
-              + l.get(1)
-              + " and the "
-              + l.get(2)
-              + ".";
-      default ->
-          "Most photographed in "
-              + n
-              + " are the "
-              + l.get(0)
-              + ", the "
-              + l.get(1)
-              + " and the "
-              + l.get(2)
-              + ".";
+      case 4 -> "Landmarks of " + n + ": " + c.landmarkList() + ".";
+      case 5 -> "No visit to " + n + " is complete without " + c.landmarkList() + ".";
+      default -> "Most photographed in " + n + " are " + c.landmarkList() + ".";
     };
   }
 
