@@ -91,6 +91,8 @@ public final class DemoCommand implements Callable<Integer> {
             "characters",
             "--model",
             dir.toString(),
+            "--dtype",
+            dtype,
             "--requests",
             String.valueOf(requests),
             "--parallel",
