@@ -34,8 +34,9 @@ import picocli.CommandLine.Spec;
  *       big request's client closes its connection and the forward passes until the server has
  *       dropped it are counted;
  *   <li><b>slowCompile</b>: trivial regex requests (each a new regex, so each compiles: the phone
- *       regex behind a forced five-digit tag, the same cost each time) idle and while a schema of
- *       300 strings of {@code maxLength} 1,000 compiles;
+ *       regex behind a forced five-digit tag, the same cost each time) idle and while a GBNF
+ *       grammar of 900 stack rules of bounded repetitions compiles for seconds (only the compile
+ *       time limit can end it; no size limit stops it early);
  *   <li><b>hostile</b>: each hostile case's status, whether it has OpenAI's shape, a {@code Server}
  *       header, and how many characters of the input its body quotes (the longest run of the
  *       input's filler character).

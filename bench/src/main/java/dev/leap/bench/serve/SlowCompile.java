@@ -19,7 +19,15 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The <b>slowCompile</b> scenario of {@code leap bench abuse}: trivial regex requests (each a new
  * regex, so each compiles: the phone regex behind a forced five-digit tag, the same cost each time)
- * idle and while a schema of 300 strings of {@code maxLength} 1,000 compiles.
+ * idle and while a grammar that takes seconds to compile ({@link AbuseRequests#slowGrammar()}: 900
+ * stack rules of bounded repetitions) is compiled for one request.
+ *
+ * <p>What it exercises: one constraint whose compilation no size limit stops (each rule is small;
+ * together they are slow) holds a compile thread for seconds, until it is done or the server's
+ * {@code --compile-timeout-ms} (10 s by default) stops it; meanwhile other requests' constraints
+ * compile on the compile pool's other thread ({@code --compile-threads}, 2 by default), so their
+ * latency should stay near idle's. The slow request's status, time and message are reported as they
+ * come (a 200 when it compiled within the limit, an error naming the time limit when not).
  *
  * <p>The tags come from one counter for the idle and the busy samples alike, so no trivial regex is
  * ever a cache hit; at most 200 trivial requests are sent while the slow one runs.
@@ -28,7 +36,7 @@ final class SlowCompile {
   private SlowCompile() {}
 
   static ObjectNode run(AbuseClient c, PrintWriter o, int samples) throws Exception {
-    o.printf("%n## a slow schema compiling%n%n");
+    o.printf("%n## a slow grammar compiling%n%n");
     ObjectNode r = Json.MAPPER.createObjectNode();
     // A new regex each time (so each compiles), all of the same cost: a forced five-digit tag
     // before the phone
@@ -40,17 +48,7 @@ final class SlowCompile {
           return null;
         };
     List<Double> idle = times(samples, trivial);
-    StringBuilder props = new StringBuilder();
-    for (int i = 0; i < 300; i++) {
-      props
-          .append(i == 0 ? "" : ",")
-          .append("\"f")
-          .append(i)
-          .append("\":{\"type\":\"string\",\"maxLength\":1000}");
-    }
-    String schema = "{\"type\":\"object\",\"properties\":{" + props + "}}";
-    String body =
-        "{\"prompt\":\"a\",\"max_tokens\":4,\"structured_outputs\":{\"json\":" + schema + "}}";
+    String body = AbuseRequests.slowGrammarBody();
     long t0 = System.nanoTime();
     CompletableFuture<AbuseClient.Reply> slow =
         CompletableFuture.supplyAsync(
@@ -69,6 +67,7 @@ final class SlowCompile {
     }
     AbuseClient.Reply s = slow.join();
     double slowMs = (System.nanoTime() - t0) / 1e6;
+    r.put("slowRequest", "GBNF, 900 stack rules of bounded repetitions of 4,000+ letters");
     r.put("slowStatus", s.status());
     r.put("slowMs", slowMs);
     r.put("slowMessage", AbuseClient.message(s));
@@ -76,7 +75,7 @@ final class SlowCompile {
     put(r, "trivialDuringMs", during);
     r.put("trivialP50Ratio", Percentile.of(during, 0.5) / Percentile.of(idle, 0.5));
     r.put("trivialP99Ratio", Percentile.of(during, 0.99) / Percentile.of(idle, 0.99));
-    o.printf("slow schema: %d after %.0f ms (%s)%n", s.status(), slowMs, AbuseClient.message(s));
+    o.printf("slow grammar: %d after %.0f ms (%s)%n", s.status(), slowMs, AbuseClient.message(s));
     o.printf(
         "trivial regex request (a new regex each): idle p50 %.0f ms, p99 %.0f ms; during the slow compile (%d "
             + "requests) p50 %.0f ms, p99 %.0f ms%n",
