@@ -227,7 +227,11 @@ final class GrammarChecks {
     return out;
   }
 
-  /** The facts of GBNF rules, read from their syntax trees; indexes in definition order. */
+  /**
+   * The facts of GBNF rules, read from their trees as {@link GbnfParser} writes them (literals,
+   * character sets, calls by name, sequences, alternatives, repetitions); indexes in definition
+   * order.
+   */
   private static final class SyntaxRules implements Rules {
     private final List<GbnfParser.Rule> rules;
     private final Map<String, Integer> index = new HashMap<>();
@@ -254,10 +258,10 @@ final class GrammarChecks {
         return true;
       } else if (e instanceof Re.Chars c) {
         return bytes && c.ranges().length > 0;
-      } else if (e instanceof Re.Automaton a) {
-        return bytes || a.dfa().isAccepting(a.dfa().initialState());
       } else if (e instanceof Re.Call r) {
         return callable.get(index.get(r.name()));
+      } else if (e instanceof Re.Automaton) {
+        throw new IllegalArgumentException("a GBNF rule's tree holds no automaton");
       } else if (e instanceof Re.Concat s) {
         for (Re x : s.items()) {
           if (!ends(x, callable, bytes)) {
