@@ -4,8 +4,8 @@
  *
  * <p>Exported: the automata and token index ({@code dev.leap.fsm}), grammars ({@code .grammar}),
  * JSON Schema ({@code .json}) and structural tags ({@code .tags}). Not exported: {@code
- * dev.leap.fsm.internal}, the regex tree and the automaton constructions the exported packages
- * share.
+ * dev.leap.fsm.internal}, the one tree type of regexes, schemas and grammar rules and the automaton
+ * constructions the exported packages share.
  */
 module dev.leap.fsm {
   requires transitive dev.leap.vocab; // TokenIndex.of takes a Vocabulary

@@ -50,6 +50,7 @@ class PublicSurfaceTest {
             "dev.leap.fsm.internal.Re",
             "dev.leap.fsm.internal.Re$Alt",
             "dev.leap.fsm.internal.Re$Automaton",
+            "dev.leap.fsm.internal.Re$Call",
             "dev.leap.fsm.internal.Re$Chars",
             "dev.leap.fsm.internal.Re$Concat",
             "dev.leap.fsm.internal.Re$Empty",

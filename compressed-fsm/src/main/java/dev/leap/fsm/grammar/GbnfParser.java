@@ -2,13 +2,19 @@ package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Excerpt;
 import dev.leap.fsm.internal.CharRanges;
+import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.RegexParser;
+import dev.leap.fsm.internal.Trees;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * GBNF text to {@link Gbnf} rules, as llama.cpp and XGrammar write it.
+ * GBNF text to rules whose bodies are regex trees ({@link Re}), as llama.cpp and XGrammar write it:
+ * a literal is its code points ({@link Trees#lit}), a class or {@code .} a {@link Re.Chars}, a rule
+ * reference a {@link Re.Call} by name with its line and column (resolved later, {@link
+ * GrammarTrees}), a sequence a {@link Re.Concat}, alternatives a {@link Re.Alt}, a repetition a
+ * {@link Re.Repeat}.
  *
  * <p>Dialect: {@code name ::= alternatives}; names are {@code [A-Za-z0-9_-]+}; a rule ends where
  * the next {@code name ::=} starts (so newlines are free: a rule may span lines, and alternatives
@@ -30,13 +36,19 @@ final class GbnfParser {
     this.cp = text.codePoints().toArray();
   }
 
+  /**
+   * A rule definition {@code name ::= body} at 1-based {@code line}/{@code column} (of the name),
+   * before any check.
+   */
+  record Rule(String name, Re body, int line, int column) {}
+
   /** The rules of {@code text} in definition order. */
-  static List<Gbnf.Rule> parse(String text) {
+  static List<Rule> parse(String text) {
     return new GbnfParser(text).rules();
   }
 
-  private List<Gbnf.Rule> rules() {
-    List<Gbnf.Rule> out = new ArrayList<>();
+  private List<Rule> rules() {
+    List<Rule> out = new ArrayList<>();
     skipSpace();
     while (pos < cp.length) {
       int start = pos;
@@ -55,12 +67,12 @@ final class GbnfParser {
       }
       pos += 3;
       skipSpace();
-      Gbnf.Expr body = alternatives(0);
+      Re body = alternatives(0);
       if (pos < cp.length && cp[pos] == ')') {
         throw error(pos, "unbalanced \")\"");
       }
       int[] lc = lineColumn(start);
-      out.add(new Gbnf.Rule(name, body, lc[0], lc[1]));
+      out.add(new Rule(name, body, lc[0], lc[1]));
     }
     return out;
   }
@@ -71,32 +83,32 @@ final class GbnfParser {
    */
   static final int MAX_NESTING = RegexParser.MAX_NESTING;
 
-  private Gbnf.Expr alternatives(int depth) {
-    List<Gbnf.Expr> options = new ArrayList<>();
+  private Re alternatives(int depth) {
+    List<Re> options = new ArrayList<>();
     options.add(sequence(depth));
     while (pos < cp.length && cp[pos] == '|') {
       pos++;
       skipSpace();
       options.add(sequence(depth));
     }
-    return options.size() == 1 ? options.get(0) : new Gbnf.Alt(options);
+    return options.size() == 1 ? options.get(0) : new Re.Alt(options);
   }
 
-  private Gbnf.Expr sequence(int depth) {
-    List<Gbnf.Expr> items = new ArrayList<>();
+  private Re sequence(int depth) {
+    List<Re> items = new ArrayList<>();
     while (pos < cp.length && cp[pos] != '|' && cp[pos] != ')' && !atRuleStart()) {
-      Gbnf.Expr term = postfix(term(depth));
+      Re term = postfix(term(depth));
       items.add(term);
       skipSpace();
     }
     if (items.isEmpty()) {
       // An empty alternative ("a" | ) matches the empty string, as in llama.cpp.
-      return new Gbnf.Lit("");
+      return Re.EMPTY;
     }
-    return items.size() == 1 ? items.get(0) : new Gbnf.Seq(items);
+    return items.size() == 1 ? items.get(0) : new Re.Concat(items);
   }
 
-  private Gbnf.Expr term(int depth) {
+  private Re term(int depth) {
     int start = pos;
     int c = cp[pos];
     if (c == '"') {
@@ -107,7 +119,7 @@ final class GbnfParser {
     }
     if (c == '.') {
       pos++;
-      return new Gbnf.CharSet(CharRanges.normalize(IntArrayList.of(0, CharRanges.MAX)));
+      return new Re.Chars(CharRanges.normalize(IntArrayList.of(0, CharRanges.MAX)));
     }
     if (c == '(') {
       if (depth >= MAX_NESTING) {
@@ -115,7 +127,7 @@ final class GbnfParser {
       }
       pos++;
       skipSpace();
-      Gbnf.Expr inner = alternatives(depth + 1);
+      Re inner = alternatives(depth + 1);
       if (pos >= cp.length || cp[pos] != ')') {
         throw error(start, "unclosed \"(\"");
       }
@@ -125,12 +137,12 @@ final class GbnfParser {
     String name = name();
     if (name != null) {
       int[] lc = lineColumn(start);
-      return new Gbnf.Ref(name, lc[0], lc[1]);
+      return Re.Call.named(name, lc[0], lc[1]);
     }
     throw error(pos, "unexpected " + describe(pos));
   }
 
-  private Gbnf.Expr postfix(Gbnf.Expr term) {
+  private Re postfix(Re term) {
     while (true) {
       int save = pos;
       skipSpace();
@@ -141,13 +153,13 @@ final class GbnfParser {
       int c = cp[pos];
       if (c == '*') {
         pos++;
-        term = new Gbnf.Repeat(term, 0, -1);
+        term = new Re.Repeat(term, 0, -1);
       } else if (c == '+') {
         pos++;
-        term = new Gbnf.Repeat(term, 1, -1);
+        term = new Re.Repeat(term, 1, -1);
       } else if (c == '?') {
         pos++;
-        term = new Gbnf.Repeat(term, 0, 1);
+        term = new Re.Repeat(term, 0, 1);
       } else if (c == '{') {
         term = braces(term);
       } else {
@@ -157,7 +169,7 @@ final class GbnfParser {
     }
   }
 
-  private Gbnf.Expr braces(Gbnf.Expr term) {
+  private Re braces(Re term) {
     int start = pos;
     pos++;
     skipInlineSpace();
@@ -177,7 +189,7 @@ final class GbnfParser {
     if (max >= 0 && max < min) {
       throw error(start, "repetition {" + min + "," + max + "} has its maximum below its minimum");
     }
-    return new Gbnf.Repeat(term, min, max);
+    return new Re.Repeat(term, min, max);
   }
 
   private int number(int braceStart) {
@@ -196,7 +208,7 @@ final class GbnfParser {
     return (int) v;
   }
 
-  private Gbnf.Expr literal() {
+  private Re literal() {
     int start = pos;
     pos++;
     StringBuilder sb = new StringBuilder();
@@ -207,13 +219,13 @@ final class GbnfParser {
       int c = cp[pos];
       if (c == '"') {
         pos++;
-        return new Gbnf.Lit(sb.toString());
+        return Trees.lit(sb.toString());
       }
       sb.appendCodePoint(c == '\\' ? escape() : cp[pos++]);
     }
   }
 
-  private Gbnf.Expr charClass() {
+  private Re charClass() {
     int start = pos;
     pos++;
     boolean negated = pos < cp.length && cp[pos] == '^';
@@ -250,7 +262,7 @@ final class GbnfParser {
     if (ranges.length == 0) {
       throw error(start, "character class matches no character");
     }
-    return new Gbnf.CharSet(ranges);
+    return new Re.Chars(ranges);
   }
 
   private int classChar() {

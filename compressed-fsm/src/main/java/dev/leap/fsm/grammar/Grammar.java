@@ -8,7 +8,6 @@ import dev.leap.fsm.EmptyLanguageException;
 import dev.leap.fsm.Excerpt;
 import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.Re;
-import dev.leap.fsm.internal.RuleCalls;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,8 +23,9 @@ import java.util.Set;
  * unused, left-recursive and never-finishing rules are errors with line and column); choose which
  * rules are called through a stack and which are inlined ({@link RecursionPlan}: every rule on no
  * recursion cycle is inlined); each compiled rule's body, with inlined rules substituted and calls
- * as markers ({@link GrammarTrees}), goes through the regex pipeline (tree &rarr; NFA &rarr; subset
- * construction with a state limit &rarr; minimal DFA) into a {@link RuleAutomaton}.
+ * resolved to compiled rules ({@link GrammarTrees}), goes through the regex pipeline (tree &rarr;
+ * NFA, where a call becomes its marker bytes &rarr; subset construction with a state limit &rarr;
+ * minimal DFA) into a {@link RuleAutomaton}, which reads the markers back as call edges.
  *
  * <p>A grammar with no recursion reachable from {@code root} is one tree with no call, compiled by
  * exactly the pipeline a regex goes through: {@link #regular()} is that {@link CompressedFsm}, with
@@ -35,7 +35,7 @@ import java.util.Set;
  */
 public final class Grammar {
   private final String source;
-  private final List<Gbnf.Rule> rules;
+  private final List<GbnfParser.Rule> rules;
   private final List<String> compiledNames;
   private final Set<String> recursive;
   private final RuleAutomaton[] automata;
@@ -44,7 +44,7 @@ public final class Grammar {
   private Grammar(String source, int maxDfaStates) {
     this.source = source;
     this.rules = List.copyOf(GbnfParser.parse(source));
-    Map<String, Gbnf.Rule> byName = GrammarChecks.check(rules);
+    Map<String, GbnfParser.Rule> byName = GrammarChecks.check(rules);
     RecursionPlan plan = RecursionPlan.of(byName);
     if (plan.compiled.size() > RuleAutomaton.MAX_RULES) {
       throw new GrammarLimitException(
@@ -74,7 +74,7 @@ public final class Grammar {
         try {
           dfa = Automata.compile(body, "rule " + name, maxDfaStates);
         } catch (AutomatonTooLargeException e) {
-          Gbnf.Rule r = byName.get(name);
+          GbnfParser.Rule r = byName.get(name);
           throw new AutomatonTooLargeException(
               source,
               e.limit(),
@@ -118,8 +118,8 @@ public final class Grammar {
    *
    * @param source names the grammar in errors and in {@link #source()}
    * @param names rule names, rule 0 the start; at most 1,000 rules
-   * @param bodies the rules' trees, a call of rule {@code k} written as {@link RuleCalls#call(int)
-   *     RuleCalls.call(k)}
+   * @param bodies the rules' trees, a call of rule {@code k} written as a resolved {@link Re.Call}
+   *     ({@link Re.Call#of Re.Call.of(name, k)}, one object per called rule)
    * @throws EmptyLanguageException the start rule matches nothing
    * @throws AutomatonTooLargeException a rule needs more than {@code maxDfaStates} states
    * @throws ConstraintException a rule never finishes, or left recursion
@@ -273,7 +273,7 @@ public final class Grammar {
             .append(" call edges\n");
       }
     }
-    for (Gbnf.Rule r : rules) {
+    for (GbnfParser.Rule r : rules) {
       int k = compiledNames.indexOf(r.name());
       String rec = recursive.contains(r.name()) ? "recursive" : "not recursive";
       if (k >= 0) {

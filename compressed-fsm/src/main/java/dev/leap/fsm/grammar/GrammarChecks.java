@@ -3,6 +3,7 @@ package dev.leap.fsm.grammar;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.Excerpt;
+import dev.leap.fsm.internal.Re;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,10 +38,10 @@ final class GrammarChecks {
   private GrammarChecks() {}
 
   /** The rules by name in definition order, checked. */
-  static Map<String, Gbnf.Rule> check(List<Gbnf.Rule> rules) {
-    Map<String, Gbnf.Rule> byName = new LinkedHashMap<>();
-    for (Gbnf.Rule r : rules) {
-      Gbnf.Rule prev = byName.putIfAbsent(r.name(), r);
+  static Map<String, GbnfParser.Rule> check(List<GbnfParser.Rule> rules) {
+    Map<String, GbnfParser.Rule> byName = new LinkedHashMap<>();
+    for (GbnfParser.Rule r : rules) {
+      GbnfParser.Rule prev = byName.putIfAbsent(r.name(), r);
       if (prev != null) {
         throw new GrammarSyntaxException(
             r.line(),
@@ -51,8 +52,8 @@ final class GrammarChecks {
     if (!byName.containsKey("root")) {
       throw new GrammarSyntaxException(1, 1, "the grammar has no rule named \"root\"");
     }
-    for (Gbnf.Rule r : rules) {
-      for (Gbnf.Ref ref : refs(r.body())) {
+    for (GbnfParser.Rule r : rules) {
+      for (Re.Call ref : calls(r.body())) {
         if (!byName.containsKey(ref.name())) {
           throw new GrammarSyntaxException(
               ref.line(),
@@ -62,7 +63,7 @@ final class GrammarChecks {
       }
     }
     Set<String> reachable = reachable(byName);
-    for (Gbnf.Rule r : rules) {
+    for (GbnfParser.Rule r : rules) {
       if (!reachable.contains(r.name())) {
         throw new GrammarSyntaxException(
             r.line(),
@@ -73,7 +74,7 @@ final class GrammarChecks {
     SyntaxRules facts = new SyntaxRules(rules);
     List<Integer> cycle = leftRecursion(facts);
     if (cycle != null) {
-      Gbnf.Rule r = rules.get(cycle.get(0));
+      GbnfParser.Rule r = rules.get(cycle.get(0));
       List<String> path = new ArrayList<>();
       cycle.forEach(k -> path.add(rules.get(k).name()));
       throw new GrammarSyntaxException(
@@ -226,12 +227,16 @@ final class GrammarChecks {
     return out;
   }
 
-  /** The facts of GBNF rules, read from their syntax trees; indexes in definition order. */
+  /**
+   * The facts of GBNF rules, read from their trees as {@link GbnfParser} writes them (literals,
+   * character sets, calls by name, sequences, alternatives, repetitions); indexes in definition
+   * order.
+   */
   private static final class SyntaxRules implements Rules {
-    private final List<Gbnf.Rule> rules;
+    private final List<GbnfParser.Rule> rules;
     private final Map<String, Integer> index = new HashMap<>();
 
-    SyntaxRules(List<Gbnf.Rule> rules) {
+    SyntaxRules(List<GbnfParser.Rule> rules) {
       this.rules = rules;
       for (int k = 0; k < rules.size(); k++) {
         index.put(rules.get(k).name(), k);
@@ -248,29 +253,31 @@ final class GrammarChecks {
       return ends(rules.get(k).body(), callable, bytes);
     }
 
-    private boolean ends(Gbnf.Expr e, BitSet callable, boolean bytes) {
-      if (e instanceof Gbnf.Lit l) {
-        return bytes || l.text().isEmpty();
-      } else if (e instanceof Gbnf.CharSet) {
-        return bytes;
-      } else if (e instanceof Gbnf.Ref r) {
+    private boolean ends(Re e, BitSet callable, boolean bytes) {
+      if (e instanceof Re.Empty) {
+        return true;
+      } else if (e instanceof Re.Chars c) {
+        return bytes && c.ranges().length > 0;
+      } else if (e instanceof Re.Call r) {
         return callable.get(index.get(r.name()));
-      } else if (e instanceof Gbnf.Seq s) {
-        for (Gbnf.Expr x : s.items()) {
+      } else if (e instanceof Re.Automaton) {
+        throw new IllegalArgumentException("a GBNF rule's tree holds no automaton");
+      } else if (e instanceof Re.Concat s) {
+        for (Re x : s.items()) {
           if (!ends(x, callable, bytes)) {
             return false;
           }
         }
         return true;
-      } else if (e instanceof Gbnf.Alt a) {
-        for (Gbnf.Expr x : a.options()) {
+      } else if (e instanceof Re.Alt a) {
+        for (Re x : a.options()) {
           if (ends(x, callable, bytes)) {
             return true;
           }
         }
         return false;
       } else {
-        Gbnf.Repeat r = (Gbnf.Repeat) e;
+        Re.Repeat r = (Re.Repeat) e;
         return r.min() == 0 || ends(r.item(), callable, bytes);
       }
     }
@@ -283,19 +290,19 @@ final class GrammarChecks {
     }
 
     /** The rules {@code e} may call before reading any byte. */
-    private void leftRefs(Gbnf.Expr e, BitSet nullable, Set<Integer> out) {
-      if (e instanceof Gbnf.Ref r) {
+    private void leftRefs(Re e, BitSet nullable, Set<Integer> out) {
+      if (e instanceof Re.Call r) {
         out.add(index.get(r.name()));
-      } else if (e instanceof Gbnf.Seq s) {
-        for (Gbnf.Expr x : s.items()) {
+      } else if (e instanceof Re.Concat s) {
+        for (Re x : s.items()) {
           leftRefs(x, nullable, out);
           if (!ends(x, nullable, false)) {
             return;
           }
         }
-      } else if (e instanceof Gbnf.Alt a) {
+      } else if (e instanceof Re.Alt a) {
         a.options().forEach(x -> leftRefs(x, nullable, out));
-      } else if (e instanceof Gbnf.Repeat r) {
+      } else if (e instanceof Re.Repeat r) {
         if (r.max() != 0) {
           leftRefs(r.item(), nullable, out);
         }
@@ -373,32 +380,32 @@ final class GrammarChecks {
     }
   }
 
-  /** Every reference in {@code e}, in text order. */
-  static List<Gbnf.Ref> refs(Gbnf.Expr e) {
-    List<Gbnf.Ref> out = new ArrayList<>();
+  /** Every call in {@code e}, in text order. */
+  static List<Re.Call> calls(Re e) {
+    List<Re.Call> out = new ArrayList<>();
     collect(e, out);
     return out;
   }
 
-  private static void collect(Gbnf.Expr e, List<Gbnf.Ref> out) {
-    if (e instanceof Gbnf.Ref r) {
+  private static void collect(Re e, List<Re.Call> out) {
+    if (e instanceof Re.Call r) {
       out.add(r);
-    } else if (e instanceof Gbnf.Seq s) {
+    } else if (e instanceof Re.Concat s) {
       s.items().forEach(x -> collect(x, out));
-    } else if (e instanceof Gbnf.Alt a) {
+    } else if (e instanceof Re.Alt a) {
       a.options().forEach(x -> collect(x, out));
-    } else if (e instanceof Gbnf.Repeat r) {
+    } else if (e instanceof Re.Repeat r) {
       collect(r.item(), out);
     }
   }
 
-  private static Set<String> reachable(Map<String, Gbnf.Rule> byName) {
+  private static Set<String> reachable(Map<String, GbnfParser.Rule> byName) {
     Set<String> seen = new LinkedHashSet<>();
     Deque<String> todo = new ArrayDeque<>(List.of("root"));
     while (!todo.isEmpty()) {
       String n = todo.pop();
       if (seen.add(n)) {
-        for (Gbnf.Ref ref : refs(byName.get(n).body())) {
+        for (Re.Call ref : calls(byName.get(n).body())) {
           todo.push(ref.name());
         }
       }
@@ -412,13 +419,13 @@ final class GrammarChecks {
    * cause; one that merely calls it is not).
    */
   private static void productive(
-      List<Gbnf.Rule> rules, Map<String, Gbnf.Rule> byName, BitSet finishingRules) {
+      List<GbnfParser.Rule> rules, Map<String, GbnfParser.Rule> byName, BitSet finishingRules) {
     Set<String> done = new HashSet<>();
     for (int k = finishingRules.nextSetBit(0); k >= 0; k = finishingRules.nextSetBit(k + 1)) {
       done.add(rules.get(k).name());
     }
-    Gbnf.Rule first = null;
-    for (Gbnf.Rule r : rules) {
+    GbnfParser.Rule first = null;
+    for (GbnfParser.Rule r : rules) {
       if (done.contains(r.name())) {
         continue;
       }
@@ -441,11 +448,11 @@ final class GrammarChecks {
   }
 
   private static boolean reachesItself(
-      String start, Map<String, Gbnf.Rule> byName, Set<String> finishing) {
+      String start, Map<String, GbnfParser.Rule> byName, Set<String> finishing) {
     Deque<String> todo = new ArrayDeque<>(List.of(start));
     Set<String> seen = new HashSet<>();
     while (!todo.isEmpty()) {
-      for (Gbnf.Ref ref : refs(byName.get(todo.pop()).body())) {
+      for (Re.Call ref : calls(byName.get(todo.pop()).body())) {
         if (finishing.contains(ref.name())) {
           continue;
         }

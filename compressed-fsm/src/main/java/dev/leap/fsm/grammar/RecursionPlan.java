@@ -1,5 +1,6 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.internal.Re;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -33,11 +34,11 @@ final class RecursionPlan {
     this.recursive = recursive;
   }
 
-  static RecursionPlan of(Map<String, Gbnf.Rule> rules) {
+  static RecursionPlan of(Map<String, GbnfParser.Rule> rules) {
     Map<String, Set<String>> calls = new LinkedHashMap<>();
-    for (Gbnf.Rule r : rules.values()) {
+    for (GbnfParser.Rule r : rules.values()) {
       Set<String> out = new LinkedHashSet<>();
-      for (Gbnf.Ref ref : GrammarChecks.refs(r.body())) {
+      for (Re.Call ref : GrammarChecks.calls(r.body())) {
         out.add(ref.name());
       }
       calls.put(r.name(), out);

@@ -10,13 +10,15 @@ import java.util.Deque;
  * One compiled rule: a minimal byte DFA whose edges may also <em>call</em> another compiled rule.
  *
  * <p>How calls get into a DFA built by the ordinary pipeline: a call of compiled rule {@code k} is
- * written into the rule's tree as a four-byte <em>marker</em> ({@link RuleCalls}) {@code FF d2 d1
- * d0} (the decimal digits of {@code k} as bytes {@code F5..FE}). Bytes {@code F5..FF} never occur
- * in UTF-8, and a grammar's text is UTF-8 (literals and classes are code points), so markers cannot
- * collide with text. After determinization and minimization, a marker path {@code s -FF-> x -d2-> y
- * -d1-> z -d0-> t} is read back as the call edge {@code s --k--> t}; the inner states {@code x, y,
- * z} are never entered by {@link #step} (which rejects bytes {@code F5..FF}, so a token holding
- * such a byte is rejected as it must be).
+ * a {@link dev.leap.fsm.internal.Re.Call} node of the rule's tree, which the NFA builder writes as
+ * a four-byte <em>marker</em> ({@link RuleCalls}, the one place of the encoding) {@code FF d2 d1
+ * d0} (the decimal digits of {@code k} as bytes {@code F5..FE}): the automata stay over bytes.
+ * Bytes {@code F5..FF} never occur in UTF-8, and a grammar's text is UTF-8 (literals and classes
+ * are code points), so markers cannot collide with text. After determinization and minimization,
+ * this class decodes them: a marker path {@code s -FF-> x -d2-> y -d1-> z -d0-> t} is read back as
+ * the call edge {@code s --k--> t}; the inner states {@code x, y, z} are never entered by {@link
+ * #step} (which rejects bytes {@code F5..FF}, so a token holding such a byte is rejected as it must
+ * be).
  *
  * <p>Invariants: state 0 is the initial state; accepting means the rule may end (return) there;
  * every state reachable from 0 can reach acceptance, given that every called rule can finish (the

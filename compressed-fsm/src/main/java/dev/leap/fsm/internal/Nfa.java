@@ -21,6 +21,10 @@ import java.util.Set;
  * ({@code lo, hi, target}) and of epsilon edges. State {@link #start} is initial, {@link #accept}
  * the single accepting state.
  *
+ * <p>A grammar rule's tree may hold calls ({@link Re.Call}): a resolved call is built as the path
+ * of its marker bytes ({@link RuleCalls}), so the automata stay over bytes; an unresolved one is an
+ * error.
+ *
  * <p>The tree may be a DAG: a node object that occurs several times is built once per exit state
  * and entered by an epsilon edge from each use. That is exact because a Thompson fragment is
  * entered only at its entry and left only at its exit, so the language from its entry to a given
@@ -171,6 +175,8 @@ public final class Nfa {
       addRepeat(r, from, to);
     } else if (re instanceof Re.Automaton a) {
       addAutomaton(a.dfa(), from, to);
+    } else if (re instanceof Re.Call c) {
+      addCall(c, from, to);
     } else {
       throw new IllegalStateException("unknown node " + re);
     }
@@ -295,6 +301,25 @@ public final class Nfa {
       cur = next;
     }
     eps(cur, to);
+  }
+
+  /**
+   * A resolved call: the path of its marker bytes ({@link RuleCalls#marker}), the one place a call
+   * becomes bytes. An unresolved call (a rule named only) has no automaton: an error.
+   */
+  private void addCall(Re.Call c, int from, int to) {
+    if (!c.isResolved()) {
+      throw new IllegalArgumentException(
+          "the tree of "
+              + Excerpt.around(source, -1)
+              + " calls rule \""
+              + Excerpt.around(c.name(), -1)
+              + "\""
+              + (c.line() > 0 ? " (line " + c.line() + ", column " + c.column() + ")" : "")
+              + " by name only: a call must be resolved to a compiled rule before its automaton is"
+              + " built (grammar.GrammarTrees)");
+    }
+    addAutomaton(RuleCalls.marker(c.rule()), from, to);
   }
 
   /** One NFA state per DFA state; byte runs with the same target become one range edge. */

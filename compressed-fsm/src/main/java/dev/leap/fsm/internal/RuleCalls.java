@@ -4,11 +4,14 @@ import dev.leap.fsm.Dfa;
 import java.util.Arrays;
 
 /**
- * How a call of a compiled grammar rule is written into a rule's tree, so that the ordinary regex
- * pipeline builds the rule's automaton: a four-byte <em>marker</em> {@code FF d2 d1 d0}, the
- * decimal digits of the rule's index as bytes {@code F5..FE}. Bytes {@code F5..FF} never occur in
- * UTF-8, so a marker never matches text; the grammar engine ({@code
- * dev.leap.fsm.grammar.RuleAutomaton}) reads marker paths back as call edges.
+ * How a byte automaton carries a call of a compiled grammar rule: the four-byte <em>marker</em>
+ * {@code FF d2 d1 d0}, the decimal digits of the rule's index as bytes {@code F5..FE}. The automata
+ * stay over bytes (the subset construction, the minimizer and {@link Dfa} know nothing of calls);
+ * bytes {@code F5..FF} never occur in UTF-8, so a marker never matches text.
+ *
+ * <p>The encoding lives here alone. Trees do not see it: they hold {@link Re.Call} nodes, which
+ * {@link Nfa} builds as the marker's path ({@link #marker}); the grammar engine ({@code
+ * dev.leap.fsm.grammar.RuleAutomaton}) reads marker paths of a minimal DFA back as call edges.
  */
 public final class RuleCalls {
   private RuleCalls() {}
@@ -22,10 +25,14 @@ public final class RuleCalls {
   /** Most compiled rules a grammar may have (three decimal digits). */
   public static final int MAX_RULES = 1000;
 
+  /** States of a marker's automaton ({@link #marker}). */
+  public static final int MARKER_STATES = 5;
+
   /**
-   * The marker tree for a call of compiled rule {@code k} (0 to 999): a four-state byte automaton.
+   * The marker of a call of compiled rule {@code k} (0 to 999): a five-state byte automaton that
+   * reads {@code FF d2 d1 d0} and accepts.
    */
-  public static Re call(int k) {
+  public static Dfa marker(int k) {
     if (k < 0 || k >= MAX_RULES) {
       throw new IllegalArgumentException("rule index " + k + " outside 0.." + (MAX_RULES - 1));
     }
@@ -34,11 +41,11 @@ public final class RuleCalls {
     for (int b = 0; b < 256; b++) {
       classOf[b] = b;
     }
-    int[] table = new int[5 * 256];
+    int[] table = new int[MARKER_STATES * 256];
     Arrays.fill(table, Dfa.DEAD);
     for (int i = 0; i < 4; i++) {
       table[i * 256 + bytes[i]] = i + 1;
     }
-    return new Re.Automaton(new Dfa(5, classOf, 256, table, new long[] {1L << 4}));
+    return new Dfa(MARKER_STATES, classOf, 256, table, new long[] {1L << 4});
   }
 }

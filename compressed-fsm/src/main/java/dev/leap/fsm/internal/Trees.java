@@ -75,7 +75,8 @@ public final class Trees {
 
   /**
    * Roughly the NFA states of {@code re}: its nodes with a node that occurs several times counted
-   * once (the NFA shares it), a bounded repetition's item once per copy, an automaton's states.
+   * once (the NFA shares it), a bounded repetition's item once per copy, an automaton's states, a
+   * call's marker states.
    */
   public static long size(Re re) {
     return size(re, Collections.newSetFromMap(new IdentityHashMap<>()));
@@ -104,6 +105,9 @@ public final class Trees {
     }
     if (re instanceof Re.Automaton a) {
       return a.dfa().stateCount();
+    }
+    if (re instanceof Re.Call) {
+      return RuleCalls.MARKER_STATES; // built as its marker's automaton
     }
     return 1;
   }

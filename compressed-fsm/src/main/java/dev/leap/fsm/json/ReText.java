@@ -65,6 +65,9 @@ final class ReText {
       } else {
         sb.append('{').append(r.min()).append(',').append(r.max()).append('}');
       }
+    } else if (re instanceof Re.Call) {
+      throw new ConstraintException(
+          "the JSON Schema has no regex text: it calls a grammar rule (recursion)");
     } else if (re instanceof Re.Automaton) {
       throw new ConstraintException(
           "the JSON Schema has no regex text: part of it is an intersection or"

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.leap.fsm.grammar.Grammar;
 import dev.leap.fsm.internal.Re;
-import dev.leap.fsm.internal.RuleCalls;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,8 +31,9 @@ import java.util.function.Supplier;
  * target converted once, from no unrolling context: the exact value, recursion included); every
  * rule is converted exactly once, after the document ({@link #convert}); a rule call is never
  * inside a string, key or intersection (references are values, and values are only concatenated,
- * alternated and repeated), so the only automata built from trees holding calls are those of
- * values, where a call's marker bytes can never match text.
+ * alternated and repeated), so the only automata built from trees holding calls ({@link Re.Call},
+ * built as marker bytes by the NFA builder) are those of values, where a call's marker bytes can
+ * never match text.
  */
 final class RecursiveRules {
   /** The start rule's name. */
@@ -171,7 +171,8 @@ final class RecursiveRules {
     return key.equals(base) ? "#" : key.startsWith(base + "#") ? key.substring(base.length()) : key;
   }
 
+  /** The call of rule {@code k}: one node per rule (the NFA builds a shared node once per exit). */
   private Re call(int k) {
-    return calls.computeIfAbsent(k, RuleCalls::call);
+    return calls.computeIfAbsent(k, i -> Re.Call.of(names.get(i), i));
   }
 }

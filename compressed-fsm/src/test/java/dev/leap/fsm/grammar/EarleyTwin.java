@@ -1,5 +1,6 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.internal.Re;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,11 +12,12 @@ import java.util.Set;
 /**
  * The naive twin of the grammar engine: a plain Earley recognizer over bytes, written from the
  * textbook (predict, scan, complete; nullable nonterminals advanced at prediction, after Aycock and
- * Horspool). The grammar's syntax tree is turned into plain BNF (an alternative or a repetition
- * becomes a fresh nonterminal; {@code x{2,4}} is {@code x x O2} with {@code O2 -> | x O1}, {@code
- * x*} is {@code S -> | S x}). A literal is its UTF-8 bytes; a character class is one terminal read
- * over several bytes: the item keeps the bytes read so far and checks, by decoding, whether some
- * code point of the class starts with them. No automaton, no stack sharing: nothing of the engine.
+ * Horspool). The grammar's syntax tree (as {@link GbnfParser} writes it) is turned into plain BNF
+ * (an alternative or a repetition becomes a fresh nonterminal; {@code x{2,4}} is {@code x x O2}
+ * with {@code O2 -> | x O1}, {@code x*} is {@code S -> | S x}). A literal's character (a
+ * one-code-point set) is its UTF-8 bytes; any other character set is one terminal read over several
+ * bytes: the item keeps the bytes read so far and checks, by decoding, whether some code point of
+ * the class starts with them. No automaton, no stack sharing: nothing of the engine.
  */
 final class EarleyTwin {
   /**
@@ -31,11 +33,11 @@ final class EarleyTwin {
   private boolean[] nullable;
   private final int start;
 
-  EarleyTwin(List<Gbnf.Rule> rules) {
-    for (Gbnf.Rule r : rules) {
+  EarleyTwin(List<GbnfParser.Rule> rules) {
+    for (GbnfParser.Rule r : rules) {
       ruleIds.put(r.name(), newNonterminal());
     }
-    for (Gbnf.Rule r : rules) {
+    for (GbnfParser.Rule r : rules) {
       addProd(ruleIds.get(r.name()), symbols(r.body()));
     }
     start = newNonterminal();
@@ -58,32 +60,36 @@ final class EarleyTwin {
     prodRhs.add(rhs);
   }
 
-  private int[] symbols(Gbnf.Expr e) {
+  private int[] symbols(Re e) {
     List<Integer> out = new ArrayList<>();
     append(e, out);
     return out.stream().mapToInt(Integer::intValue).toArray();
   }
 
-  private void append(Gbnf.Expr e, List<Integer> out) {
-    if (e instanceof Gbnf.Lit l) {
-      for (byte b : l.text().getBytes(StandardCharsets.UTF_8)) {
+  private void append(Re e, List<Integer> out) {
+    if (e instanceof Re.Empty) {
+      return;
+    } else if (e instanceof Re.Chars c
+        && c.ranges().length == 2
+        && c.ranges()[0] == c.ranges()[1]) {
+      // One code point (a literal's character): its UTF-8 bytes.
+      for (byte b : new String(Character.toChars(c.ranges()[0])).getBytes(StandardCharsets.UTF_8)) {
         out.add(-1 - (b & 0xFF));
       }
-    } else if (e instanceof Gbnf.CharSet c) {
+    } else if (e instanceof Re.Chars c) {
       classes.add(c.ranges());
       out.add(CLASS_BASE - (classes.size() - 1));
-    } else if (e instanceof Gbnf.Ref r) {
+    } else if (e instanceof Re.Call r) {
       out.add(ruleIds.get(r.name()));
-    } else if (e instanceof Gbnf.Seq s) {
+    } else if (e instanceof Re.Concat s) {
       s.items().forEach(x -> append(x, out));
-    } else if (e instanceof Gbnf.Alt a) {
+    } else if (e instanceof Re.Alt a) {
       int n = newNonterminal();
-      for (Gbnf.Expr x : a.options()) {
+      for (Re x : a.options()) {
         addProd(n, symbols(x));
       }
       out.add(n);
-    } else {
-      Gbnf.Repeat r = (Gbnf.Repeat) e;
+    } else if (e instanceof Re.Repeat r) {
       for (int i = 0; i < r.min(); i++) {
         append(r.item(), out);
       }
@@ -114,6 +120,8 @@ final class EarleyTwin {
           out.add(prev);
         }
       }
+    } else {
+      throw new IllegalArgumentException("no GBNF parser writes " + e);
     }
   }
 

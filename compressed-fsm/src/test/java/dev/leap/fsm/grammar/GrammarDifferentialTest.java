@@ -59,7 +59,7 @@ class GrammarDifferentialTest {
       if (g.regular().isEmpty()) {
         recursive++;
       }
-      List<Gbnf.Rule> rules = GbnfParser.parse(text);
+      List<GbnfParser.Rule> rules = GbnfParser.parse(text);
       EarleyTwin twin = new EarleyTwin(rules);
       CompiledGrammar cg = CompiledGrammar.compile(g, dev.leap.fsm.SmallVocabulary.create());
       for (int k = 0; k < 30; k++) {

@@ -134,7 +134,7 @@ class GrammarExamplesTest {
 
   private void check(Grammar g, CompressedFsm schema, boolean objectOnly, String gbnf) {
     GrammarMatcher m = CompiledGrammar.compile(g, SmallVocabulary.create()).newMatcher();
-    List<Gbnf.Rule> rules = GbnfParser.parse(gbnf);
+    List<GbnfParser.Rule> rules = GbnfParser.parse(gbnf);
     SplittableRandom rnd = new SplittableRandom(99);
     int agreed = 0;
     int deeper = 0;

@@ -124,7 +124,7 @@ class GrammarForcedTest {
       grammars++;
       EarleyTwin twin = EarleyTwin.of(gbnf);
       GrammarMatcher m = CompiledGrammar.compile(g, SmallVocabulary.create()).newMatcher();
-      List<Gbnf.Rule> rules = GbnfParser.parse(gbnf);
+      List<GbnfParser.Rule> rules = GbnfParser.parse(gbnf);
       for (int k = 0; k < 8; k++) {
         byte[] s = RandomGrammars.sentence(rules, rnd, 200);
         if (s == null) {

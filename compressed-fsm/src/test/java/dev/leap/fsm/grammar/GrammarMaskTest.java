@@ -123,7 +123,7 @@ class GrammarMaskTest {
 
   /** Prefixes of texts of the grammar: cut at random points. */
   static List<byte[]> prefixes(String gbnf, SplittableRandom rnd, int count, List<byte[]> seeds) {
-    List<Gbnf.Rule> rules = GbnfParser.parse(gbnf);
+    List<GbnfParser.Rule> rules = GbnfParser.parse(gbnf);
     List<byte[]> out = new ArrayList<>();
     out.add(new byte[0]);
     for (byte[] s : seeds) {

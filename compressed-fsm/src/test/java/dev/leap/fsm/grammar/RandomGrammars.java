@@ -1,8 +1,11 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.internal.Re;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -72,17 +75,17 @@ final class RandomGrammars {
   }
 
   /** A text drawn from {@code rules} (null when it grew past the budget). */
-  static byte[] sentence(List<Gbnf.Rule> rules, SplittableRandom rnd, int budget) {
+  static byte[] sentence(List<GbnfParser.Rule> rules, SplittableRandom rnd, int budget) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int[] left = {budget};
-    java.util.Map<String, Gbnf.Rule> byName = new java.util.HashMap<>();
+    Map<String, GbnfParser.Rule> byName = new HashMap<>();
     rules.forEach(r -> byName.put(r.name(), r));
     return emit(byName.get("root").body(), byName, rnd, out, left, 0) ? out.toByteArray() : null;
   }
 
   private static boolean emit(
-      Gbnf.Expr e,
-      java.util.Map<String, Gbnf.Rule> rules,
+      Re e,
+      Map<String, GbnfParser.Rule> rules,
       SplittableRandom rnd,
       ByteArrayOutputStream out,
       int[] left,
@@ -90,10 +93,12 @@ final class RandomGrammars {
     if (--left[0] < 0 || depth > 60) {
       return false;
     }
-    if (e instanceof Gbnf.Lit l) {
-      out.writeBytes(l.text().getBytes(StandardCharsets.UTF_8));
+    String literal = literal(e);
+    if (literal != null) {
+      // A literal's text (a sequence of one-code-point sets): one step, nothing to draw.
+      out.writeBytes(literal.getBytes(StandardCharsets.UTF_8));
       return true;
-    } else if (e instanceof Gbnf.CharSet c) {
+    } else if (e instanceof Re.Chars c) {
       int[] r = c.ranges();
       int i = 2 * rnd.nextInt(r.length / 2);
       int cp =
@@ -102,20 +107,19 @@ final class RandomGrammars {
                   rnd.nextLong(Math.min(r[i + 1] - r[i] + 1L, rnd.nextBoolean() ? 3 : 0x110000));
       out.writeBytes(new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8));
       return true;
-    } else if (e instanceof Gbnf.Ref ref) {
+    } else if (e instanceof Re.Call ref) {
       return emit(rules.get(ref.name()).body(), rules, rnd, out, left, depth + 1);
-    } else if (e instanceof Gbnf.Seq s) {
-      for (Gbnf.Expr x : s.items()) {
+    } else if (e instanceof Re.Concat s) {
+      for (Re x : s.items()) {
         if (!emit(x, rules, rnd, out, left, depth + 1)) {
           return false;
         }
       }
       return true;
-    } else if (e instanceof Gbnf.Alt a) {
+    } else if (e instanceof Re.Alt a) {
       return emit(
           a.options().get(rnd.nextInt(a.options().size())), rules, rnd, out, left, depth + 1);
-    } else {
-      Gbnf.Repeat r = (Gbnf.Repeat) e;
+    } else if (e instanceof Re.Repeat r) {
       int max = r.max() < 0 ? r.min() + 3 : r.max();
       int n = r.min() + rnd.nextInt(max - r.min() + 1);
       for (int i = 0; i < n; i++) {
@@ -125,6 +129,35 @@ final class RandomGrammars {
       }
       return true;
     }
+    throw new IllegalArgumentException("no GBNF parser writes " + e);
+  }
+
+  /**
+   * The text of {@code e} when it is what the parser makes of a literal ({@code Trees.lit}: the
+   * empty node, one code point, or a sequence of single code points), else null.
+   */
+  private static String literal(Re e) {
+    if (e instanceof Re.Empty) {
+      return "";
+    }
+    if (e instanceof Re.Chars c) {
+      return c.ranges().length == 2 && c.ranges()[0] == c.ranges()[1]
+          ? new String(Character.toChars(c.ranges()[0]))
+          : null;
+    }
+    if (e instanceof Re.Concat s) {
+      StringBuilder sb = new StringBuilder();
+      for (Re x : s.items()) {
+        if (!(x instanceof Re.Chars c
+            && c.ranges().length == 2
+            && c.ranges()[0] == c.ranges()[1])) {
+          return null;
+        }
+        sb.appendCodePoint(c.ranges()[0]);
+      }
+      return sb.toString();
+    }
+    return null;
   }
 
   private static final byte[][] PIECES = {
