@@ -1,5 +1,6 @@
 package dev.leap.bench;
 
+import dev.leap.testkit.ImportCycles;
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -40,5 +41,11 @@ class PublicSurfaceTest {
             "dev.leap.bench.serve.IdleConnectionsCommand",
             "dev.leap.bench.serve.ServeBenchCommand",
             "dev.leap.bench.xgrammar.XGrammarSideBySide"));
+  }
+
+  /** No import cycle crosses a package boundary (see {@link ImportCycles}). */
+  @Test
+  void noImportCycleCrossesPackages() {
+    ImportCycles.check(BenchData.class);
   }
 }

@@ -2,6 +2,7 @@ package dev.leap.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.leap.testkit.ImportCycles;
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -30,5 +31,11 @@ class PublicSurfaceTest {
   @Test
   void exportsNothing() {
     assertEquals(List.of(), PublicSurface.exports(LeapMain.class));
+  }
+
+  /** No import cycle crosses a package boundary (see {@link ImportCycles}). */
+  @Test
+  void noImportCycleCrossesPackages() {
+    ImportCycles.check(LeapMain.class);
   }
 }

@@ -2,6 +2,7 @@ package dev.leap.fsm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.leap.testkit.ImportCycles;
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -76,5 +77,11 @@ class PublicSurfaceTest {
     assertEquals(
         List.of("dev.leap.fsm", "dev.leap.fsm.grammar", "dev.leap.fsm.json", "dev.leap.fsm.tags"),
         PublicSurface.exports(CompressedFsm.class));
+  }
+
+  /** No import cycle crosses a package boundary (see {@link ImportCycles}). */
+  @Test
+  void noImportCycleCrossesPackages() {
+    ImportCycles.check(CompressedFsm.class);
   }
 }

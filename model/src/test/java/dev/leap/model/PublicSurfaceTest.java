@@ -2,6 +2,7 @@ package dev.leap.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.leap.testkit.ImportCycles;
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -35,5 +36,11 @@ class PublicSurfaceTest {
   @Test
   void exportedPackagesAreTheListedOnes() {
     assertEquals(List.of("dev.leap.model"), PublicSurface.exports(LlamaModel.class));
+  }
+
+  /** No import cycle crosses a package boundary (see {@link ImportCycles}). */
+  @Test
+  void noImportCycleCrossesPackages() {
+    ImportCycles.check(LlamaModel.class);
   }
 }

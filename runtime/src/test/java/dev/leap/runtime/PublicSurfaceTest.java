@@ -2,6 +2,7 @@ package dev.leap.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.leap.testkit.ImportCycles;
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,5 +58,11 @@ class PublicSurfaceTest {
     assertEquals(
         List.of("dev.leap.runtime", "dev.leap.runtime.internal to dev.leap.cli"),
         PublicSurface.exports(LeapRuntime.class));
+  }
+
+  /** No import cycle crosses a package boundary (see {@link ImportCycles}). */
+  @Test
+  void noImportCycleCrossesPackages() {
+    ImportCycles.check(LeapRuntime.class);
   }
 }

@@ -63,7 +63,7 @@ public final class PublicSurface {
   }
 
   /** The class directory (or jar root) that holds {@code c}. */
-  private static Path root(Class<?> c) {
+  static Path root(Class<?> c) {
     try {
       return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {

@@ -2,6 +2,7 @@ package dev.leap.train;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.leap.testkit.ImportCycles;
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -51,5 +52,11 @@ class PublicSurfaceTest {
   void exportedPackagesAreTheListedOnes() {
     assertEquals(
         List.of("dev.leap.train", "dev.leap.train.data"), PublicSurface.exports(Trainer.class));
+  }
+
+  /** No import cycle crosses a package boundary (see {@link ImportCycles}). */
+  @Test
+  void noImportCycleCrossesPackages() {
+    ImportCycles.check(Trainer.class);
   }
 }

@@ -2,6 +2,7 @@ package dev.leap.vocab;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.leap.testkit.ImportCycles;
 import dev.leap.testkit.PublicSurface;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,5 +29,11 @@ class PublicSurfaceTest {
   @Test
   void exportedPackagesAreTheListedOnes() {
     assertEquals(List.of("dev.leap.vocab"), PublicSurface.exports(Vocabulary.class));
+  }
+
+  /** No import cycle crosses a package boundary (see {@link ImportCycles}). */
+  @Test
+  void noImportCycleCrossesPackages() {
+    ImportCycles.check(Vocabulary.class);
   }
 }
