@@ -67,9 +67,22 @@ final class Converter {
    * automaton, instead of being determinized and minimized again at every level of nesting. The
    * language is the same; the sizes that limits are checked against are not, so a lean conversion
    * stops with {@link LeanOverflow} or an {@link AutomatonTooLargeException} where one of its
-   * limits is reached, and {@link JsonSchema#compileDetailed} converts again without it.
+   * limits is reached or where a thin value is large enough that compiling it alone might reach the
+   * state limit ({@link #LEAN_SIZE_MARGIN}), and {@link JsonSchema#compileDetailed} converts again
+   * without it. This keeps every result on the corpora as it was (the twin test, and a comparison
+   * over all of JSONSchemaBench in BENCHMARKS.md); it is a rule of thumb about state counts, not a
+   * proof.
    */
   final boolean lean;
+
+  /**
+   * A lean conversion gives up on a thin value whose size ({@link Trees#size}: its automata's
+   * states and its own nodes) passes this fraction of the state limit: the exact conversion
+   * compiles that value, and its subset construction, about that size for JSON's deterministic
+   * glue, could reach the limit where the lean conversion, which never compiles it alone, would not
+   * (a value converted but then unused, as the items of an array with {@code maxItems} 0).
+   */
+  static final int LEAN_SIZE_MARGIN = 2;
 
   /** Compiles values' trees, each distinct tree once ({@link AutomatonCache}). */
   final AutomatonCache cache;
@@ -225,6 +238,13 @@ final class Converter {
       return re;
     }
     re = valueTree(schema, ptr, level);
+    if (lean && !(re instanceof Re.Automaton) && Trees.ownSize(re) <= MINIMIZE_ABOVE) {
+      long size = Trees.size(re);
+      if (size > MINIMIZE_ABOVE && size > options.maxDfaStates() / LEAN_SIZE_MARGIN) {
+        // The exact conversion compiles this value here, and might reach its limit doing so.
+        throw new LeanOverflow("a thin value of size " + size);
+      }
+    }
     if (automata
         && !(re instanceof Re.Automaton)
         && (lean ? Trees.ownSize(re) : Trees.size(re)) > MINIMIZE_ABOVE) {

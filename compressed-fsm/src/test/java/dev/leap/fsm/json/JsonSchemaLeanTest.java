@@ -144,8 +144,16 @@ class JsonSchemaLeanTest {
     long seed = 2728L;
     SplittableRandom r = new SplittableRandom(seed);
     int[] limits = {150, 400, 1_000, 3_000, 100_000};
-    for (int round = 0; round < 120; round++) {
+    for (int round = 0; round < 200; round++) {
       String schema = wrapped(r, 3 + r.nextInt(3));
+      if (r.nextInt(3) == 0) {
+        // Recursion around it: past the state limit, grammar rules (compact) or narrowing.
+        schema =
+            "{\"$defs\":{\"n\":{\"type\":\"object\",\"properties\":{\"v\":"
+                + schema
+                + ",\"next\":{\"$ref\":\"#/$defs/n\"}},\"required\":[\"v\"]}},"
+                + "\"$ref\":\"#/$defs/n\"}";
+      }
       JsonSchemaOptions base = OPTION_SETS.get(r.nextInt(OPTION_SETS.size()));
       int limit = limits[r.nextInt(limits.length)];
       assertSame(
