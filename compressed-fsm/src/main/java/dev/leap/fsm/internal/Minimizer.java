@@ -108,34 +108,66 @@ public final class Minimizer {
   /** The minimal trimmed DFA, or {@code null} if the language is empty. */
   public static Dfa minimize(Determinizer.RawDfa raw) {
     int k = raw.classes();
-    int[] live = liveStates(raw);
+    int rawStates = raw.states();
+    int[] rawTable = raw.table();
+    // The defined transitions, row by row (by state, then class): the raw table is mostly
+    // undefined (a JSON DFA's state has a few of its dozens of classes), so everything after this
+    // one pass over it works on these lists.
+    int defined = 0;
+    for (int t : rawTable) {
+      if (t >= 0) {
+        defined++;
+      }
+    }
+    int[] rowStart = new int[rawStates + 1];
+    int[] edgeClass = new int[defined];
+    int[] edgeTo = new int[defined];
+    for (int s = 0, e = 0; s < rawStates; s++) {
+      rowStart[s] = e;
+      int row = s * k;
+      for (int c = 0; c < k; c++) {
+        int t = rawTable[row + c];
+        if (t >= 0) {
+          edgeClass[e] = c;
+          edgeTo[e++] = t;
+        }
+      }
+      rowStart[s + 1] = e;
+    }
+    boolean[] live = liveStates(raw, rowStart, edgeTo);
     int n = 0;
-    int[] id = new int[raw.states()];
-    for (int s = 0; s < raw.states(); s++) {
-      id[s] = live[s] == 1 ? n++ : -1;
+    int[] id = new int[rawStates];
+    for (int s = 0; s < rawStates; s++) {
+      id[s] = live[s] ? n++ : -1;
     }
     if (n == 0 || id[0] < 0) {
       return null;
     }
+    // The live states' transitions into live states, by state then class (outStart, outClass,
+    // outTo), counted per class.
     boolean[] acceptingState = new boolean[n];
-    int[] delta = new int[n * k];
+    int[] outStart = new int[n + 1];
+    int[] outClass = new int[defined];
+    int[] outTo = new int[defined];
     int m = 0;
     int[] perClass = new int[k + 1];
-    for (int s = 0; s < raw.states(); s++) {
-      if (id[s] < 0) {
+    for (int s = 0; s < rawStates; s++) {
+      int q = id[s];
+      if (q < 0) {
         continue;
       }
-      acceptingState[id[s]] = raw.accepting()[s];
-      for (int c = 0; c < k; c++) {
-        int t = raw.table()[s * k + c];
-        int d = t < 0 ? -1 : id[t];
-        delta[id[s] * k + c] = d;
+      acceptingState[q] = raw.accepting()[s];
+      outStart[q] = m;
+      for (int e = rowStart[s]; e < rowStart[s + 1]; e++) {
+        int d = id[edgeTo[e]];
         if (d >= 0) {
-          m++;
-          perClass[c + 1]++;
+          outClass[m] = edgeClass[e];
+          outTo[m++] = d;
+          perClass[edgeClass[e] + 1]++;
         }
       }
     }
+    outStart[n] = m;
     // Transitions (tail, class, head), numbered by class (a counting sort): the initial cords.
     for (int c = 0; c < k; c++) {
       perClass[c + 1] += perClass[c];
@@ -144,13 +176,10 @@ public final class Minimizer {
     int[] head = new int[m];
     int[] next = Arrays.copyOf(perClass, k);
     for (int s = 0; s < n; s++) {
-      for (int c = 0; c < k; c++) {
-        int t = delta[s * k + c];
-        if (t >= 0) {
-          int i = next[c]++;
-          tail[i] = s;
-          head[i] = t;
-        }
+      for (int e = outStart[s]; e < outStart[s + 1]; e++) {
+        int i = next[outClass[e]]++;
+        tail[i] = s;
+        head[i] = outTo[e];
       }
     }
     // Incoming transitions per state (CSR).
@@ -215,21 +244,21 @@ public final class Minimizer {
     order[count++] = blocks.setOf[id[0]];
     for (int q = 0; q < count; q++) {
       int rep = blocks.elems[blocks.first[order[q]]];
-      for (int c = 0; c < k; c++) {
-        int t = delta[rep * k + c];
-        if (t >= 0 && newId[blocks.setOf[t]] == -2) {
-          newId[blocks.setOf[t]] = count;
-          order[count++] = blocks.setOf[t];
+      for (int e = outStart[rep]; e < outStart[rep + 1]; e++) {
+        int blk = blocks.setOf[outTo[e]];
+        if (newId[blk] == -2) {
+          newId[blk] = count;
+          order[count++] = blk;
         }
       }
     }
     int[] table = new int[count * k];
+    Arrays.fill(table, Dfa.DEAD);
     long[] accepting = new long[(count + 63) >>> 6];
     for (int q = 0; q < count; q++) {
       int rep = blocks.elems[blocks.first[order[q]]];
-      for (int c = 0; c < k; c++) {
-        int t = delta[rep * k + c];
-        table[q * k + c] = t < 0 ? Dfa.DEAD : newId[blocks.setOf[t]];
+      for (int e = outStart[rep]; e < outStart[rep + 1]; e++) {
+        table[q * k + outClass[e]] = newId[blocks.setOf[outTo[e]]];
       }
       if (acceptingState[rep]) {
         accepting[q >>> 6] |= 1L << q;
@@ -239,40 +268,32 @@ public final class Minimizer {
   }
 
   /**
-   * 1 for the states that are reachable from the initial state and can reach an accepting state,
-   * else 0 (the raw DFA's states are all reachable; co-reachability is a backward search).
+   * The states that are reachable from the initial state and can reach an accepting state (the raw
+   * DFA's states are all reachable; co-reachability is a backward search over the defined
+   * transitions, {@code edgeTo} in rows {@code rowStart}).
    */
-  private static int[] liveStates(Determinizer.RawDfa raw) {
+  private static boolean[] liveStates(Determinizer.RawDfa raw, int[] rowStart, int[] edgeTo) {
     int n = raw.states();
-    int k = raw.classes();
     int[] predStart = new int[n + 1];
-    for (int s = 0; s < n; s++) {
-      for (int c = 0; c < k; c++) {
-        int t = raw.table()[s * k + c];
-        if (t >= 0) {
-          predStart[t + 1]++;
-        }
-      }
+    for (int t : edgeTo) {
+      predStart[t + 1]++;
     }
     for (int i = 0; i < n; i++) {
       predStart[i + 1] += predStart[i];
     }
-    int[] pred = new int[predStart[n]];
+    int[] pred = new int[edgeTo.length];
     int[] fill = Arrays.copyOf(predStart, n);
     for (int s = 0; s < n; s++) {
-      for (int c = 0; c < k; c++) {
-        int t = raw.table()[s * k + c];
-        if (t >= 0) {
-          pred[fill[t]++] = s;
-        }
+      for (int e = rowStart[s]; e < rowStart[s + 1]; e++) {
+        pred[fill[edgeTo[e]]++] = s;
       }
     }
-    int[] live = new int[n];
+    boolean[] live = new boolean[n];
     int[] stack = new int[n];
     int sp = 0;
     for (int s = 0; s < n; s++) {
       if (raw.accepting()[s]) {
-        live[s] = 1;
+        live[s] = true;
         stack[sp++] = s;
       }
     }
@@ -280,8 +301,8 @@ public final class Minimizer {
       int t = stack[--sp];
       for (int j = predStart[t]; j < predStart[t + 1]; j++) {
         int s = pred[j];
-        if (live[s] == 0) {
-          live[s] = 1;
+        if (!live[s]) {
+          live[s] = true;
           stack[sp++] = s;
         }
       }

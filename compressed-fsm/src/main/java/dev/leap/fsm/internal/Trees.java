@@ -79,32 +79,40 @@ public final class Trees {
    * call's marker states.
    */
   public static long size(Re re) {
-    return size(re, Collections.newSetFromMap(new IdentityHashMap<>()));
+    return size(re, Collections.newSetFromMap(new IdentityHashMap<>()), true);
   }
 
-  private static long size(Re re, Set<Re> seen) {
+  /**
+   * As {@link #size}, with an embedded automaton counted as one node: the part of the tree that
+   * compiling it would build anew.
+   */
+  public static long ownSize(Re re) {
+    return size(re, Collections.newSetFromMap(new IdentityHashMap<>()), false);
+  }
+
+  private static long size(Re re, Set<Re> seen, boolean automata) {
     if (!(re instanceof Re.Chars || re instanceof Re.Empty) && !seen.add(re)) {
       return 1;
     }
     if (re instanceof Re.Concat c) {
       long n = 1;
       for (Re r : c.items()) {
-        n += size(r, seen);
+        n += size(r, seen, automata);
       }
       return n;
     }
     if (re instanceof Re.Alt a) {
       long n = 1;
       for (Re r : a.options()) {
-        n += size(r, seen);
+        n += size(r, seen, automata);
       }
       return n;
     }
     if (re instanceof Re.Repeat r) {
-      return 1 + size(r.item(), seen) * Math.max(1, Math.max(r.min(), r.max()));
+      return 1 + size(r.item(), seen, automata) * Math.max(1, Math.max(r.min(), r.max()));
     }
     if (re instanceof Re.Automaton a) {
-      return a.dfa().stateCount();
+      return automata ? a.dfa().stateCount() : 1;
     }
     if (re instanceof Re.Call) {
       return RuleCalls.MARKER_STATES; // built as its marker's automaton

@@ -15,6 +15,7 @@ import dev.leap.fsm.internal.Re;
 import dev.leap.fsm.internal.Trees;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
@@ -58,6 +59,34 @@ final class Converter {
   /** Whether large values become embedded minimal automata ({@link #MINIMIZE_ABOVE}). */
   final boolean automata;
 
+  /**
+   * Whether a value is embedded as an automaton only when its own tree passes {@link
+   * #MINIMIZE_ABOVE} nodes, an embedded automaton counted as one node ({@link Trees#ownSize}),
+   * rather than when its whole size does: a thin value around a large automaton (an object with one
+   * large member, an optional or nullable wrapper) is then left as a tree for the enclosing value's
+   * automaton, instead of being determinized and minimized again at every level of nesting. The
+   * language is the same; the sizes that limits are checked against are not, so a lean conversion
+   * stops with {@link LeanOverflow} or an {@link AutomatonTooLargeException} where one of its
+   * limits is reached or where a thin value is large enough that compiling it alone might reach the
+   * state limit ({@link #LEAN_SIZE_MARGIN}), and {@link JsonSchema#compileDetailed} converts again
+   * without it. This keeps every result on the corpora as it was (the twin test, and a comparison
+   * over all of JSONSchemaBench in BENCHMARKS.md); it is a rule of thumb about state counts, not a
+   * proof.
+   */
+  final boolean lean;
+
+  /**
+   * A lean conversion gives up on a thin value whose size ({@link Trees#size}: its automata's
+   * states and its own nodes) passes this fraction of the state limit: the exact conversion
+   * compiles that value, and its subset construction, about that size for JSON's deterministic
+   * glue, could reach the limit where the lean conversion, which never compiles it alone, would not
+   * (a value converted but then unused, as the items of an array with {@code maxItems} 0).
+   */
+  static final int LEAN_SIZE_MARGIN = 2;
+
+  /** Compiles values' trees, each distinct tree once ({@link AutomatonCache}). */
+  final AutomatonCache cache;
+
   final References references;
   final SchemaMerge merge;
   final StringValues strings;
@@ -82,28 +111,42 @@ final class Converter {
    */
   private final Map<JsonNode, Map<String, Re>> memo = new IdentityHashMap<>();
 
+  /** The automata this converter embedded that {@link Automata} minimized (by identity). */
+  private final Set<Dfa> minimized = Collections.newSetFromMap(new IdentityHashMap<>());
+
   /**
    * The conversion for one DFA: large values embedded as minimal automata ({@link #automata}),
    * members beyond {@code properties} generated ({@link ExtraMembers}), recursion unrolled.
    */
   static Converter forDfa(JsonNode root, JsonSchemaOptions options) {
-    return new Converter(root, options, true, true, false);
+    return forDfa(root, options, new AutomatonCache());
+  }
+
+  /** As {@link #forDfa(JsonNode, JsonSchemaOptions)}, compiling through {@code cache}. */
+  static Converter forDfa(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
+    return new Converter(root, options, true, true, false, false, cache);
+  }
+
+  /** As {@link #forDfa}, {@link #lean}. */
+  static Converter lean(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
+    return new Converter(root, options, true, true, false, true, cache);
   }
 
   /**
    * As {@link #forDfa}, but objects with {@code properties} get no further members (the narrowing
    * past the state limit).
    */
-  static Converter withoutExtraMembers(JsonNode root, JsonSchemaOptions options) {
-    return new Converter(root, options, true, false, false);
+  static Converter withoutExtraMembers(
+      JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
+    return new Converter(root, options, true, false, false, false, cache);
   }
 
   /**
    * As {@link #forDfa}, with recursion and free-form values as grammar rules ({@link
    * RecursiveRules}; compact layout only).
    */
-  static Converter withRules(JsonNode root, JsonSchemaOptions options) {
-    return new Converter(root, options, true, true, true);
+  static Converter withRules(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
+    return new Converter(root, options, true, true, true, false, cache);
   }
 
   /**
@@ -111,7 +154,7 @@ final class Converter {
    * printed.
    */
   static Converter printable(JsonNode root, JsonSchemaOptions options) {
-    return new Converter(root, options, false, true, false);
+    return new Converter(root, options, false, true, false, false, new AutomatonCache());
   }
 
   /**
@@ -119,17 +162,23 @@ final class Converter {
    * @param beyondProperties whether objects with {@code properties} may have further members
    *     ({@link ExtraMembers})
    * @param asRules recursion and free-form values as grammar rules ({@link RecursiveRules})
+   * @param lean see {@link #lean}
+   * @param cache compiles the values' trees (shared by the conversions of one document)
    */
   private Converter(
       JsonNode root,
       JsonSchemaOptions options,
       boolean automata,
       boolean beyondProperties,
-      boolean asRules) {
+      boolean asRules,
+      boolean lean,
+      AutomatonCache cache) {
     this.root = root;
     this.options = options;
     this.layout = new JsonLayout(options.indent());
     this.automata = automata;
+    this.lean = lean;
+    this.cache = cache;
     this.references = new References(this, new SchemaIndex(root));
     this.merge = new SchemaMerge(this);
     this.strings = new StringValues(this);
@@ -146,6 +195,26 @@ final class Converter {
   /** The tree of the whole document. */
   Re convert() {
     return value(root, "", 0);
+  }
+
+  /**
+   * The minimal DFA of {@code tree} (from {@link #convert}), for a language that must not be empty.
+   * A tree that is one automaton this converter minimized is that automaton: compiling it again
+   * would determinize and minimize it to the same canonical table ({@link Automata}).
+   *
+   * @throws dev.leap.fsm.EmptyLanguageException the tree matches nothing
+   */
+  Dfa compileDocument(Re tree) {
+    if (tree instanceof Re.Automaton a && minimized.contains(a.dfa())) {
+      return a.dfa();
+    }
+    return Automata.compileNonEmpty(tree, "JSON Schema", options.maxDfaStates());
+  }
+
+  /** {@code d}, a result of {@link Automata} (minimal, canonical, not empty), embedded. */
+  private Re minimized(Dfa d) {
+    minimized.add(d);
+    return new Re.Automaton(d);
   }
 
   /**
@@ -169,9 +238,18 @@ final class Converter {
       return re;
     }
     re = valueTree(schema, ptr, level);
-    if (automata && !(re instanceof Re.Automaton) && Trees.size(re) > MINIMIZE_ABOVE) {
-      Dfa d = Automata.compile(re, "JSON Schema", options.maxDfaStates());
-      re = d == null ? NOTHING : new Re.Automaton(d);
+    if (lean && !(re instanceof Re.Automaton) && Trees.ownSize(re) <= MINIMIZE_ABOVE) {
+      long size = Trees.size(re);
+      if (size > MINIMIZE_ABOVE && size > options.maxDfaStates() / LEAN_SIZE_MARGIN) {
+        // The exact conversion compiles this value here, and might reach its limit doing so.
+        throw new LeanOverflow("a thin value of size " + size);
+      }
+    }
+    if (automata
+        && !(re instanceof Re.Automaton)
+        && (lean ? Trees.ownSize(re) : Trees.size(re)) > MINIMIZE_ABOVE) {
+      Dfa d = cache.compile(re, "JSON Schema", options.maxDfaStates());
+      re = d == null ? NOTHING : minimized(d);
     }
     memo.computeIfAbsent(schema, k -> new HashMap<>()).put(key, re);
     return re;
@@ -287,8 +365,11 @@ final class Converter {
       Dfa restDfa = null;
       boolean checked = true;
       try {
-        restDfa = Automata.compile(value(rest, ptr, level), "enum siblings", 20_000);
+        restDfa = cache.compile(value(rest, ptr, level), "enum siblings", 20_000);
       } catch (ConstraintException e) {
+        if (lean && e instanceof AutomatonTooLargeException) {
+          throw e; // the limit met by a lean tree: decided by the conversion without it
+        }
         notHonoured(
             "enum",
             ptr,
@@ -395,16 +476,19 @@ final class Converter {
       return parts.get(0);
     }
     try {
-      Dfa acc = Automata.compile(parts.get(0), "JSON Schema", options.maxDfaStates());
+      Dfa acc = cache.compile(parts.get(0), "JSON Schema", options.maxDfaStates());
       for (int i = 1; i < parts.size() && acc != null; i++) {
-        Dfa next = Automata.compile(parts.get(i), "JSON Schema", options.maxDfaStates());
+        Dfa next = cache.compile(parts.get(i), "JSON Schema", options.maxDfaStates());
         acc =
             next == null
                 ? null
                 : Automata.intersect(acc, next, options.maxDfaStates(), "JSON Schema");
       }
-      return acc == null ? NOTHING : new Re.Automaton(acc);
+      return acc == null ? NOTHING : minimized(acc);
     } catch (AutomatonTooLargeException e) {
+      if (lean) {
+        throw e; // the limit met by a lean tree: decided by the conversion without it
+      }
       notHonoured(
           keyword, ptr, "the intersection of its keywords' languages exceeds the state limit");
       return parts.get(0);
@@ -420,5 +504,15 @@ final class Converter {
       throw new JsonSchemaException(key, ptr, key + " must be a non-negative integer, found " + n);
     }
     return n.asInt();
+  }
+
+  /**
+   * A lean conversion ({@link #lean}) reached a limit whose outcome depends on the sizes of the
+   * parts, which a lean tree measures differently: the conversion without it decides.
+   */
+  static final class LeanOverflow extends RuntimeException {
+    LeanOverflow(String what) {
+      super(what, null, false, false);
+    }
   }
 }

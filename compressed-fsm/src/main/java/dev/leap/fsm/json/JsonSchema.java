@@ -6,7 +6,6 @@ import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.CompressedFsm;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.fsm.grammar.Grammar;
-import dev.leap.fsm.internal.Automata;
 import dev.leap.fsm.internal.Json;
 import dev.leap.fsm.internal.Re;
 import java.util.ArrayList;
@@ -135,31 +134,61 @@ public final class JsonSchema {
    * @throws dev.leap.fsm.EmptyLanguageException no value is valid (as far as Leap generates them)
    */
   public static Compiled compileDetailed(String schemaJson, JsonSchemaOptions options) {
-    JsonNode root = parse(schemaJson);
-    Converter c = Converter.forDfa(root, options);
+    return compileDetailed(parse(schemaJson), options, true);
+  }
+
+  /**
+   * As {@link #compileDetailed(String, JsonSchemaOptions)}. With {@code lean}, the schema is first
+   * converted with thin values left as trees ({@link Converter#lean}: fewer automata determinized
+   * and minimized again), every distinct tree compiled once ({@link AutomatonCache}); where that
+   * reaches a limit, it is converted again without lean trees (through the same cache), which
+   * decides as before. Without {@code lean}: the conversion as it was, no cache (the twin that
+   * tests compare against).
+   */
+  static Compiled compileDetailed(JsonNode root, JsonSchemaOptions options, boolean lean) {
+    if (!lean) {
+      return exact(root, options, AutomatonCache.off());
+    }
+    AutomatonCache cache = new AutomatonCache();
+    Converter c = Converter.lean(root, options, cache);
     try {
       Re tree = c.convert();
       return new Compiled(
-          CompressedFsm.of(
-              Automata.compileNonEmpty(tree, "JSON Schema", options.maxDfaStates()), "JSON Schema"),
+          CompressedFsm.of(c.compileDocument(tree), "JSON Schema"),
+          Optional.empty(),
+          c.ignored,
+          c.narrowed);
+    } catch (AutomatonTooLargeException | Converter.LeanOverflow e) {
+      return exact(root, options, cache);
+    }
+  }
+
+  /**
+   * The conversion without lean trees: one DFA, else rules, else narrowed (see {@link
+   * #compileDetailed(String, JsonSchemaOptions)}); {@code cache} holds what a lean conversion of
+   * the same document compiled.
+   */
+  private static Compiled exact(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
+    Converter c = Converter.forDfa(root, options, cache);
+    try {
+      Re tree = c.convert();
+      return new Compiled(
+          CompressedFsm.of(c.compileDocument(tree), "JSON Schema"),
           Optional.empty(),
           c.ignored,
           c.narrowed);
     } catch (AutomatonTooLargeException e) {
-      Compiled rules = asRules(root, options);
+      Compiled rules = asRules(root, options, cache);
       if (rules != null) {
         return rules;
       }
       if (!c.extraMembers.besideProperties()) {
         throw e;
       }
-      Converter narrow = Converter.withoutExtraMembers(root, options);
+      Converter narrow = Converter.withoutExtraMembers(root, options, cache);
       CompressedFsm fsm;
       try {
-        fsm =
-            CompressedFsm.of(
-                Automata.compileNonEmpty(narrow.convert(), "JSON Schema", options.maxDfaStates()),
-                "JSON Schema");
+        fsm = CompressedFsm.of(narrow.compileDocument(narrow.convert()), "JSON Schema");
       } catch (AutomatonTooLargeException again) {
         throw e;
       }
@@ -177,9 +206,9 @@ public final class JsonSchema {
    * apply (indented layout; no recursive reference: the limit is then met by narrowing, as before
    * grammars existed) or fails (a rule too large, never finishing, left recursion).
    */
-  private static Compiled asRules(JsonNode root, JsonSchemaOptions options) {
+  private static Compiled asRules(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
     try {
-      return rulesOrNull(root, options, true);
+      return rulesOrNull(root, options, true, cache);
     } catch (ConstraintException e) {
       return null;
     }
@@ -190,11 +219,11 @@ public final class JsonSchema {
    * also for a schema whose only rule would be the free-form value (no recursive reference).
    */
   private static Compiled rulesOrNull(
-      JsonNode root, JsonSchemaOptions options, boolean recursionOnly) {
+      JsonNode root, JsonSchemaOptions options, boolean recursionOnly, AutomatonCache cache) {
     if (options.indent() >= 0) {
       return null;
     }
-    Converter r = Converter.withRules(root, options);
+    Converter r = Converter.withRules(root, options, cache);
     r.rules.convert();
     if (!r.rules.any() || (recursionOnly && !r.rules.recursion())) {
       return null;
@@ -208,7 +237,7 @@ public final class JsonSchema {
    * thrown); else as {@link #compileDetailed}.
    */
   static Compiled compileAsRules(String schemaJson, JsonSchemaOptions options) {
-    Compiled c = rulesOrNull(parse(schemaJson), options, false);
+    Compiled c = rulesOrNull(parse(schemaJson), options, false, new AutomatonCache());
     return c != null ? c : compileDetailed(schemaJson, options);
   }
 

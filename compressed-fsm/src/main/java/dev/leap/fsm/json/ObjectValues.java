@@ -37,6 +37,13 @@ final class ObjectValues {
   static final int MAX_MEMBER_CONSTRAINTS = 3;
 
   /**
+   * A lean conversion ({@link Converter#lean}) gives up at this fraction of {@link
+   * MemberLayout#MAX_COST}: its members' sizes are those of lean trees, which may be smaller than
+   * the minimal automata the conversion without it measures (the layout is the same).
+   */
+  static final int LEAN_COST_MARGIN = 8;
+
+  /**
    * An object member: its value's language, and the schema that language was made from (for
    * versions).
    */
@@ -147,6 +154,10 @@ final class ObjectValues {
           ptr,
           "reaching minProperties needs more than one member beyond the listed"
               + " ones (a generated key may repeat, so only one extra member is certain to count)");
+    }
+    if (converter.lean && layout.cost() > MemberLayout.MAX_COST / LEAN_COST_MARGIN) {
+      // The members' sizes are those of lean trees, not of the automata the limit was set for.
+      throw new Converter.LeanOverflow("member layout cost " + layout.cost());
     }
     if (layout.cost() > MemberLayout.MAX_COST) {
       String keyword =

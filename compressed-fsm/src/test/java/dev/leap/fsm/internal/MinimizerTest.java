@@ -1,0 +1,87 @@
+package dev.leap.fsm.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leap.fsm.ConstraintException;
+import dev.leap.fsm.Dfa;
+import dev.leap.testkit.RandomRegex;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Minimizer#minimize} against its twin {@link DenseMinimizer} (the same refinement on the
+ * dense table): equal tables, state by state and byte by byte, on the raw DFAs of random regexes
+ * and on random raw tables (mostly undefined, with states that cannot reach acceptance and an empty
+ * language now and then).
+ */
+class MinimizerTest {
+
+  static void assertSameDfa(Dfa expected, Dfa actual, String what) {
+    if (expected == null || actual == null) {
+      assertTrue(expected == null && actual == null, what + ": one language is empty");
+      return;
+    }
+    assertEquals(expected.stateCount(), actual.stateCount(), what);
+    assertEquals(expected.classCount(), actual.classCount(), what);
+    assertEquals(expected.initialState(), actual.initialState(), what);
+    for (int s = 0; s < expected.stateCount(); s++) {
+      assertEquals(expected.isAccepting(s), actual.isAccepting(s), what + " state " + s);
+      for (int b = 0; b < 256; b++) {
+        assertEquals(expected.step(s, b), actual.step(s, b), what + " state " + s + " byte " + b);
+      }
+    }
+  }
+
+  @Test
+  void rawDfasOfRandomRegexesMinimizeAsOnTheDenseTable() {
+    long seed = 2730L;
+    RandomRegex gen = new RandomRegex(seed);
+    int compared = 0;
+    for (int round = 0; round < 400; round++) {
+      Determinizer.RawDfa raw;
+      try {
+        raw =
+            Determinizer.determinize(
+                Nfa.build(RegexParser.parse(gen.next(3)), "test"), 20_000, "test");
+      } catch (ConstraintException e) {
+        continue;
+      }
+      assertSameDfa(
+          DenseMinimizer.minimize(raw),
+          Minimizer.minimize(raw),
+          "round " + round + " (seed " + seed + ")");
+      compared++;
+    }
+    assertTrue(compared > 300, "compared " + compared);
+  }
+
+  @Test
+  void randomRawTablesMinimizeAsOnTheDenseTable() {
+    long seed = 2731L;
+    SplittableRandom r = new SplittableRandom(seed);
+    for (int round = 0; round < 500; round++) {
+      int n = 1 + r.nextInt(60);
+      int k = 1 + r.nextInt(12);
+      int[] classOf = new int[256];
+      for (int b = 0; b < 256; b++) {
+        classOf[b] = b < k ? b : r.nextInt(k);
+      }
+      double defined = r.nextDouble();
+      int[] table = new int[n * k];
+      for (int i = 0; i < table.length; i++) {
+        table[i] = r.nextDouble() < defined ? r.nextInt(n) : -1;
+      }
+      boolean[] accepting = new boolean[n];
+      double acceptRate = r.nextDouble() * 0.3;
+      for (int s = 0; s < n; s++) {
+        accepting[s] = r.nextDouble() < acceptRate;
+      }
+      Determinizer.RawDfa raw = new Determinizer.RawDfa(n, k, classOf, table, accepting);
+      assertSameDfa(
+          DenseMinimizer.minimize(raw),
+          Minimizer.minimize(raw),
+          "round " + round + " (seed " + seed + ")");
+    }
+  }
+}
