@@ -31,6 +31,7 @@ final class AutomatonCache {
   private static final int REPEAT = -5;
   private static final int AUTOMATON = -6;
   private static final int BACK = -7;
+  private static final int CALL = -8;
 
   /** An automaton's number in keys (identity). */
   private final Map<Dfa, Integer> automata = new IdentityHashMap<>();
@@ -139,6 +140,10 @@ final class AutomatonCache {
     } else if (re instanceof Re.Automaton a) {
       out.add(AUTOMATON);
       out.add(automata.computeIfAbsent(a.dfa(), x -> automata.size()));
+    } else if (re instanceof Re.Call c) {
+      // Built as the marker of compiled rule c.rule() (an unresolved call, -1, fails in the NFA).
+      out.add(CALL);
+      out.add(c.rule());
     } else {
       throw new IllegalStateException("unknown node " + re);
     }
