@@ -81,8 +81,20 @@ public final class LlamaModel implements AutoCloseable {
 
   private final NDArray lmHeadT;
 
-  /** {@link #lmHeadT} in float32 when {@link #wideCopies}, else null. */
+  /**
+   * {@link #lmHeadT} in float32 when {@link #wideCopies} and there is no {@link #packedHead}, else
+   * null.
+   */
   private final NDArray lmHeadTWide;
+
+  /**
+   * The vocabulary projection packed for FBGEMM's float16 GEMM ({@link PackedHead}): float16
+   * weights on the CPU where that kernel runs, else null.
+   */
+  private final PackedHead packedHead;
+
+  /** Whether {@link #logits} runs {@link #packedHead} (see {@link #setPackedHead}). */
+  private volatile boolean packedHeadOn = true;
 
   private final NDArray finalNorm;
   private final LayerWeights[] layers;
@@ -221,14 +233,15 @@ public final class LlamaModel implements AutoCloseable {
     this.rsqrtPower = manager.create(-0.5f);
     this.scoreScale = manager.create((float) (1.0 / Math.sqrt(hd)));
     this.wideCopies = products.keepCopies(f32Weights, narrowWeightBytes());
+    this.packedHead =
+        precision == Precision.F16 && !device.isGpu() ? PackedHead.pack(manager, head) : null;
     if (wideCopies) {
       for (LayerWeights l : layers) {
         l.addF32Copies();
       }
-      this.lmHeadTWide = lmHeadT.toType(DataType.FLOAT32, false);
-    } else {
-      this.lmHeadTWide = null;
     }
+    this.lmHeadTWide =
+        wideCopies && packedHead == null ? lmHeadT.toType(DataType.FLOAT32, false) : null;
     this.attention = new PoolAttention(config, pool, precision, products, scoreScale);
     this.fused =
         FusedDecode.forLayers(
@@ -355,6 +368,28 @@ public final class LlamaModel implements AutoCloseable {
     this.fusedDecode = on;
   }
 
+  /**
+   * Whether the vocabulary projection can run as FBGEMM's float16 GEMM ({@link PackedHead}: float16
+   * weights on a CPU that kernel supports).
+   */
+  public boolean hasPackedHead() {
+    return packedHead != null;
+  }
+
+  /** Whether the vocabulary projection runs as FBGEMM's float16 GEMM when it can; default true. */
+  public boolean packedHead() {
+    return packedHeadOn && packedHead != null;
+  }
+
+  /**
+   * Turns the packed vocabulary projection on or off (off: PyTorch's float16 product below {@link
+   * WideProducts#WIDE_ROWS_VOCAB} rows, the weight cast to float32 per pass from there; logits
+   * rounded to float16 first).
+   */
+  public void setPackedHead(boolean on) {
+    this.packedHeadOn = on;
+  }
+
   /** The manager that owns weights and the pool (a parent for long-lived arrays such as masks). */
   public NDManager manager() {
     return manager;
@@ -419,9 +454,12 @@ public final class LlamaModel implements AutoCloseable {
    * The logits {@code [rows, vocab]} (float32) of {@link #hidden}'s rows over the whole vocabulary.
    */
   public NDArray logits(NDArray hidden) {
+    if (packedHead()) {
+      return packedHead.logits(hidden);
+    }
     long rows = hidden.getShape().get(0);
     NDArray logits =
-        wideCopies
+        lmHeadTWide != null
             ? products.linear(hidden, lmHeadT, lmHeadTWide, (int) rows, true)
             : products.linear(
                 hidden, lmHeadT, null, rows >= WideProducts.WIDE_ROWS_VOCAB ? (int) rows : 0, true);
@@ -443,24 +481,31 @@ public final class LlamaModel implements AutoCloseable {
   }
 
   /**
-   * {@link #headRows} from the float32 copy of the projection ({@link CpuF32Weights}), for products
-   * of {@link WideProducts#WIDE_ROWS} rows or more; null without copies.
+   * {@link #headRows} in float32, for the products {@link #widensProduct} says compute in float32:
+   * from the float32 copy of the projection ({@link CpuF32Weights}), or gathered and cast; null
+   * without copies and without a {@link #packedHead()}.
    */
   public NDArray headRowsWide(NDManager owner, long[] ids) {
-    if (!wideCopies) {
+    if (!wideCopies && !packedHead()) {
       return null;
     }
     NDArray idx = owner.create(ids);
-    NDArray rows = own(owner, lmHeadTWide.transpose().get(new NDIndex("{}", idx)));
-    return rows.transpose();
+    if (lmHeadTWide != null) {
+      return own(owner, lmHeadTWide.transpose().get(new NDIndex("{}", idx))).transpose();
+    }
+    NDArray rows = own(owner, head.get(new NDIndex("{}", idx)));
+    return own(owner, rows.toType(DataType.FLOAT32, false)).transpose();
   }
 
   /**
-   * Whether a product of {@code rows} rows computes in float32 ({@link #headRowsWide} is then the
-   * operand to pass).
+   * Whether a constrained projection ({@link #logits(NDArray, NDArray, NDArray)}) of {@code rows}
+   * rows computes in float32 ({@link #headRowsWide} is then the operand to pass): products of
+   * {@link WideProducts#WIDE_ROWS} rows or more with narrow weights on the CPU, and every row count
+   * where the full projection is the {@link #packedHead()}, whose logits are float32 sums (so that
+   * both choose the same tokens).
    */
   public boolean widensProduct(int rows) {
-    return products.widens(rows);
+    return packedHead() || products.widens(rows);
   }
 
   /**
@@ -478,6 +523,12 @@ public final class LlamaModel implements AutoCloseable {
    * widened product.
    */
   public NDArray logits(NDArray hidden, NDArray headRows, NDArray headRowsWide) {
+    if (packedHead()) {
+      NDManager m = hidden.getManager();
+      NDArray w =
+          headRowsWide != null ? headRowsWide : own(m, headRows.toType(DataType.FLOAT32, false));
+      return own(m, hidden.toType(DataType.FLOAT32, false)).matMul(w);
+    }
     long rows = hidden.getShape().get(0);
     NDArray logits = products.linear(hidden, headRows, headRowsWide, (int) rows, true);
     return logits.getDataType() == DataType.FLOAT32
@@ -555,6 +606,9 @@ public final class LlamaModel implements AutoCloseable {
   public void close() {
     if (fused != null) {
       fused.close();
+    }
+    if (packedHead != null) {
+      packedHead.close();
     }
     manager.close();
   }
