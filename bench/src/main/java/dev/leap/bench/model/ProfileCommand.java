@@ -133,6 +133,14 @@ public final class ProfileCommand implements Callable<Integer> {
               + " Default: ${DEFAULT-VALUE}.")
   String fusedDecode;
 
+  @Option(
+      names = "--packed-head",
+      defaultValue = "on",
+      description =
+          "on or off: the vocabulary projection of f16 weights as FBGEMM's float16 GEMM"
+              + " (LlamaModel#setPackedHead) or PyTorch's float16 product. Default: ${DEFAULT-VALUE}.")
+  String packedHead;
+
   /** One op kind's total over a profiled run. */
   record OpRow(String name, long calls, double micros) {}
 
@@ -157,6 +165,10 @@ public final class ProfileCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--fused-decode must be on or off, got " + fusedDecode);
       }
       m.setFusedDecode(fusedDecode.equals("on"));
+      if (!packedHead.equals("on") && !packedHead.equals("off")) {
+        throw new IllegalArgumentException("--packed-head must be on or off, got " + packedHead);
+      }
+      m.setPackedHead(packedHead.equals("on"));
       int v = m.config().vocabSize();
       int layers = m.config().numLayers();
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
@@ -293,7 +305,8 @@ public final class ProfileCommand implements Callable<Integer> {
             (m.hasF32WeightCopies() ? " with float32 copies" : "")
                 + (m.fusedDecode()
                     ? "; fused: the layers' ops run inside the TorchScript call 'step'"
-                    : "; DJL ops"),
+                    : "; DJL ops")
+                + (m.packedHead() ? "; vocabulary product: FBGEMM's float16 GEMM" : ""),
             steps,
             plainMs,
             profiledMs);
