@@ -79,7 +79,8 @@ final class PackedHead implements AutoCloseable {
 
   /**
    * The logits {@code [rows, vocab]} (float32) of the hidden states {@code hidden} ({@code [rows,
-   * hidden]}, any float dtype), attached to {@code hidden}'s manager.
+   * hidden]}, any float dtype), attached to {@code hidden}'s manager; an ordinary tensor (it may be
+   * updated in place).
    */
   NDArray logits(NDArray hidden) {
     Object[] in = TorchScript.values(2);
@@ -88,7 +89,12 @@ final class PackedHead implements AutoCloseable {
     Object out = null;
     try {
       out = TorchScript.run(block, "logits", in);
-      return TorchScript.tensor(out, hidden.getManager());
+      // DJL runs a TorchScript method in inference mode, whose tensors refuse in-place updates
+      // outside it (the sampler masks logits in place): a copy made outside is a plain tensor
+      // (50,257 floats at one row: about 10 µs)
+      try (NDArray result = TorchScript.tensor(out, hidden.getManager())) {
+        return result.duplicate();
+      }
     } finally {
       TorchScript.close(in[0]);
       if (out != null) {

@@ -59,6 +59,11 @@ class PackedHeadTest {
             assertEquals(DataType.FLOAT32, out.getDataType());
             assertEquals(new Shape(rows, vocab), out.getShape());
             float[] got = out.toFloatArray();
+            // the sampler masks logits in place: not an inference-mode tensor (a regression of
+            // the first version, which failed every masked step of `leap bench peers`)
+            out.set(step.create(new boolean[rows * vocab]).reshape(rows, vocab), -1f);
+            out.set(new ai.djl.ndarray.index.NDIndex("0, 0"), Float.NEGATIVE_INFINITY);
+            assertEquals(Float.NEGATIVE_INFINITY, out.getFloat(0, 0));
             float[] f16 =
                 xs.matMul(head.transpose()).toType(DataType.FLOAT32, false).toFloatArray();
             for (int r = 0; r < rows; r++) {
