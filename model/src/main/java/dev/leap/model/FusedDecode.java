@@ -40,15 +40,16 @@ final class FusedDecode implements AutoCloseable {
           if narrow:
             normed = normed.to(x.dtype)
           return torch.mul(normed, w)
-        def linear(self: __torch__.Decode, x: Tensor, w: Tensor, wides: List[Tensor], j: int, widen: bool) -> Tensor:
+        def linear(self: __torch__.Decode, x: Tensor, w: Tensor, wides: List[Tensor], j: int, widen: bool, packs: PACKS, packed: bool) -> Tensor:
           if widen and x.size(0) >= 8:
             if len(wides) > 0:
               w32 = wides[j]
             else:
               w32 = w.float()
             return torch.matmul(x.float(), w32).to(w.dtype)
+      PACKED_BRANCH
           return torch.matmul(x, w)
-        def step(self: __torch__.Decode, ids: Tensor, positions: Tensor, slots: Tensor, ctx: Tensor, mask: Tensor, hasMask: bool, bs: int, lastOnly: bool, embed: Tensor, ropeCos: Tensor, ropeSin: Tensor, rotate: Tensor, norms: List[Tensor], products: List[Tensor], wides: List[Tensor], qkvBias: List[Tensor], oBias: List[Tensor], qkNorms: List[Tensor], keys: List[Tensor], values: List[Tensor], eps: Tensor, power: Tensor, scale: Tensor, heads: int, kv: int, hd: int, narrow: bool, widen: bool) -> Tensor:
+        def step(self: __torch__.Decode, ids: Tensor, positions: Tensor, slots: Tensor, ctx: Tensor, mask: Tensor, hasMask: bool, bs: int, lastOnly: bool, packed: bool, embed: Tensor, ropeCos: Tensor, ropeSin: Tensor, rotate: Tensor, norms: List[Tensor], products: List[Tensor], wides: List[Tensor], qkvBias: List[Tensor], oBias: List[Tensor], qkNorms: List[Tensor], keys: List[Tensor], values: List[Tensor], eps: Tensor, power: Tensor, scale: Tensor, heads: int, kv: int, hd: int, narrow: bool, widen: bool, packs: PACKS) -> Tensor:
           n = ids.size(0)
           c = ctx.size(0) // bs
           t = n // bs
@@ -59,7 +60,7 @@ final class FusedDecode implements AutoCloseable {
           sin = torch.index_select(ropeSin, 0, positions).reshape([n, 1, hd])
           for li in range(len(keys)):
             hn = self.norm(x, norms[2 * li], eps, power, narrow)
-            qkv = self.linear(hn, products[4 * li], wides, 4 * li, widen)
+            qkv = self.linear(hn, products[4 * li], wides, 4 * li, widen, packs, packed)
             if len(qkvBias) > 0:
               qkv = torch.add(qkv, qkvBias[li])
             qk = qkv.narrow(1, 0, (heads + kv) * hd).reshape([n, heads + kv, hd])
@@ -98,25 +99,37 @@ final class FusedDecode implements AutoCloseable {
               out = out.reshape([bs, kv, g, t, hd]).permute([0, 3, 1, 2, 4]).reshape([bs * t, heads * hd])
             if wide:
               out = out.to(x.dtype)
-            o = self.linear(out, products[4 * li + 1], wides, 4 * li + 1, widen)
+            o = self.linear(out, products[4 * li + 1], wides, 4 * li + 1, widen, packs, packed)
             if len(oBias) > 0:
               o = torch.add(o, oBias[li])
             x = torch.add(x, o)
             h2 = self.norm(x, norms[2 * li + 1], eps, power, narrow)
-            gu = self.linear(h2, products[4 * li + 2], wides, 4 * li + 2, widen)
+            gu = self.linear(h2, products[4 * li + 2], wides, 4 * li + 2, widen, packs, packed)
             half = gu.size(1) // 2
             gate = gu.narrow(1, 0, half)
             act = torch.mul(torch.mul(gate, torch.sigmoid(gate)), gu.narrow(1, half, half))
-            x = torch.add(x, self.linear(act, products[4 * li + 3], wides, 4 * li + 3, widen))
+            x = torch.add(x, self.linear(act, products[4 * li + 3], wides, 4 * li + 3, widen, packs, packed))
           if lastOnly:
             x = x.narrow(0, n - 1, 1)
           return self.norm(x, norms[2 * len(keys)], eps, power, narrow)
       """;
 
+  /** {@link #SOURCE} with products of fewer than 8 rows through {@link Fp16Gemm}'s packs or not. */
+  static String source(boolean packs) {
+    return SOURCE
+        .replace("PACKS", packs ? "List[" + Fp16Gemm.PACKED_TYPE + "]" : "List[Tensor]")
+        .replace(
+            "PACKED_BRANCH\n",
+            packs
+                ? "    if packed:\n"
+                    + "      return ops.quantized.linear_dynamic_fp16(x.float(), packs[j]).to(w.dtype)\n"
+                : "");
+  }
+
   private final Object block;
 
   /** Values a call passes before {@link #fixed}. */
-  private static final int PER_STEP = 8;
+  private static final int PER_STEP = 9;
 
   /** The inputs that do not change between calls, after the call's own. */
   private final Object[] fixed;
@@ -129,6 +142,8 @@ final class FusedDecode implements AutoCloseable {
    * for every layer or none), or an engine other than DJL's PyTorch (no TorchScript).
    *
    * @param wideCopies whether {@code layers} hold float32 copies of their products' weights
+   * @param gemm the kernel {@code layers}' weights are packed for ({@link LayerWeights#pack}), or
+   *     null
    */
   static FusedDecode forLayers(
       NDManager manager,
@@ -145,14 +160,19 @@ final class FusedDecode implements AutoCloseable {
       NDArray scale,
       ModelConfig config,
       boolean narrow,
-      boolean widen) {
+      boolean widen,
+      Fp16Gemm gemm) {
     List<NDArray> norms = new ArrayList<>();
     List<NDArray> products = new ArrayList<>();
     List<NDArray> wides = new ArrayList<>();
     List<NDArray> qkvBias = new ArrayList<>();
     List<NDArray> oBias = new ArrayList<>();
     List<NDArray> qkNorms = new ArrayList<>();
+    List<Object> packs = new ArrayList<>();
     for (LayerWeights l : layers) {
+      if (gemm != null) {
+        packs.addAll(List.of(l.qkvPacked, l.oPacked, l.gateUpPacked, l.downPacked));
+      }
       norms.add(l.inputNorm);
       norms.add(l.postNorm);
       products.addAll(List.of(l.qkvT, l.oT, l.gateUpT, l.downT));
@@ -196,7 +216,8 @@ final class FusedDecode implements AutoCloseable {
           scale,
           config,
           narrow,
-          widen);
+          widen,
+          gemm != null && !packs.isEmpty() ? gemm.list(packs) : null);
     } catch (RuntimeException | LinkageError e) {
       // an engine other than DJL's PyTorch (no TorchScript): every step runs as DJL ops
       return null;
@@ -225,8 +246,9 @@ final class FusedDecode implements AutoCloseable {
       NDArray scale,
       ModelConfig config,
       boolean narrow,
-      boolean widen) {
-    this.block = TorchScript.load(manager, "Decode", SOURCE);
+      boolean widen,
+      Object packs) {
+    this.block = TorchScript.load(manager, "Decode", source(packs != null));
     int layers = config.numLayers();
     List<NDArray> keys = new ArrayList<>(layers);
     List<NDArray> values = new ArrayList<>(layers);
@@ -255,7 +277,8 @@ final class FusedDecode implements AutoCloseable {
           keep(TorchScript.of((long) config.numKvHeads())),
           keep(TorchScript.of((long) config.headDim())),
           keep(TorchScript.of(narrow)),
-          keep(TorchScript.of(widen))
+          keep(TorchScript.of(widen)),
+          packs != null ? packs : list(products) // packs are owned by their Fp16Gemm
         };
   }
 
@@ -272,6 +295,7 @@ final class FusedDecode implements AutoCloseable {
    * @param contextSlots {@code [sequences * c]} int64 slots each sequence attends over (its new
    *     tokens included)
    * @param mask {@code [sequences, 1, 1, t, c]} additive float32 mask, or null for none
+   * @param packed products of fewer than 8 rows through the packed weights (when there are some)
    */
   NDArray step(
       NDManager step,
@@ -281,7 +305,8 @@ final class FusedDecode implements AutoCloseable {
       NDArray contextSlots,
       NDArray mask,
       int sequences,
-      boolean lastOnly) {
+      boolean lastOnly,
+      boolean packed) {
     Object[] in = TorchScript.values(PER_STEP + fixed.length);
     in[0] = TorchScript.of(ids);
     in[1] = TorchScript.of(positions);
@@ -291,6 +316,7 @@ final class FusedDecode implements AutoCloseable {
     in[5] = TorchScript.of(mask != null);
     in[6] = TorchScript.of((long) sequences);
     in[7] = TorchScript.of(lastOnly);
+    in[8] = TorchScript.of(packed);
     System.arraycopy(fixed, 0, in, PER_STEP, fixed.length);
     Object out = null;
     try {

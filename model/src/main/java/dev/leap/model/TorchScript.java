@@ -18,7 +18,7 @@ import java.util.zip.ZipOutputStream;
 
 /**
  * TorchScript modules that Leap writes itself and runs through DJL's PyTorch engine ({@link
- * FusedDecode}, {@link PackedHead}): the archive (a zip of {@code data.pkl}, the module object: a
+ * FusedDecode}, {@link Fp16Gemm}): the archive (a zip of {@code data.pkl}, the module object: a
  * class with no parameters and its {@code training} flag, pickle protocol 2; {@code constants.pkl},
  * an empty tuple; {@code version}; {@code code/__torch__.py}, the class's TorchScript source,
  * compiled by libtorch at load), not traced or exported from Python (there is no Python in Leap's
@@ -43,6 +43,7 @@ final class TorchScript {
   private static final MethodHandle FROM_LONG;
   private static final MethodHandle FROM_BOOLEAN;
   private static final MethodHandle LIST_FROM;
+  private static final MethodHandle LIST_FROM_VALUES;
   private static final MethodHandle RUN;
   private static final MethodHandle TO_TENSOR;
   private static final MethodHandle CLOSE_VALUE;
@@ -72,6 +73,10 @@ final class TorchScript {
       LIST_FROM =
           lookup
               .findStatic(IVALUE, "listFrom", MethodType.methodType(IVALUE, ARRAY.arrayType()))
+              .asFixedArity();
+      LIST_FROM_VALUES =
+          lookup
+              .findStatic(IVALUE, "listFrom", MethodType.methodType(IVALUE, values))
               .asFixedArity();
       RUN =
           lookup
@@ -108,6 +113,15 @@ final class TorchScript {
       java.lang.reflect.Array.set(a, i, arrays.get(i));
     }
     return call(() -> LIST_FROM.invoke(a));
+  }
+
+  /** A TorchScript list of IValues (of one type; at least one: DJL makes no empty list). */
+  static Object listOf(List<Object> values) {
+    Object[] a = values(values.size());
+    for (int i = 0; i < a.length; i++) {
+      a[i] = values.get(i);
+    }
+    return call(() -> LIST_FROM_VALUES.invoke(a));
   }
 
   static Object[] values(int n) {

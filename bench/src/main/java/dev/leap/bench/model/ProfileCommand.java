@@ -134,12 +134,13 @@ public final class ProfileCommand implements Callable<Integer> {
   String fusedDecode;
 
   @Option(
-      names = "--packed-head",
+      names = "--packed-products",
       defaultValue = "on",
       description =
-          "on or off: the vocabulary projection of f16 weights as FBGEMM's float16 GEMM"
-              + " (LlamaModel#setPackedHead) or PyTorch's float16 product. Default: ${DEFAULT-VALUE}.")
-  String packedHead;
+          "on or off: products of f16 weights (the vocabulary's, the layers' below 8 rows) as"
+              + " FBGEMM's float16 GEMM (LlamaModel#setPackedProducts) or PyTorch's float16 products."
+              + " Default: ${DEFAULT-VALUE}.")
+  String packedProducts;
 
   /** One op kind's total over a profiled run. */
   record OpRow(String name, long calls, double micros) {}
@@ -165,10 +166,11 @@ public final class ProfileCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--fused-decode must be on or off, got " + fusedDecode);
       }
       m.setFusedDecode(fusedDecode.equals("on"));
-      if (!packedHead.equals("on") && !packedHead.equals("off")) {
-        throw new IllegalArgumentException("--packed-head must be on or off, got " + packedHead);
+      if (!packedProducts.equals("on") && !packedProducts.equals("off")) {
+        throw new IllegalArgumentException(
+            "--packed-products must be on or off, got " + packedProducts);
       }
-      m.setPackedHead(packedHead.equals("on"));
+      m.setPackedProducts(packedProducts.equals("on"));
       int v = m.config().vocabSize();
       int layers = m.config().numLayers();
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
@@ -306,7 +308,7 @@ public final class ProfileCommand implements Callable<Integer> {
                 + (m.fusedDecode()
                     ? "; fused: the layers' ops run inside the TorchScript call 'step'"
                     : "; DJL ops")
-                + (m.packedHead() ? "; vocabulary product: FBGEMM's float16 GEMM" : ""),
+                + (m.packedProducts() ? "; products: FBGEMM's float16 GEMM" : ""),
             steps,
             plainMs,
             profiledMs);

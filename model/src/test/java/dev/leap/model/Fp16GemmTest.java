@@ -18,15 +18,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The packed float16 vocabulary projection ({@link PackedHead}, FBGEMM's float16 GEMM) against its
+ * Products with packed float16 weights ({@link Fp16Gemm}, FBGEMM's float16 GEMM) against their
  * naive twins: a double-precision dot product of the same float16 values (the product must be exact
  * up to a float32 sum: any rounding of the weights, to bfloat16 say, is 100 times outside the
  * bound) and the path it replaces (PyTorch's float16 product, whose logits are rounded to float16),
  * on seeded random matrices of odd shapes and 1-40 rows; then inside {@link LlamaModel} on seeded
- * random float16 models: full logits with the packed head on and off and against {@link
+ * random float16 models: full logits with the packed products on and off and against {@link
  * NaiveLlama}, and the constrained projection equal to the full one's columns.
  */
-class PackedHeadTest {
+class Fp16GemmTest {
 
   /** Unit roundoff of float32. */
   private static final double U32 = 0x1p-24;
@@ -52,10 +52,12 @@ class PackedHeadTest {
           NDArray xs = step.create(x, new Shape(rows, hidden)).toType(DataType.FLOAT16, false);
           w = head.toType(DataType.FLOAT32, false).toFloatArray(); // the float16 values
           x = xs.toType(DataType.FLOAT32, false).toFloatArray();
-          try (PackedHead packed = PackedHead.pack(step, head)) {
-            assertNotNull(packed, what + ": FBGEMM's float16 GEMM did not load");
-            assertEquals(vocab, packed.rows());
-            NDArray out = packed.logits(xs);
+          try (Fp16Gemm gemm = Fp16Gemm.load(step)) {
+            assertNotNull(gemm, what + ": FBGEMM's float16 GEMM did not load");
+            Object packed = gemm.pack(head);
+            NDArray out = gemm.logits(xs, packed);
+            // a layer's product: the same sums rounded once to float16, as PyTorch's product
+            float[] narrow = gemm.linear(xs, packed).toType(DataType.FLOAT32, false).toFloatArray();
             assertEquals(DataType.FLOAT32, out.getDataType());
             assertEquals(new Shape(rows, vocab), out.getShape());
             float[] got = out.toFloatArray();
@@ -104,6 +106,11 @@ class PackedHeadTest {
                         + ": float16 product "
                         + f16[r * vocab + v]);
                 worstVsF16 = Math.max(worstVsF16, d / f16Bound);
+                assertEquals(
+                    (float) Fp16GemmTest.toHalf(got[r * vocab + v]),
+                    narrow[r * vocab + v],
+                    0f,
+                    what + ", row " + r + " token " + v + ": the float16 result");
               }
             }
           }
@@ -111,17 +118,18 @@ class PackedHeadTest {
       }
     }
     System.out.printf(
-        "packed float16 head: largest error / sum |terms| %.2e (float32 unit roundoff %.2e);"
+        "packed float16 products: largest error / sum |terms| %.2e (float32 unit roundoff %.2e);"
             + " largest difference from the float16 product %.2f of its bound%n",
         worstRel, U32, worstVsF16);
   }
 
   @Test
-  void modelLogitsWithPackedHeadEqualTheTwins(@TempDir Path tmp) {
+  void modelLogitsWithPackedProductsEqualTheTwins(@TempDir Path tmp) {
     long seed = 2452L;
     SplittableRandom rnd = new SplittableRandom(seed);
     double worstNaive = 0;
     double worstOff = 0;
+    double worstStep = 0;
     for (int round = 0; round < 4; round++) {
       int kv = 1 + rnd.nextInt(2);
       int heads = kv * (1 + rnd.nextInt(3));
@@ -160,18 +168,18 @@ class PackedHeadTest {
       String what = "seed " + seed + " round " + round + " " + c + ", " + len + " rows, " + copies;
       try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 64, "f16", copies);
           NDManager step = m.manager().newSubManager()) {
-        assertTrue(m.hasPackedHead() && m.packedHead(), what + ": no packed head");
-        NDArray h =
-            m.hidden(
-                step,
-                List.of(
-                    new LlamaModel.SequenceInput(
-                        tokens, 0, new int[0], ReferenceModelTest.range(0, len), true)));
+        assertTrue(m.hasPackedProducts() && m.packedProducts(), what + ": no packed products");
+        List<LlamaModel.SequenceInput> in =
+            List.of(
+                new LlamaModel.SequenceInput(
+                    tokens, 0, new int[0], ReferenceModelTest.range(0, len), true));
+        // off first: the whole pass with PyTorch's float16 products (the pool is rewritten alike)
+        m.setPackedProducts(false);
+        assertFalse(m.packedProducts());
+        float[] off = m.logits(m.hidden(step, in)).toFloatArray();
+        m.setPackedProducts(true);
+        NDArray h = m.hidden(step, in);
         float[] on = m.logits(h).toFloatArray();
-        m.setPackedHead(false);
-        assertFalse(m.packedHead());
-        float[] off = m.logits(h).toFloatArray();
-        m.setPackedHead(true);
         double naiveOn = 0;
         double naiveOff = 0;
         double diff = 0;
@@ -184,12 +192,33 @@ class PackedHeadTest {
         }
         worstNaive = Math.max(worstNaive, naiveOn);
         worstOff = Math.max(worstOff, diff);
-        // the same products of the same float16 hidden states; the float16 path rounds its logits
-        // to float16 (2^-11 relative), the rest of the error is the float16 layers', shared
-        assertTrue(diff < 2e-2, what + ": packed head off " + diff);
+        // float16 layers either way (their sums rounded once to float16, in another order), the
+        // logits rounded to float16 or not: both within the float16 tolerances
+        assertTrue(diff < HalfPrecisionTest.RANDOM_TOL, what + ": packed products off " + diff);
         assertTrue(
             naiveOn <= naiveOff + 1e-2 && naiveOn < HalfPrecisionTest.REFERENCE_TOL,
-            what + ": naive twin " + naiveOn + " (packed head off: " + naiveOff + ")");
+            what + ": naive twin " + naiveOn + " (packed products off: " + naiveOff + ")");
+        // a decode step after it (the fused step; its layers' products of one row packed or not):
+        // the same hidden state up to the float16 rounding of sums taken in another order
+        LlamaModel.SequenceInput next =
+            new LlamaModel.SequenceInput(
+                new int[] {rnd.nextInt(97)},
+                len,
+                ReferenceModelTest.range(0, len),
+                new int[] {len},
+                false);
+        m.setPackedProducts(false);
+        float[] stepOff =
+            m.hidden(step, List.of(next)).toType(DataType.FLOAT32, false).toFloatArray();
+        m.setPackedProducts(true);
+        float[] stepOn =
+            m.hidden(step, List.of(next)).toType(DataType.FLOAT32, false).toFloatArray();
+        double stepDiff = 0;
+        for (int i = 0; i < stepOn.length; i++) {
+          stepDiff = Math.max(stepDiff, Math.abs(stepOn[i] - stepOff[i]));
+        }
+        worstStep = Math.max(worstStep, stepDiff);
+        assertTrue(stepDiff < HalfPrecisionTest.RANDOM_TOL, what + ": decode step " + stepDiff);
         // the constrained projection computes in float32 too: the full projection's columns up to
         // the float32 sums' order
         assertTrue(m.widensProduct(1) && m.widensProduct(len));
@@ -216,9 +245,9 @@ class PackedHeadTest {
       }
     }
     System.out.printf(
-        "packed head in random F16 models: largest logit difference %.2e from the naive twin,"
-            + " %.2e from the float16 product%n",
-        worstNaive, worstOff);
+        "packed products in random F16 models: largest logit difference %.2e from the naive twin,"
+            + " %.2e from the float16 products; decode step's hidden state %.2e from theirs%n",
+        worstNaive, worstOff, worstStep);
   }
 
   @Test
@@ -226,19 +255,29 @@ class PackedHeadTest {
     Path dir = tmp.resolve("m");
     HfModelWriter.write(dir, TestConfigs.llama(), 7, 0.3, HfModelWriter.StorageType.F16, 2);
     try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 16, "f32")) {
-      assertFalse(m.hasPackedHead());
-      assertFalse(m.packedHead());
+      assertFalse(m.hasPackedProducts());
+      assertFalse(m.packedProducts());
       assertFalse(m.widensProduct(1));
     }
     try (LlamaModel m =
         LlamaModel.load(dir, Device.cpu(), 16, "f16", LlamaModel.CpuF32Weights.OFF)) {
-      assertTrue(m.hasPackedHead() && m.packedHead());
-      m.setPackedHead(false);
-      assertTrue(m.hasPackedHead() && !m.packedHead());
+      assertTrue(m.hasPackedProducts() && m.packedProducts());
+      m.setPackedProducts(false);
+      assertTrue(m.hasPackedProducts() && !m.packedProducts());
       assertFalse(m.widensProduct(1)); // as before: float16 below WideProducts.WIDE_ROWS
       try (NDManager step = m.manager().newSubManager()) {
         assertNull(m.headRowsWide(step, new long[] {1, 2}));
       }
+    }
+  }
+
+  /** {@code f} rounded to the nearest float16 (ties to even), as a float. */
+  static float toHalf(float f) {
+    try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
+      return m.create(new float[] {f})
+          .toType(DataType.FLOAT16, false)
+          .toType(DataType.FLOAT32, false)
+          .getFloat(0);
     }
   }
 
