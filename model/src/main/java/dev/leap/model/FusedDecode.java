@@ -41,13 +41,13 @@ final class FusedDecode implements AutoCloseable {
             normed = normed.to(x.dtype)
           return torch.mul(normed, w)
         def linear(self: __torch__.Decode, x: Tensor, w: Tensor, wides: List[Tensor], j: int, widen: bool, packs: PACKS, packed: bool) -> Tensor:
+      PACKED_BRANCH
           if widen and x.size(0) >= 8:
             if len(wides) > 0:
               w32 = wides[j]
             else:
               w32 = w.float()
             return torch.matmul(x.float(), w32).to(w.dtype)
-      PACKED_BRANCH
           return torch.matmul(x, w)
         def step(self: __torch__.Decode, ids: Tensor, positions: Tensor, slots: Tensor, ctx: Tensor, mask: Tensor, hasMask: bool, bs: int, lastOnly: bool, packed: bool, embed: Tensor, ropeCos: Tensor, ropeSin: Tensor, rotate: Tensor, norms: List[Tensor], products: List[Tensor], wides: List[Tensor], qkvBias: List[Tensor], oBias: List[Tensor], qkNorms: List[Tensor], keys: List[Tensor], values: List[Tensor], eps: Tensor, power: Tensor, scale: Tensor, heads: int, kv: int, hd: int, narrow: bool, widen: bool, packs: PACKS) -> Tensor:
           n = ids.size(0)
@@ -114,7 +114,10 @@ final class FusedDecode implements AutoCloseable {
           return self.norm(x, norms[2 * len(keys)], eps, power, narrow)
       """;
 
-  /** {@link #SOURCE} with products of fewer than 8 rows through {@link Fp16Gemm}'s packs or not. */
+  /**
+   * {@link #SOURCE} with the products through {@link Fp16Gemm}'s packs (when {@code packed}) or
+   * not.
+   */
   static String source(boolean packs) {
     return SOURCE
         .replace("PACKS", packs ? "List[" + Fp16Gemm.PACKED_TYPE + "]" : "List[Tensor]")
@@ -295,7 +298,7 @@ final class FusedDecode implements AutoCloseable {
    * @param contextSlots {@code [sequences * c]} int64 slots each sequence attends over (its new
    *     tokens included)
    * @param mask {@code [sequences, 1, 1, t, c]} additive float32 mask, or null for none
-   * @param packed products of fewer than 8 rows through the packed weights (when there are some)
+   * @param packed products through the packed weights (when there are some)
    */
   NDArray step(
       NDManager step,

@@ -234,8 +234,12 @@ public final class LlamaModel implements AutoCloseable {
     this.epsScalar = manager.create((float) config.rmsNormEps());
     this.rsqrtPower = manager.create(-0.5f);
     this.scoreScale = manager.create((float) (1.0 / Math.sqrt(hd)));
-    this.wideCopies = products.keepCopies(f32Weights, narrowWeightBytes());
     this.gemm = precision == Precision.F16 && !device.isGpu() ? Fp16Gemm.load(manager) : null;
+    // with the packed products no product reads the copies: AUTO keeps none (ON still does)
+    this.wideCopies =
+        products.keepCopies(
+            gemm != null && f32Weights == CpuF32Weights.AUTO ? CpuF32Weights.OFF : f32Weights,
+            narrowWeightBytes());
     this.headPacked = gemm != null ? gemm.pack(head) : null;
     if (gemm != null) {
       for (LayerWeights l : layers) {
@@ -385,17 +389,18 @@ public final class LlamaModel implements AutoCloseable {
 
   /**
    * Whether products run as FBGEMM's float16 GEMM when they can (default true): the vocabulary
-   * projection at every row count (float32 logits), the layers' products below {@link
-   * WideProducts#WIDE_ROWS} rows (from there they read the float32 copies or cast, as before).
+   * projection (float32 logits) and the layers' products (rounded once to float16), at every row
+   * count.
    */
   public boolean packedProducts() {
     return packedOn && gemm != null;
   }
 
   /**
-   * Turns the packed products on or off (off: PyTorch's float16 products, the vocabulary's below
-   * {@link WideProducts#WIDE_ROWS_VOCAB} rows with its weight cast to float32 per pass from there
-   * and its logits rounded to float16 first).
+   * Turns the packed products on or off (off: PyTorch's float16 products below {@link
+   * WideProducts#WIDE_ROWS} rows, the vocabulary's below {@link WideProducts#WIDE_ROWS_VOCAB}, its
+   * logits rounded to float16; from there float32 products from the weights' float32 copies, which
+   * {@link CpuF32Weights#AUTO} does not keep beside packed products, or cast per pass).
    */
   public void setPackedProducts(boolean on) {
     this.packedOn = on;
@@ -606,12 +611,12 @@ public final class LlamaModel implements AutoCloseable {
   }
 
   /**
-   * A layer's product {@code x.matMul(w)} of {@code rows} rows: on {@link #gemm} below {@link
-   * WideProducts#WIDE_ROWS} rows when packed, else {@link WideProducts#linear} (float16, or float32
-   * from {@code wide} or a cast); in the compute dtype.
+   * A layer's product {@code x.matMul(w)} of {@code rows} rows: on {@link #gemm} when packed, else
+   * {@link WideProducts#linear} (float16, or float32 from {@code wide} or a cast); in the compute
+   * dtype.
    */
   private NDArray product(NDArray x, NDArray w, NDArray wide, Object packed, int rows) {
-    if (packed != null && packedProducts() && !products.widens(rows)) {
+    if (packed != null && packedProducts()) {
       return gemm.linear(x, packed);
     }
     return products.linear(x, w, wide, rows, false);

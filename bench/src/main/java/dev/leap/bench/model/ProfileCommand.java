@@ -137,7 +137,7 @@ public final class ProfileCommand implements Callable<Integer> {
       names = "--packed-products",
       defaultValue = "on",
       description =
-          "on or off: products of f16 weights (the vocabulary's, the layers' below 8 rows) as"
+          "on or off: products of f16 weights (the vocabulary's and the layers') as"
               + " FBGEMM's float16 GEMM (LlamaModel#setPackedProducts) or PyTorch's float16 products."
               + " Default: ${DEFAULT-VALUE}.")
   String packedProducts;
