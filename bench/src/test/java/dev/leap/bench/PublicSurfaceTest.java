@@ -35,6 +35,7 @@ class PublicSurfaceTest {
             "dev.leap.bench.peers.PeersCommand",
             "dev.leap.bench.model.StepBench",
             "dev.leap.bench.model.StopMatcherBench",
+            "dev.leap.bench.model.VocabProductCommand",
             "dev.leap.bench.radix.RadixCacheBench",
             "dev.leap.bench.retokenize.JumpRetokenizeBench",
             "dev.leap.bench.serve.AbuseBenchCommand",

@@ -2,20 +2,8 @@ package dev.leap.model;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 
 /**
  * A decode step (every sequence of the batch has one new token) as one TorchScript call instead of
@@ -30,20 +18,11 @@ import java.util.zip.ZipOutputStream;
  * and batches. Views replace DJL's splits ({@code narrow}), {@code index_select}/{@code
  * index_copy_} its index/index_put (the same values; new slots are distinct).
  *
- * <p>The TorchScript archive is written here, from TorchScript's own source form, not traced or
- * exported from Python (there is no Python in Leap's build): a zip of {@code data.pkl} (the module
- * object: a class with no parameters and its {@code training} flag, pickle protocol 2), {@code
- * constants.pkl} (an empty tuple), {@code version} and {@code code/__torch__.py} (the class's
- * source, compiled by libtorch at load). Weights, the rotary tables and the KV pool are passed as
- * lists built once; a step passes its ids, positions, slots, context slots and mask.
- *
- * <p>DJL's PyTorch engine classes ({@code JniUtils}, {@code IValue}, {@code PtSymbolBlock}) are
- * reached by reflection: the engine jar is not a named module this module could read.
+ * <p>The script is loaded from an archive Leap writes itself ({@link TorchScript}). Weights, the
+ * rotary tables and the KV pool are passed as lists built once; a step passes its ids, positions,
+ * slots, context slots and mask.
  */
 final class FusedDecode implements AutoCloseable {
-  /** Archive format version written (libtorch reads 1 to 10; 3 is the oldest without upgraders). */
-  private static final String VERSION = "3";
-
   static final String SOURCE =
       """
       class Decode(Module):
@@ -61,7 +40,8 @@ final class FusedDecode implements AutoCloseable {
           if narrow:
             normed = normed.to(x.dtype)
           return torch.mul(normed, w)
-        def linear(self: __torch__.Decode, x: Tensor, w: Tensor, wides: List[Tensor], j: int, widen: bool) -> Tensor:
+        def linear(self: __torch__.Decode, x: Tensor, w: Tensor, wides: List[Tensor], j: int, widen: bool, packs: PACKS, packed: bool) -> Tensor:
+      PACKED_BRANCH
           if widen and x.size(0) >= 8:
             if len(wides) > 0:
               w32 = wides[j]
@@ -69,7 +49,7 @@ final class FusedDecode implements AutoCloseable {
               w32 = w.float()
             return torch.matmul(x.float(), w32).to(w.dtype)
           return torch.matmul(x, w)
-        def step(self: __torch__.Decode, ids: Tensor, positions: Tensor, slots: Tensor, ctx: Tensor, mask: Tensor, hasMask: bool, bs: int, lastOnly: bool, embed: Tensor, ropeCos: Tensor, ropeSin: Tensor, rotate: Tensor, norms: List[Tensor], products: List[Tensor], wides: List[Tensor], qkvBias: List[Tensor], oBias: List[Tensor], qkNorms: List[Tensor], keys: List[Tensor], values: List[Tensor], eps: Tensor, power: Tensor, scale: Tensor, heads: int, kv: int, hd: int, narrow: bool, widen: bool) -> Tensor:
+        def step(self: __torch__.Decode, ids: Tensor, positions: Tensor, slots: Tensor, ctx: Tensor, mask: Tensor, hasMask: bool, bs: int, lastOnly: bool, packed: bool, embed: Tensor, ropeCos: Tensor, ropeSin: Tensor, rotate: Tensor, norms: List[Tensor], products: List[Tensor], wides: List[Tensor], qkvBias: List[Tensor], oBias: List[Tensor], qkNorms: List[Tensor], keys: List[Tensor], values: List[Tensor], eps: Tensor, power: Tensor, scale: Tensor, heads: int, kv: int, hd: int, narrow: bool, widen: bool, packs: PACKS) -> Tensor:
           n = ids.size(0)
           c = ctx.size(0) // bs
           t = n // bs
@@ -80,7 +60,7 @@ final class FusedDecode implements AutoCloseable {
           sin = torch.index_select(ropeSin, 0, positions).reshape([n, 1, hd])
           for li in range(len(keys)):
             hn = self.norm(x, norms[2 * li], eps, power, narrow)
-            qkv = self.linear(hn, products[4 * li], wides, 4 * li, widen)
+            qkv = self.linear(hn, products[4 * li], wides, 4 * li, widen, packs, packed)
             if len(qkvBias) > 0:
               qkv = torch.add(qkv, qkvBias[li])
             qk = qkv.narrow(1, 0, (heads + kv) * hd).reshape([n, heads + kv, hd])
@@ -119,25 +99,40 @@ final class FusedDecode implements AutoCloseable {
               out = out.reshape([bs, kv, g, t, hd]).permute([0, 3, 1, 2, 4]).reshape([bs * t, heads * hd])
             if wide:
               out = out.to(x.dtype)
-            o = self.linear(out, products[4 * li + 1], wides, 4 * li + 1, widen)
+            o = self.linear(out, products[4 * li + 1], wides, 4 * li + 1, widen, packs, packed)
             if len(oBias) > 0:
               o = torch.add(o, oBias[li])
             x = torch.add(x, o)
             h2 = self.norm(x, norms[2 * li + 1], eps, power, narrow)
-            gu = self.linear(h2, products[4 * li + 2], wides, 4 * li + 2, widen)
+            gu = self.linear(h2, products[4 * li + 2], wides, 4 * li + 2, widen, packs, packed)
             half = gu.size(1) // 2
             gate = gu.narrow(1, 0, half)
             act = torch.mul(torch.mul(gate, torch.sigmoid(gate)), gu.narrow(1, half, half))
-            x = torch.add(x, self.linear(act, products[4 * li + 3], wides, 4 * li + 3, widen))
+            x = torch.add(x, self.linear(act, products[4 * li + 3], wides, 4 * li + 3, widen, packs, packed))
           if lastOnly:
             x = x.narrow(0, n - 1, 1)
           return self.norm(x, norms[2 * len(keys)], eps, power, narrow)
       """;
 
+  /**
+   * {@link #SOURCE} with the products through {@link Fp16Gemm}'s packs (when {@code packed}) or
+   * not.
+   */
+  static String source(boolean packs) {
+    return SOURCE
+        .replace("PACKS", packs ? "List[" + Fp16Gemm.PACKED_TYPE + "]" : "List[Tensor]")
+        .replace(
+            "PACKED_BRANCH\n",
+            packs
+                ? "    if packed:\n"
+                    + "      return ops.quantized.linear_dynamic_fp16(x.float(), packs[j]).to(w.dtype)\n"
+                : "");
+  }
+
   private final Object block;
 
   /** Values a call passes before {@link #fixed}. */
-  private static final int PER_STEP = 8;
+  private static final int PER_STEP = 9;
 
   /** The inputs that do not change between calls, after the call's own. */
   private final Object[] fixed;
@@ -150,6 +145,8 @@ final class FusedDecode implements AutoCloseable {
    * for every layer or none), or an engine other than DJL's PyTorch (no TorchScript).
    *
    * @param wideCopies whether {@code layers} hold float32 copies of their products' weights
+   * @param gemm the kernel {@code layers}' weights are packed for ({@link LayerWeights#pack}), or
+   *     null
    */
   static FusedDecode forLayers(
       NDManager manager,
@@ -166,14 +163,19 @@ final class FusedDecode implements AutoCloseable {
       NDArray scale,
       ModelConfig config,
       boolean narrow,
-      boolean widen) {
+      boolean widen,
+      Fp16Gemm gemm) {
     List<NDArray> norms = new ArrayList<>();
     List<NDArray> products = new ArrayList<>();
     List<NDArray> wides = new ArrayList<>();
     List<NDArray> qkvBias = new ArrayList<>();
     List<NDArray> oBias = new ArrayList<>();
     List<NDArray> qkNorms = new ArrayList<>();
+    List<Object> packs = new ArrayList<>();
     for (LayerWeights l : layers) {
+      if (gemm != null) {
+        packs.addAll(List.of(l.qkvPacked, l.oPacked, l.gateUpPacked, l.downPacked));
+      }
       norms.add(l.inputNorm);
       norms.add(l.postNorm);
       products.addAll(List.of(l.qkvT, l.oT, l.gateUpT, l.downT));
@@ -217,7 +219,8 @@ final class FusedDecode implements AutoCloseable {
           scale,
           config,
           narrow,
-          widen);
+          widen,
+          gemm != null && !packs.isEmpty() ? gemm.list(packs) : null);
     } catch (RuntimeException | LinkageError e) {
       // an engine other than DJL's PyTorch (no TorchScript): every step runs as DJL ops
       return null;
@@ -246,8 +249,9 @@ final class FusedDecode implements AutoCloseable {
       NDArray scale,
       ModelConfig config,
       boolean narrow,
-      boolean widen) {
-    this.block = Torch.load(manager, new ByteArrayInputStream(archive()));
+      boolean widen,
+      Object packs) {
+    this.block = TorchScript.load(manager, "Decode", source(packs != null));
     int layers = config.numLayers();
     List<NDArray> keys = new ArrayList<>(layers);
     List<NDArray> values = new ArrayList<>(layers);
@@ -272,11 +276,12 @@ final class FusedDecode implements AutoCloseable {
           tensor(eps),
           tensor(power),
           tensor(scale),
-          keep(Torch.of((long) config.numHeads())),
-          keep(Torch.of((long) config.numKvHeads())),
-          keep(Torch.of((long) config.headDim())),
-          keep(Torch.of(narrow)),
-          keep(Torch.of(widen))
+          keep(TorchScript.of((long) config.numHeads())),
+          keep(TorchScript.of((long) config.numKvHeads())),
+          keep(TorchScript.of((long) config.headDim())),
+          keep(TorchScript.of(narrow)),
+          keep(TorchScript.of(widen)),
+          packs != null ? packs : list(products) // packs are owned by their Fp16Gemm
         };
   }
 
@@ -293,6 +298,7 @@ final class FusedDecode implements AutoCloseable {
    * @param contextSlots {@code [sequences * c]} int64 slots each sequence attends over (its new
    *     tokens included)
    * @param mask {@code [sequences, 1, 1, t, c]} additive float32 mask, or null for none
+   * @param packed products through the packed weights (when there are some)
    */
   NDArray step(
       NDManager step,
@@ -302,37 +308,39 @@ final class FusedDecode implements AutoCloseable {
       NDArray contextSlots,
       NDArray mask,
       int sequences,
-      boolean lastOnly) {
-    Object[] in = Torch.values(PER_STEP + fixed.length);
-    in[0] = Torch.of(ids);
-    in[1] = Torch.of(positions);
-    in[2] = Torch.of(slots);
-    in[3] = Torch.of(contextSlots);
-    in[4] = Torch.of(mask != null ? mask : ids);
-    in[5] = Torch.of(mask != null);
-    in[6] = Torch.of((long) sequences);
-    in[7] = Torch.of(lastOnly);
+      boolean lastOnly,
+      boolean packed) {
+    Object[] in = TorchScript.values(PER_STEP + fixed.length);
+    in[0] = TorchScript.of(ids);
+    in[1] = TorchScript.of(positions);
+    in[2] = TorchScript.of(slots);
+    in[3] = TorchScript.of(contextSlots);
+    in[4] = TorchScript.of(mask != null ? mask : ids);
+    in[5] = TorchScript.of(mask != null);
+    in[6] = TorchScript.of((long) sequences);
+    in[7] = TorchScript.of(lastOnly);
+    in[8] = TorchScript.of(packed);
     System.arraycopy(fixed, 0, in, PER_STEP, fixed.length);
     Object out = null;
     try {
-      out = Torch.run(block, "step", in);
-      return Torch.tensor(out, step);
+      out = TorchScript.run(block, "step", in);
+      return TorchScript.tensor(out, step);
     } finally {
       for (int i = 0; i < PER_STEP; i++) {
-        Torch.close(in[i]);
+        TorchScript.close(in[i]);
       }
       if (out != null) {
-        Torch.close(out);
+        TorchScript.close(out);
       }
     }
   }
 
   private Object tensor(NDArray a) {
-    return keep(Torch.of(a));
+    return keep(TorchScript.of(a));
   }
 
   private Object list(List<NDArray> arrays) {
-    return keep(Torch.list(arrays));
+    return keep(TorchScript.list(arrays));
   }
 
   private Object keep(Object v) {
@@ -340,170 +348,11 @@ final class FusedDecode implements AutoCloseable {
     return v;
   }
 
-  /**
-   * DJL's PyTorch engine calls used here, by reflection (method handles resolved once): {@code
-   * JniUtils.loadModule}, {@code IValue.from}/{@code listFrom}/{@code toTensor}/{@code close},
-   * {@code IValueUtils.runMethod}, {@code PtSymbolBlock.close}. IValues and the module travel as
-   * {@code Object}.
-   */
-  private static final class Torch {
-    private static final Class<?> IVALUE;
-    private static final Class<?> ARRAY;
-    private static final Class<?> MANAGER;
-    private static final MethodHandle LOAD;
-    private static final MethodHandle FROM_TENSOR;
-    private static final MethodHandle FROM_LONG;
-    private static final MethodHandle FROM_BOOLEAN;
-    private static final MethodHandle LIST_FROM;
-    private static final MethodHandle RUN;
-    private static final MethodHandle TO_TENSOR;
-    private static final MethodHandle CLOSE_VALUE;
-    private static final MethodHandle CLOSE_BLOCK;
-
-    static {
-      try {
-        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-        ClassLoader loader = NDArray.class.getClassLoader();
-        IVALUE = Class.forName("ai.djl.pytorch.jni.IValue", true, loader);
-        ARRAY = Class.forName("ai.djl.pytorch.engine.PtNDArray", true, loader);
-        MANAGER = Class.forName("ai.djl.pytorch.engine.PtNDManager", true, loader);
-        Class<?> block = Class.forName("ai.djl.pytorch.engine.PtSymbolBlock", true, loader);
-        Class<?> jni = Class.forName("ai.djl.pytorch.jni.JniUtils", true, loader);
-        Class<?> utils = Class.forName("ai.djl.pytorch.jni.IValueUtils", true, loader);
-        Class<?> values = IVALUE.arrayType();
-        LOAD =
-            lookup.findStatic(
-                jni,
-                "loadModule",
-                MethodType.methodType(
-                    block, MANAGER, InputStream.class, boolean.class, boolean.class));
-        FROM_TENSOR = lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, ARRAY));
-        FROM_LONG = lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, long.class));
-        FROM_BOOLEAN =
-            lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, boolean.class));
-        LIST_FROM =
-            lookup
-                .findStatic(IVALUE, "listFrom", MethodType.methodType(IVALUE, ARRAY.arrayType()))
-                .asFixedArity();
-        RUN =
-            lookup
-                .findStatic(
-                    utils, "runMethod", MethodType.methodType(IVALUE, block, String.class, values))
-                .asFixedArity();
-        TO_TENSOR = lookup.findVirtual(IVALUE, "toTensor", MethodType.methodType(ARRAY, MANAGER));
-        CLOSE_VALUE = lookup.findVirtual(IVALUE, "close", MethodType.methodType(void.class));
-        CLOSE_BLOCK = lookup.findVirtual(block, "close", MethodType.methodType(void.class));
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
-
-    static Object load(NDManager manager, InputStream archive) {
-      return call(() -> LOAD.invoke(manager, archive, false, false));
-    }
-
-    static Object of(NDArray a) {
-      return call(() -> FROM_TENSOR.invoke(a));
-    }
-
-    static Object of(long v) {
-      return call(() -> FROM_LONG.invoke(v));
-    }
-
-    static Object of(boolean v) {
-      return call(() -> FROM_BOOLEAN.invoke(v));
-    }
-
-    static Object list(List<NDArray> arrays) {
-      Object a = java.lang.reflect.Array.newInstance(ARRAY, arrays.size());
-      for (int i = 0; i < arrays.size(); i++) {
-        java.lang.reflect.Array.set(a, i, arrays.get(i));
-      }
-      return call(() -> LIST_FROM.invoke(a));
-    }
-
-    static Object[] values(int n) {
-      return (Object[]) java.lang.reflect.Array.newInstance(IVALUE, n);
-    }
-
-    static Object run(Object block, String method, Object[] in) {
-      return call(() -> RUN.invoke(block, method, in));
-    }
-
-    static NDArray tensor(Object value, NDManager manager) {
-      return (NDArray) call(() -> TO_TENSOR.invoke(value, manager));
-    }
-
-    static void close(Object value) {
-      call(
-          () -> {
-            CLOSE_VALUE.invoke(value);
-            return null;
-          });
-    }
-
-    static void closeBlock(Object block) {
-      call(
-          () -> {
-            CLOSE_BLOCK.invoke(block);
-            return null;
-          });
-    }
-
-    private interface Call {
-      Object run() throws Throwable;
-    }
-
-    private static Object call(Call c) {
-      try {
-        return c.run();
-      } catch (RuntimeException | Error e) {
-        throw e;
-      } catch (Throwable t) {
-        throw new IllegalStateException(t);
-      }
-    }
-  }
-
-  /** The TorchScript archive: the module's pickled object, its source, constants and version. */
-  static byte[] archive() {
-    ByteArrayOutputStream pickle = new ByteArrayOutputStream();
-    // PROTO 2; GLOBAL '__torch__ Decode'; EMPTY_TUPLE; NEWOBJ; EMPTY_DICT; BINUNICODE 'training';
-    // NEWTRUE; SETITEM; BUILD; STOP
-    pickle.writeBytes(new byte[] {(byte) 0x80, 2, 'c'});
-    pickle.writeBytes("__torch__\nDecode\n".getBytes(StandardCharsets.US_ASCII));
-    pickle.writeBytes(new byte[] {')', (byte) 0x81, '}', 'X', 8, 0, 0, 0});
-    pickle.writeBytes("training".getBytes(StandardCharsets.US_ASCII));
-    pickle.writeBytes(new byte[] {(byte) 0x88, 's', 'b', '.'});
-    ByteArrayOutputStream zip = new ByteArrayOutputStream();
-    try (ZipOutputStream z = new ZipOutputStream(zip)) {
-      stored(z, "archive/data.pkl", pickle.toByteArray());
-      stored(z, "archive/code/__torch__.py", SOURCE.getBytes(StandardCharsets.UTF_8));
-      stored(z, "archive/constants.pkl", new byte[] {(byte) 0x80, 2, ')', '.'});
-      stored(z, "archive/version", (VERSION + "\n").getBytes(StandardCharsets.US_ASCII));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return zip.toByteArray();
-  }
-
-  private static void stored(ZipOutputStream z, String name, byte[] data) throws IOException {
-    ZipEntry e = new ZipEntry(name);
-    e.setMethod(ZipEntry.STORED);
-    e.setSize(data.length);
-    CRC32 crc = new CRC32();
-    crc.update(data);
-    e.setCrc(crc.getValue());
-    z.putNextEntry(e);
-    z.write(data);
-    z.closeEntry();
-  }
-
   @Override
   public void close() {
     for (Object v : owned) {
-      Torch.close(v);
+      TorchScript.close(v);
     }
-    Torch.closeBlock(block);
+    TorchScript.closeBlock(block);
   }
 }

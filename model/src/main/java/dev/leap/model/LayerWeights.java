@@ -8,7 +8,8 @@ import ai.djl.ndarray.types.DataType;
 /**
  * One decoder layer's weights: q/k/v and gate/up fused and transposed for {@code x.matMul(w)},
  * optional biases and q/k norms as the config says, and (CPU, narrow dtype) float32 copies of the
- * products' weights, null unless {@link #addF32Copies} was called.
+ * products' weights, null unless {@link #addF32Copies} was called; (CPU, float16) the products'
+ * weights packed for {@link Fp16Gemm}, null unless {@link #pack} was called.
  */
 final class LayerWeights {
   NDArray inputNorm;
@@ -25,6 +26,13 @@ final class LayerWeights {
   NDArray oTWide;
   NDArray gateUpTWide;
   NDArray downTWide;
+
+  /** {@link Fp16Gemm} handles of the four products' weights, or null. */
+  Object qkvPacked;
+
+  Object oPacked;
+  Object gateUpPacked;
+  Object downPacked;
 
   private LayerWeights() {}
 
@@ -69,6 +77,14 @@ final class LayerWeights {
     oTWide = oT.toType(DataType.FLOAT32, false);
     gateUpTWide = gateUpT.toType(DataType.FLOAT32, false);
     downTWide = downT.toType(DataType.FLOAT32, false);
+  }
+
+  /** Packs the four products' weights for {@code gemm} (owned by it). */
+  void pack(Fp16Gemm gemm) {
+    qkvPacked = gemm.pack(qkvT.transpose());
+    oPacked = gemm.pack(oT.transpose());
+    gateUpPacked = gemm.pack(gateUpT.transpose());
+    downPacked = gemm.pack(downT.transpose());
   }
 
   /** Elements of the four products' weights (what float32 copies add, in float32). */

@@ -81,8 +81,22 @@ public final class LlamaModel implements AutoCloseable {
 
   private final NDArray lmHeadT;
 
-  /** {@link #lmHeadT} in float32 when {@link #wideCopies}, else null. */
+  /**
+   * {@link #lmHeadT} in float32 when {@link #wideCopies} and there is no {@link #gemm}, else null.
+   */
   private final NDArray lmHeadTWide;
+
+  /**
+   * FBGEMM's float16 GEMM ({@link Fp16Gemm}) with the vocabulary projection and the layers'
+   * products packed for it: float16 weights on the CPU where that kernel runs, else null.
+   */
+  private final Fp16Gemm gemm;
+
+  /** The vocabulary projection packed for {@link #gemm}, or null. */
+  private final Object headPacked;
+
+  /** Whether products run on {@link #gemm} (see {@link #setPackedProducts}). */
+  private volatile boolean packedOn = true;
 
   private final NDArray finalNorm;
   private final LayerWeights[] layers;
@@ -220,15 +234,24 @@ public final class LlamaModel implements AutoCloseable {
     this.epsScalar = manager.create((float) config.rmsNormEps());
     this.rsqrtPower = manager.create(-0.5f);
     this.scoreScale = manager.create((float) (1.0 / Math.sqrt(hd)));
-    this.wideCopies = products.keepCopies(f32Weights, narrowWeightBytes());
+    this.gemm = precision == Precision.F16 && !device.isGpu() ? Fp16Gemm.load(manager) : null;
+    // with the packed products no product reads the copies: AUTO keeps none (ON still does)
+    this.wideCopies =
+        products.keepCopies(
+            gemm != null && f32Weights == CpuF32Weights.AUTO ? CpuF32Weights.OFF : f32Weights,
+            narrowWeightBytes());
+    this.headPacked = gemm != null ? gemm.pack(head) : null;
+    if (gemm != null) {
+      for (LayerWeights l : layers) {
+        l.pack(gemm);
+      }
+    }
     if (wideCopies) {
       for (LayerWeights l : layers) {
         l.addF32Copies();
       }
-      this.lmHeadTWide = lmHeadT.toType(DataType.FLOAT32, false);
-    } else {
-      this.lmHeadTWide = null;
     }
+    this.lmHeadTWide = wideCopies && gemm == null ? lmHeadT.toType(DataType.FLOAT32, false) : null;
     this.attention = new PoolAttention(config, pool, precision, products, scoreScale);
     this.fused =
         FusedDecode.forLayers(
@@ -246,7 +269,8 @@ public final class LlamaModel implements AutoCloseable {
             scoreScale,
             config,
             narrow,
-            products.widens());
+            products.widens(),
+            gemm);
   }
 
   /** Bytes of the products' narrow weights (what float32 copies double). */
@@ -355,6 +379,33 @@ public final class LlamaModel implements AutoCloseable {
     this.fusedDecode = on;
   }
 
+  /**
+   * Whether products can run as FBGEMM's float16 GEMM ({@link Fp16Gemm}: float16 weights on a CPU
+   * that kernel supports).
+   */
+  public boolean hasPackedProducts() {
+    return gemm != null;
+  }
+
+  /**
+   * Whether products run as FBGEMM's float16 GEMM when they can (default true): the vocabulary
+   * projection (float32 logits) and the layers' products (rounded once to float16), at every row
+   * count.
+   */
+  public boolean packedProducts() {
+    return packedOn && gemm != null;
+  }
+
+  /**
+   * Turns the packed products on or off (off: PyTorch's float16 products below {@link
+   * WideProducts#WIDE_ROWS} rows, the vocabulary's below {@link WideProducts#WIDE_ROWS_VOCAB}, its
+   * logits rounded to float16; from there float32 products from the weights' float32 copies, which
+   * {@link CpuF32Weights#AUTO} does not keep beside packed products, or cast per pass).
+   */
+  public void setPackedProducts(boolean on) {
+    this.packedOn = on;
+  }
+
   /** The manager that owns weights and the pool (a parent for long-lived arrays such as masks). */
   public NDManager manager() {
     return manager;
@@ -393,7 +444,16 @@ public final class LlamaModel implements AutoCloseable {
       // long prefills stay DJL ops (their time is the products; not measured to gain)
       AttentionGroup grp = groups.groups().get(0);
       boolean lastOnly = b == 1 && n > 1 && !batch.get(0).allLogits();
-      return fused.step(step, idsArr, posArr, slotArr, grp.contextSlots(), grp.mask(), b, lastOnly);
+      return fused.step(
+          step,
+          idsArr,
+          posArr,
+          slotArr,
+          grp.contextSlots(),
+          grp.mask(),
+          b,
+          lastOnly,
+          packedProducts());
     }
     NDArray x = own(step, embed.get(new NDIndex("{}", idsArr)));
     NDArray cos = own(step, ropeCos.get(new NDIndex("{}", posArr))).reshape(n, 1, hd);
@@ -419,9 +479,12 @@ public final class LlamaModel implements AutoCloseable {
    * The logits {@code [rows, vocab]} (float32) of {@link #hidden}'s rows over the whole vocabulary.
    */
   public NDArray logits(NDArray hidden) {
+    if (packedProducts()) {
+      return gemm.logits(hidden, headPacked);
+    }
     long rows = hidden.getShape().get(0);
     NDArray logits =
-        wideCopies
+        lmHeadTWide != null
             ? products.linear(hidden, lmHeadT, lmHeadTWide, (int) rows, true)
             : products.linear(
                 hidden, lmHeadT, null, rows >= WideProducts.WIDE_ROWS_VOCAB ? (int) rows : 0, true);
@@ -443,24 +506,31 @@ public final class LlamaModel implements AutoCloseable {
   }
 
   /**
-   * {@link #headRows} from the float32 copy of the projection ({@link CpuF32Weights}), for products
-   * of {@link WideProducts#WIDE_ROWS} rows or more; null without copies.
+   * {@link #headRows} in float32, for the products {@link #widensProduct} says compute in float32:
+   * from the float32 copy of the projection ({@link CpuF32Weights}), or gathered and cast; null
+   * without copies and without a {@link #packedProducts()}.
    */
   public NDArray headRowsWide(NDManager owner, long[] ids) {
-    if (!wideCopies) {
+    if (!wideCopies && !packedProducts()) {
       return null;
     }
     NDArray idx = owner.create(ids);
-    NDArray rows = own(owner, lmHeadTWide.transpose().get(new NDIndex("{}", idx)));
-    return rows.transpose();
+    if (lmHeadTWide != null) {
+      return own(owner, lmHeadTWide.transpose().get(new NDIndex("{}", idx))).transpose();
+    }
+    NDArray rows = own(owner, head.get(new NDIndex("{}", idx)));
+    return own(owner, rows.toType(DataType.FLOAT32, false)).transpose();
   }
 
   /**
-   * Whether a product of {@code rows} rows computes in float32 ({@link #headRowsWide} is then the
-   * operand to pass).
+   * Whether a constrained projection ({@link #logits(NDArray, NDArray, NDArray)}) of {@code rows}
+   * rows computes in float32 ({@link #headRowsWide} is then the operand to pass): products of
+   * {@link WideProducts#WIDE_ROWS} rows or more with narrow weights on the CPU, and every row count
+   * where the full projection is the {@link #packedProducts()}, whose logits are float32 sums (so
+   * that both choose the same tokens).
    */
   public boolean widensProduct(int rows) {
-    return products.widens(rows);
+    return packedProducts() || products.widens(rows);
   }
 
   /**
@@ -478,6 +548,12 @@ public final class LlamaModel implements AutoCloseable {
    * widened product.
    */
   public NDArray logits(NDArray hidden, NDArray headRows, NDArray headRowsWide) {
+    if (packedProducts()) {
+      NDManager m = hidden.getManager();
+      NDArray w =
+          headRowsWide != null ? headRowsWide : own(m, headRows.toType(DataType.FLOAT32, false));
+      return own(m, hidden.toType(DataType.FLOAT32, false)).matMul(w);
+    }
     long rows = hidden.getShape().get(0);
     NDArray logits = products.linear(hidden, headRows, headRowsWide, (int) rows, true);
     return logits.getDataType() == DataType.FLOAT32
@@ -506,7 +582,7 @@ public final class LlamaModel implements AutoCloseable {
     int kv = config.numKvHeads();
     LayerWeights l = layers[li];
     NDArray hN = rmsNorm(x, l.inputNorm);
-    NDArray qkv = products.linear(hN, l.qkvT, l.qkvTWide, n, false);
+    NDArray qkv = product(hN, l.qkvT, l.qkvTWide, l.qkvPacked, n);
     if (l.qkvBias != null) {
       qkv = qkv.add(l.qkvBias);
     }
@@ -522,16 +598,28 @@ public final class LlamaModel implements AutoCloseable {
     NDArray q = qAndK.get(0);
     pool.write(li, slotIndex, qAndK.get(1), v);
     NDArray attn = attention.attend(scope, li, q, groups, n);
-    NDArray o = products.linear(attn, l.oT, l.oTWide, n, false);
+    NDArray o = product(attn, l.oT, l.oTWide, l.oPacked, n);
     if (l.oBias != null) {
       o = o.add(l.oBias);
     }
     x = x.add(o);
     NDArray h2 = rmsNorm(x, l.postNorm);
-    NDList gu = products.linear(h2, l.gateUpT, l.gateUpTWide, n, false).split(2, 1);
+    NDList gu = product(h2, l.gateUpT, l.gateUpTWide, l.gateUpPacked, n).split(2, 1);
     NDArray gate = gu.get(0);
     NDArray act = gate.mul(Activation.sigmoid(gate)).mul(gu.get(1));
-    return x.add(products.linear(act, l.downT, l.downTWide, n, false));
+    return x.add(product(act, l.downT, l.downTWide, l.downPacked, n));
+  }
+
+  /**
+   * A layer's product {@code x.matMul(w)} of {@code rows} rows: on {@link #gemm} when packed, else
+   * {@link WideProducts#linear} (float16, or float32 from {@code wide} or a cast); in the compute
+   * dtype.
+   */
+  private NDArray product(NDArray x, NDArray w, NDArray wide, Object packed, int rows) {
+    if (packed != null && packedProducts()) {
+      return gemm.linear(x, packed);
+    }
+    return products.linear(x, w, wide, rows, false);
   }
 
   /**
@@ -555,6 +643,9 @@ public final class LlamaModel implements AutoCloseable {
   public void close() {
     if (fused != null) {
       fused.close();
+    }
+    if (gemm != null) {
+      gemm.close();
     }
     manager.close();
   }

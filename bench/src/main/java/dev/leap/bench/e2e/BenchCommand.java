@@ -1,6 +1,7 @@
 package dev.leap.bench.e2e;
 
 import dev.leap.bench.model.ProfileCommand;
+import dev.leap.bench.model.VocabProductCommand;
 import dev.leap.bench.peers.PeersCommand;
 import dev.leap.bench.serve.AbuseBenchCommand;
 import dev.leap.bench.serve.IdleConnectionsCommand;
@@ -46,10 +47,11 @@ import picocli.CommandLine.Spec;
       IdleConnectionsCommand.class,
       AbuseBenchCommand.class,
       ProfileCommand.class,
+      VocabProductCommand.class,
       PeersCommand.class
     },
     description =
-        "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass) or 'peers' (beside llama.cpp).")
+        "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass), 'vocab' (the float16 vocabulary product through every PyTorch kernel) or 'peers' (beside llama.cpp).")
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;

@@ -133,6 +133,15 @@ public final class ProfileCommand implements Callable<Integer> {
               + " Default: ${DEFAULT-VALUE}.")
   String fusedDecode;
 
+  @Option(
+      names = "--packed-products",
+      defaultValue = "on",
+      description =
+          "on or off: products of f16 weights (the vocabulary's and the layers') as"
+              + " FBGEMM's float16 GEMM (LlamaModel#setPackedProducts) or PyTorch's float16 products."
+              + " Default: ${DEFAULT-VALUE}.")
+  String packedProducts;
+
   /** One op kind's total over a profiled run. */
   record OpRow(String name, long calls, double micros) {}
 
@@ -157,6 +166,11 @@ public final class ProfileCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--fused-decode must be on or off, got " + fusedDecode);
       }
       m.setFusedDecode(fusedDecode.equals("on"));
+      if (!packedProducts.equals("on") && !packedProducts.equals("off")) {
+        throw new IllegalArgumentException(
+            "--packed-products must be on or off, got " + packedProducts);
+      }
+      m.setPackedProducts(packedProducts.equals("on"));
       int v = m.config().vocabSize();
       int layers = m.config().numLayers();
       Tokenizer tok = Tokenizer.loadFromModelDir(dir);
@@ -293,7 +307,8 @@ public final class ProfileCommand implements Callable<Integer> {
             (m.hasF32WeightCopies() ? " with float32 copies" : "")
                 + (m.fusedDecode()
                     ? "; fused: the layers' ops run inside the TorchScript call 'step'"
-                    : "; DJL ops"),
+                    : "; DJL ops")
+                + (m.packedProducts() ? "; products: FBGEMM's float16 GEMM" : ""),
             steps,
             plainMs,
             profiledMs);

@@ -1,0 +1,213 @@
+package dev.leap.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.zip.CRC32;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+
+/**
+ * TorchScript modules that Leap writes itself and runs through DJL's PyTorch engine ({@link
+ * FusedDecode}, {@link Fp16Gemm}): the archive (a zip of {@code data.pkl}, the module object: a
+ * class with no parameters and its {@code training} flag, pickle protocol 2; {@code constants.pkl},
+ * an empty tuple; {@code version}; {@code code/__torch__.py}, the class's TorchScript source,
+ * compiled by libtorch at load), not traced or exported from Python (there is no Python in Leap's
+ * build).
+ *
+ * <p>DJL's PyTorch engine calls, by reflection (method handles resolved once; the engine jar is not
+ * a named module this module could read): {@code JniUtils.loadModule}, {@code IValue.from}/{@code
+ * listFrom}/{@code toTensor}/{@code close}, {@code IValueUtils.runMethod}, {@code
+ * PtSymbolBlock.close}. IValues and the module travel as {@code Object}.
+ */
+final class TorchScript {
+  /** Archive format version written (libtorch reads 1 to 10; 3 is the oldest without upgraders). */
+  private static final String VERSION = "3";
+
+  private TorchScript() {}
+
+  private static final Class<?> IVALUE;
+  private static final Class<?> ARRAY;
+  private static final Class<?> MANAGER;
+  private static final MethodHandle LOAD;
+  private static final MethodHandle FROM_TENSOR;
+  private static final MethodHandle FROM_LONG;
+  private static final MethodHandle FROM_BOOLEAN;
+  private static final MethodHandle LIST_FROM;
+  private static final MethodHandle LIST_FROM_VALUES;
+  private static final MethodHandle RUN;
+  private static final MethodHandle TO_TENSOR;
+  private static final MethodHandle CLOSE_VALUE;
+  private static final MethodHandle CLOSE_BLOCK;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+      ClassLoader loader = NDArray.class.getClassLoader();
+      IVALUE = Class.forName("ai.djl.pytorch.jni.IValue", true, loader);
+      ARRAY = Class.forName("ai.djl.pytorch.engine.PtNDArray", true, loader);
+      MANAGER = Class.forName("ai.djl.pytorch.engine.PtNDManager", true, loader);
+      Class<?> block = Class.forName("ai.djl.pytorch.engine.PtSymbolBlock", true, loader);
+      Class<?> jni = Class.forName("ai.djl.pytorch.jni.JniUtils", true, loader);
+      Class<?> utils = Class.forName("ai.djl.pytorch.jni.IValueUtils", true, loader);
+      Class<?> values = IVALUE.arrayType();
+      LOAD =
+          lookup.findStatic(
+              jni,
+              "loadModule",
+              MethodType.methodType(
+                  block, MANAGER, InputStream.class, boolean.class, boolean.class));
+      FROM_TENSOR = lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, ARRAY));
+      FROM_LONG = lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, long.class));
+      FROM_BOOLEAN =
+          lookup.findStatic(IVALUE, "from", MethodType.methodType(IVALUE, boolean.class));
+      LIST_FROM =
+          lookup
+              .findStatic(IVALUE, "listFrom", MethodType.methodType(IVALUE, ARRAY.arrayType()))
+              .asFixedArity();
+      LIST_FROM_VALUES =
+          lookup
+              .findStatic(IVALUE, "listFrom", MethodType.methodType(IVALUE, values))
+              .asFixedArity();
+      RUN =
+          lookup
+              .findStatic(
+                  utils, "runMethod", MethodType.methodType(IVALUE, block, String.class, values))
+              .asFixedArity();
+      TO_TENSOR = lookup.findVirtual(IVALUE, "toTensor", MethodType.methodType(ARRAY, MANAGER));
+      CLOSE_VALUE = lookup.findVirtual(IVALUE, "close", MethodType.methodType(void.class));
+      CLOSE_BLOCK = lookup.findVirtual(block, "close", MethodType.methodType(void.class));
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  static Object load(NDManager manager, InputStream archive) {
+    return call(() -> LOAD.invoke(manager, archive, false, false));
+  }
+
+  static Object of(NDArray a) {
+    return call(() -> FROM_TENSOR.invoke(a));
+  }
+
+  static Object of(long v) {
+    return call(() -> FROM_LONG.invoke(v));
+  }
+
+  static Object of(boolean v) {
+    return call(() -> FROM_BOOLEAN.invoke(v));
+  }
+
+  static Object list(List<NDArray> arrays) {
+    Object a = java.lang.reflect.Array.newInstance(ARRAY, arrays.size());
+    for (int i = 0; i < arrays.size(); i++) {
+      java.lang.reflect.Array.set(a, i, arrays.get(i));
+    }
+    return call(() -> LIST_FROM.invoke(a));
+  }
+
+  /** A TorchScript list of IValues (of one type; at least one: DJL makes no empty list). */
+  static Object listOf(List<Object> values) {
+    Object[] a = values(values.size());
+    for (int i = 0; i < a.length; i++) {
+      a[i] = values.get(i);
+    }
+    return call(() -> LIST_FROM_VALUES.invoke(a));
+  }
+
+  static Object[] values(int n) {
+    return (Object[]) java.lang.reflect.Array.newInstance(IVALUE, n);
+  }
+
+  static Object run(Object block, String method, Object[] in) {
+    return call(() -> RUN.invoke(block, method, in));
+  }
+
+  static NDArray tensor(Object value, NDManager manager) {
+    return (NDArray) call(() -> TO_TENSOR.invoke(value, manager));
+  }
+
+  static void close(Object value) {
+    call(
+        () -> {
+          CLOSE_VALUE.invoke(value);
+          return null;
+        });
+  }
+
+  static void closeBlock(Object block) {
+    call(
+        () -> {
+          CLOSE_BLOCK.invoke(block);
+          return null;
+        });
+  }
+
+  private interface Call {
+    Object run() throws Throwable;
+  }
+
+  private static Object call(Call c) {
+    try {
+      return c.run();
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /**
+   * Compiles and loads class {@code name}'s TorchScript {@code source} onto {@code manager}'s
+   * device; close it with {@link #closeBlock}.
+   */
+  static Object load(NDManager manager, String name, String source) {
+    return load(manager, new ByteArrayInputStream(archive(name, source)));
+  }
+
+  /**
+   * The TorchScript archive of class {@code name} (an identifier) with TorchScript source {@code
+   * source}: the module's pickled object, its source, constants and version.
+   */
+  static byte[] archive(String name, String source) {
+    ByteArrayOutputStream pickle = new ByteArrayOutputStream();
+    // PROTO 2; GLOBAL '__torch__ NAME'; EMPTY_TUPLE; NEWOBJ; EMPTY_DICT; BINUNICODE 'training';
+    // NEWTRUE; SETITEM; BUILD; STOP
+    pickle.writeBytes(new byte[] {(byte) 0x80, 2, 'c'});
+    pickle.writeBytes(("__torch__\n" + name + "\n").getBytes(StandardCharsets.US_ASCII));
+    pickle.writeBytes(new byte[] {')', (byte) 0x81, '}', 'X', 8, 0, 0, 0});
+    pickle.writeBytes("training".getBytes(StandardCharsets.US_ASCII));
+    pickle.writeBytes(new byte[] {(byte) 0x88, 's', 'b', '.'});
+    ByteArrayOutputStream zip = new ByteArrayOutputStream();
+    try (ZipOutputStream z = new ZipOutputStream(zip)) {
+      stored(z, "archive/data.pkl", pickle.toByteArray());
+      stored(z, "archive/code/__torch__.py", source.getBytes(StandardCharsets.UTF_8));
+      stored(z, "archive/constants.pkl", new byte[] {(byte) 0x80, 2, ')', '.'});
+      stored(z, "archive/version", (VERSION + "\n").getBytes(StandardCharsets.US_ASCII));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return zip.toByteArray();
+  }
+
+  private static void stored(ZipOutputStream z, String name, byte[] data) throws IOException {
+    ZipEntry e = new ZipEntry(name);
+    e.setMethod(ZipEntry.STORED);
+    e.setSize(data.length);
+    CRC32 crc = new CRC32();
+    crc.update(data);
+    e.setCrc(crc.getValue());
+    z.putNextEntry(e);
+    z.write(data);
+    z.closeEntry();
+  }
+}
