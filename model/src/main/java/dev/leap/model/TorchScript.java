@@ -3,26 +3,16 @@ package dev.leap.model;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.zip.CRC32;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 
 /**
- * TorchScript modules that Leap writes itself and runs through DJL's PyTorch engine ({@link
- * FusedDecode}, {@link Fp16Gemm}): the archive (a zip of {@code data.pkl}, the module object: a
- * class with no parameters and its {@code training} flag, pickle protocol 2; {@code constants.pkl},
- * an empty tuple; {@code version}; {@code code/__torch__.py}, the class's TorchScript source,
- * compiled by libtorch at load), not traced or exported from Python (there is no Python in Leap's
- * build).
+ * TorchScript modules that Leap writes itself ({@link TorchScriptArchive}) and runs through DJL's
+ * PyTorch engine ({@link FusedDecode}, {@link Fp16Gemm}), not traced or exported from Python (there
+ * is no Python in Leap's build).
  *
  * <p>DJL's PyTorch engine calls, by reflection (method handles resolved once; the engine jar is not
  * a named module this module could read): {@code JniUtils.loadModule}, {@code IValue.from}/{@code
@@ -30,9 +20,6 @@ import java.util.zip.ZipOutputStream;
  * PtSymbolBlock.close}. IValues and the module travel as {@code Object}.
  */
 final class TorchScript {
-  /** Archive format version written (libtorch reads 1 to 10; 3 is the oldest without upgraders). */
-  private static final String VERSION = "3";
-
   private TorchScript() {}
 
   private static final Class<?> IVALUE;
@@ -171,43 +158,6 @@ final class TorchScript {
    * device; close it with {@link #closeBlock}.
    */
   static Object load(NDManager manager, String name, String source) {
-    return load(manager, new ByteArrayInputStream(archive(name, source)));
-  }
-
-  /**
-   * The TorchScript archive of class {@code name} (an identifier) with TorchScript source {@code
-   * source}: the module's pickled object, its source, constants and version.
-   */
-  static byte[] archive(String name, String source) {
-    ByteArrayOutputStream pickle = new ByteArrayOutputStream();
-    // PROTO 2; GLOBAL '__torch__ NAME'; EMPTY_TUPLE; NEWOBJ; EMPTY_DICT; BINUNICODE 'training';
-    // NEWTRUE; SETITEM; BUILD; STOP
-    pickle.writeBytes(new byte[] {(byte) 0x80, 2, 'c'});
-    pickle.writeBytes(("__torch__\n" + name + "\n").getBytes(StandardCharsets.US_ASCII));
-    pickle.writeBytes(new byte[] {')', (byte) 0x81, '}', 'X', 8, 0, 0, 0});
-    pickle.writeBytes("training".getBytes(StandardCharsets.US_ASCII));
-    pickle.writeBytes(new byte[] {(byte) 0x88, 's', 'b', '.'});
-    ByteArrayOutputStream zip = new ByteArrayOutputStream();
-    try (ZipOutputStream z = new ZipOutputStream(zip)) {
-      stored(z, "archive/data.pkl", pickle.toByteArray());
-      stored(z, "archive/code/__torch__.py", source.getBytes(StandardCharsets.UTF_8));
-      stored(z, "archive/constants.pkl", new byte[] {(byte) 0x80, 2, ')', '.'});
-      stored(z, "archive/version", (VERSION + "\n").getBytes(StandardCharsets.US_ASCII));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return zip.toByteArray();
-  }
-
-  private static void stored(ZipOutputStream z, String name, byte[] data) throws IOException {
-    ZipEntry e = new ZipEntry(name);
-    e.setMethod(ZipEntry.STORED);
-    e.setSize(data.length);
-    CRC32 crc = new CRC32();
-    crc.update(data);
-    e.setCrc(crc.getValue());
-    z.putNextEntry(e);
-    z.write(data);
-    z.closeEntry();
+    return load(manager, new ByteArrayInputStream(TorchScriptArchive.of(name, source)));
   }
 }

@@ -29,7 +29,8 @@ class PublicSurfaceTest {
             "dev.leap.model.ModelConfig",
             "dev.leap.model.Precision",
             "dev.leap.model.Rope",
-            "dev.leap.model.SafeTensors"));
+            "dev.leap.model.SafeTensors",
+            "dev.leap.model.TorchScriptArchive"));
   }
 
   /** The packages module-info.java exports. */

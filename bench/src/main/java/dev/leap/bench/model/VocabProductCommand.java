@@ -12,11 +12,10 @@ import ai.djl.pytorch.jni.IValue;
 import ai.djl.pytorch.jni.IValueUtils;
 import ai.djl.pytorch.jni.JniUtils;
 import dev.leap.bench.Json;
+import dev.leap.model.TorchScriptArchive;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,9 +25,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.zip.CRC32;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -432,32 +428,7 @@ public final class VocabProductCommand implements Callable<Integer> {
    * {@link #SOURCE} as a TorchScript archive, written as the model module's {@code TorchScript}
    * writes its own (there package-private): the pickled module object, source, constants, version.
    */
-  static byte[] archive() throws IOException {
-    ByteArrayOutputStream pickle = new ByteArrayOutputStream();
-    pickle.writeBytes(new byte[] {(byte) 0x80, 2, 'c'});
-    pickle.writeBytes("__torch__\nVocab\n".getBytes(StandardCharsets.US_ASCII));
-    pickle.writeBytes(new byte[] {')', (byte) 0x81, '}', 'X', 8, 0, 0, 0});
-    pickle.writeBytes("training".getBytes(StandardCharsets.US_ASCII));
-    pickle.writeBytes(new byte[] {(byte) 0x88, 's', 'b', '.'});
-    ByteArrayOutputStream zip = new ByteArrayOutputStream();
-    try (ZipOutputStream z = new ZipOutputStream(zip)) {
-      stored(z, "archive/data.pkl", pickle.toByteArray());
-      stored(z, "archive/code/__torch__.py", SOURCE.getBytes(StandardCharsets.UTF_8));
-      stored(z, "archive/constants.pkl", new byte[] {(byte) 0x80, 2, ')', '.'});
-      stored(z, "archive/version", "3\n".getBytes(StandardCharsets.US_ASCII));
-    }
-    return zip.toByteArray();
-  }
-
-  private static void stored(ZipOutputStream z, String name, byte[] data) throws IOException {
-    ZipEntry e = new ZipEntry(name);
-    e.setMethod(ZipEntry.STORED);
-    e.setSize(data.length);
-    CRC32 crc = new CRC32();
-    crc.update(data);
-    e.setCrc(crc.getValue());
-    z.putNextEntry(e);
-    z.write(data);
-    z.closeEntry();
+  static byte[] archive() {
+    return TorchScriptArchive.of("Vocab", SOURCE);
   }
 }
