@@ -79,6 +79,20 @@ class OpenAiClientTest {
     server.close();
   }
 
+  /** The phone number pattern the regex tests constrain to. */
+  private static final String PHONE = "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}";
+
+  /**
+   * A greedy completion of at most 20 tokens after {@code "Phone: "}; callers add the constraint.
+   */
+  private CompletionCreateParams.Builder phoneRequest() {
+    return CompletionCreateParams.builder()
+        .model(server.modelName())
+        .prompt("Phone: ")
+        .maxTokens(20)
+        .temperature(0.0);
+  }
+
   @Test
   void structuredOutputParsedIntoARecord() {
     String prompt =
@@ -106,17 +120,12 @@ class OpenAiClientTest {
         client
             .completions()
             .create(
-                CompletionCreateParams.builder()
-                    .model(server.modelName())
-                    .prompt("Phone: ")
-                    .maxTokens(20)
-                    .temperature(0.0)
+                phoneRequest()
                     .putAdditionalBodyProperty(
-                        "structured_outputs",
-                        JsonValue.from(Map.of("regex", "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")))
+                        "structured_outputs", JsonValue.from(Map.of("regex", PHONE)))
                     .build());
     String text = c.choices().get(0).text();
-    assertTrue(Pattern.matches("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}", text), text);
+    assertTrue(Pattern.matches(PHONE, text), text);
     assertTrue(c.usage().orElseThrow().completionTokens() > 0);
     JsonValue leap = c._additionalProperties().get("leap");
     assertTrue(
@@ -130,21 +139,14 @@ class OpenAiClientTest {
         client
             .completions()
             .create(
-                CompletionCreateParams.builder()
-                    .model(server.modelName())
-                    .prompt("Phone: ")
-                    .maxTokens(20)
-                    .temperature(0.0)
+                phoneRequest()
                     .putAdditionalBodyProperty(
-                        "structured_outputs",
-                        JsonValue.from(Map.of("regex", "\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}")))
+                        "structured_outputs", JsonValue.from(Map.of("regex", PHONE)))
                     .putAdditionalBodyProperty("jump_forward", JsonValue.from(false))
                     .build());
     Map<?, ?> off = plain._additionalProperties().get("leap").convert(Map.class);
     assertEquals(0, ((Number) off.get("tokens_jumped")).intValue(), off.toString());
-    assertTrue(
-        Pattern.matches("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}", plain.choices().get(0).text()),
-        plain.toString());
+    assertTrue(Pattern.matches(PHONE, plain.choices().get(0).text()), plain.toString());
     assertTrue(
         ((Number) off.get("forward_passes")).intValue()
             > ((Number) on.get("forward_passes")).intValue(),
@@ -209,13 +211,7 @@ class OpenAiClientTest {
   @Test
   void streamedCompletionOverTheLegacyEndpoint() {
     CompletionCreateParams p =
-        CompletionCreateParams.builder()
-            .model(server.modelName())
-            .prompt("Phone: ")
-            .maxTokens(20)
-            .temperature(0.0)
-            .putAdditionalBodyProperty("regex", JsonValue.from("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}"))
-            .build();
+        phoneRequest().putAdditionalBodyProperty("regex", JsonValue.from(PHONE)).build();
     String whole = client.completions().create(p).choices().get(0).text();
     StringBuilder streamed = new StringBuilder();
     List<String> reasons = new ArrayList<>();
@@ -418,15 +414,7 @@ class OpenAiClientTest {
   void metricsInPrometheusTextWithVllmNames() throws Exception {
     client
         .completions()
-        .create(
-            CompletionCreateParams.builder()
-                .model(server.modelName())
-                .prompt("Phone: ")
-                .maxTokens(20)
-                .temperature(0.0)
-                .putAdditionalBodyProperty(
-                    "regex", JsonValue.from("\\([0-9]{3}\\) [0-9]{3}-[0-9]{4}"))
-                .build());
+        .create(phoneRequest().putAdditionalBodyProperty("regex", JsonValue.from(PHONE)).build());
     String m =
         HttpClient.newHttpClient()
             .send(
