@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
@@ -81,90 +82,91 @@ public final class LeapServer implements AutoCloseable {
     }
 
     public Options withPort(int p) {
-      return new Options(
-          host,
-          p,
-          apiKey,
-          modelName,
-          maxBodyBytes,
-          maxInFlight,
-          idleTimeoutMs,
-          stopTimeoutMs,
-          allowedHosts,
-          maxConnections,
-          bodyTimeoutMs,
-          maxRequestTokens,
-          maxRequestKv);
+      return with(o -> o.port = p);
     }
 
     public Options withApiKey(String key) {
-      return new Options(
-          host,
-          port,
-          key,
-          modelName,
-          maxBodyBytes,
-          maxInFlight,
-          idleTimeoutMs,
-          stopTimeoutMs,
-          allowedHosts,
-          maxConnections,
-          bodyTimeoutMs,
-          maxRequestTokens,
-          maxRequestKv);
+      return with(o -> o.apiKey = key);
     }
 
     public Options withAllowedHosts(List<String> hosts) {
-      return new Options(
-          host,
-          port,
-          apiKey,
-          modelName,
-          maxBodyBytes,
-          maxInFlight,
-          idleTimeoutMs,
-          stopTimeoutMs,
-          hosts,
-          maxConnections,
-          bodyTimeoutMs,
-          maxRequestTokens,
-          maxRequestKv);
+      return with(o -> o.allowedHosts = hosts);
     }
 
     /** Connections, in-flight requests and the body-read timeout. */
     public Options withLimits(int connections, int inFlight, long bodyMs) {
-      return new Options(
-          host,
-          port,
-          apiKey,
-          modelName,
-          maxBodyBytes,
-          inFlight,
-          idleTimeoutMs,
-          stopTimeoutMs,
-          allowedHosts,
-          connections,
-          bodyMs,
-          maxRequestTokens,
-          maxRequestKv);
+      return with(
+          o -> {
+            o.maxConnections = connections;
+            o.maxInFlight = inFlight;
+            o.bodyTimeoutMs = bodyMs;
+          });
     }
 
     /** The per-request budget: {@code n x max_tokens} and KV slots. */
     public Options withBudget(int requestTokens, int requestKv) {
-      return new Options(
-          host,
-          port,
-          apiKey,
-          modelName,
-          maxBodyBytes,
-          maxInFlight,
-          idleTimeoutMs,
-          stopTimeoutMs,
-          allowedHosts,
-          maxConnections,
-          bodyTimeoutMs,
-          requestTokens,
-          requestKv);
+      return with(
+          o -> {
+            o.maxRequestTokens = requestTokens;
+            o.maxRequestKv = requestKv;
+          });
+    }
+
+    /** A copy with {@code change} applied to its fields. */
+    private Options with(Consumer<Fields> change) {
+      Fields f = new Fields(this);
+      change.accept(f);
+      return f.options();
+    }
+
+    /** The fields of an {@link Options}, to change some of them in a copy. */
+    private static final class Fields {
+      String host;
+      int port;
+      String apiKey;
+      String modelName;
+      long maxBodyBytes;
+      int maxInFlight;
+      long idleTimeoutMs;
+      long stopTimeoutMs;
+      List<String> allowedHosts;
+      int maxConnections;
+      long bodyTimeoutMs;
+      int maxRequestTokens;
+      int maxRequestKv;
+
+      Fields(Options o) {
+        host = o.host;
+        port = o.port;
+        apiKey = o.apiKey;
+        modelName = o.modelName;
+        maxBodyBytes = o.maxBodyBytes;
+        maxInFlight = o.maxInFlight;
+        idleTimeoutMs = o.idleTimeoutMs;
+        stopTimeoutMs = o.stopTimeoutMs;
+        allowedHosts = o.allowedHosts;
+        maxConnections = o.maxConnections;
+        bodyTimeoutMs = o.bodyTimeoutMs;
+        maxRequestTokens = o.maxRequestTokens;
+        maxRequestKv = o.maxRequestKv;
+      }
+
+      Options options() {
+        return new Options(
+            host,
+            port,
+            apiKey,
+            modelName,
+            maxBodyBytes,
+            maxInFlight,
+            idleTimeoutMs,
+            stopTimeoutMs,
+            allowedHosts,
+            maxConnections,
+            bodyTimeoutMs,
+            maxRequestTokens,
+            maxRequestKv);
+      }
     }
   }
 
