@@ -101,15 +101,7 @@ final class PeersReport {
     json.put("sameTokenIds", sameIds);
     json.put("prompts", all.size());
     o.println();
-    o.println(
-        "| batch 1, greedy | Leap jump-forward | Leap token-by-token | "
-            + String.join(
-                " | ",
-                threads.stream()
-                    .map(t -> "llama.cpp " + t + " thread" + (t == 1 ? "" : "s"))
-                    .toList())
-            + " |");
-    o.println("|---|---:|---:|" + "---:|".repeat(threads.size()));
+    tableHeader(o, "batch 1, greedy", threads);
     StringBuilder decode =
         new StringBuilder(
             String.format(
@@ -273,15 +265,7 @@ final class PeersReport {
     // Throughput rows.
     if (!parallel.isEmpty()) {
       o.println();
-      o.println(
-          "| throughput, sheets at once | Leap jump-forward | Leap token-by-token | "
-              + String.join(
-                  " | ",
-                  threads.stream()
-                      .map(t -> "llama.cpp " + t + " thread" + (t == 1 ? "" : "s"))
-                      .toList())
-              + " |");
-      o.println("|---|---:|---:|" + "---:|".repeat(threads.size()));
+      tableHeader(o, "throughput, sheets at once", threads);
       ArrayNode tj = json.putArray("throughput");
       for (int w = 0; w < parallel.size(); w++) {
         int p = parallel.get(w);
@@ -406,5 +390,19 @@ final class PeersReport {
         + a.substring(from, Math.min(a.length(), i + 20)).replace("\n", "\\n")
         + " | ..."
         + b.substring(from, Math.min(b.length(), i + 20)).replace("\n", "\\n");
+  }
+
+  /**
+   * A table's header row and alignment row: the row label, Leap's two modes, llama.cpp per thread
+   * count.
+   */
+  static void tableHeader(PrintWriter o, String label, List<Integer> threads) {
+    StringBuilder h =
+        new StringBuilder("| " + label + " | Leap jump-forward | Leap token-by-token |");
+    for (int t : threads) {
+      h.append(" llama.cpp ").append(t).append(t == 1 ? " thread |" : " threads |");
+    }
+    o.println(h);
+    o.println("|---|---:|---:|" + "---:|".repeat(threads.size()));
   }
 }
