@@ -36,11 +36,16 @@ import java.util.zip.GZIPInputStream;
  * tokenizer, here, and its token ids are written to {@code inputs-VOCAB.json}, which the Node side
  * reads, so both engines walk identical ids.
  *
- * <p>Per case the two engines run one after the other, alternating which goes first, while the
- * other process waits (same machine state for both). Per engine: compile time (up to the compiled
- * constraint; XGrammar's includes its mask cache, Leap's what the runtime compiles before the first
- * request step), time to the first mask, the time of every mask along the instances' tokens, forced
- * bytes per instance (XGrammar's {@code findJumpForwardString}, Leap's jump edges or grammar forced
+ * <p>Before the timed cases of each vocabulary, both engines run the same warm-up cases, not timed
+ * and disjoint from the measured ones ({@link #warmUp}: {@code --warm-per-subset} schemas per
+ * subset and two small grammars), so each engine's JIT has done the same work first: Leap's JVM is
+ * fresh only for the first vocabulary, XGrammar's Node process for every one. The first warm-up
+ * case's compile, the first in the process, is reported apart as a cold one. Per case the two
+ * engines run one after the other, alternating which goes first, while the other process waits
+ * (same machine state for both). Per engine: compile time (up to the compiled constraint;
+ * XGrammar's includes its mask cache, Leap's what the runtime compiles before the first request
+ * step), time to the first mask, the time of every mask along the instances' tokens, forced bytes
+ * per instance (XGrammar's {@code findJumpForwardString}, Leap's jump edges or grammar forced
  * bytes, taken at every token boundary and counted once per byte of the text), whether each
  * instance is accepted (every token in the mask, then the end of sequence), and which cases compile
  * within the limit. Prints Markdown tables and writes {@code report.json} with every disagreement.
@@ -48,7 +53,7 @@ import java.util.zip.GZIPInputStream;
  * XGrammar fills its mask cache) instead of on first use.
  *
  * <pre>
- * bench/scripts/xgrammar.sh [--per-subset N] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
+ * bench/scripts/xgrammar.sh [--per-subset N] [--warm-per-subset N] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
  * </pre>
  */
 public final class XGrammarSideBySide {
@@ -121,6 +126,7 @@ public final class XGrammarSideBySide {
     int validPer = 2;
     int invalidPer = 2;
     int limitS = 10;
+    int warmPerSubset = 2;
     String[] vocabs = {"gpt2", "llama3", "qwen3"};
     Path out = Path.of("bench-results", "xgrammar");
     String node = "node";
@@ -133,25 +139,36 @@ public final class XGrammarSideBySide {
         case "--out" -> out = Path.of(args[++i]);
         case "--node" -> node = args[++i];
         case "--leap-eager" -> eager = true;
+        case "--warm-per-subset" -> warmPerSubset = Integer.parseInt(args[++i]);
         default ->
             throw new IllegalArgumentException(
                 "unknown option "
                     + args[i]
-                    + " (--per-subset N, --vocabs a,b, --limit-s S, --out DIR, --node PATH, --leap-eager)");
+                    + " (--per-subset N, --warm-per-subset N, --vocabs a,b, --limit-s S, --out DIR,"
+                    + " --node PATH, --leap-eager)");
       }
     }
     Files.createDirectories(out);
     ObjectMapper m = Json.MAPPER;
-    List<Case> cases = sample(m, perSubset, validPer, invalidPer);
+    List<Case> cases = sample(m, Path.of("docs", "grammars"), perSubset, validPer, invalidPer);
+    List<Case> warm = warmUp(m, cases, perSubset, warmPerSubset, validPer, invalidPer);
+    List<Case> written = new ArrayList<>(cases);
+    written.addAll(warm);
     System.err.printf(
         Locale.ROOT,
-        "%d cases, %d instances%n",
+        "%d cases, %d instances; %d warm-up cases (not timed)%n",
         cases.size(),
-        cases.stream().mapToInt(c -> c.instances().size()).sum());
+        cases.stream().mapToInt(c -> c.instances().size()).sum(),
+        warm.size());
     ObjectNode report = m.createObjectNode();
     report.put("perSubset", perSubset);
     report.put("limitS", limitS);
     report.put("leapEager", eager);
+    report.put("warmUpCases", warm.size());
+    StringBuilder cold =
+        new StringBuilder(
+            "| vocabulary | first warm-up case | Leap: its compile (ms) | XGrammar: its compile (ms)"
+                + " | Leap's JVM | XGrammar's Node process |\n|---|---|---:|---:|---|---|\n");
     report.put("loadAverageAtStart", loadAverage());
     ArrayNode vocabRows = report.putArray("vocabularies");
     StringBuilder tables = new StringBuilder();
@@ -176,7 +193,10 @@ public final class XGrammarSideBySide {
       TokenizerJsonVocabulary vocab = tokenizer.vocabulary().withEos(eos);
       SortedVocabulary.of(vocab);
       Path inputs = out.resolve("inputs-" + v + ".json").toAbsolutePath();
-      List<int[]> ids = writeInputs(m, inputs, tokJson, tokenizer, vocab.size(), eos, cases);
+      List<int[]> writtenIds =
+          writeInputs(m, inputs, tokJson, tokenizer, vocab.size(), eos, written);
+      int measuredInstances = cases.stream().mapToInt(c -> c.instances().size()).sum();
+      List<int[]> ids = writtenIds.subList(0, measuredInstances);
       try (XGrammarProcess xg =
           new XGrammarProcess(node, Path.of("bench", "xgrammar", "side.mjs"), m)) {
         double xgSetupMs = xg.loadVocabulary(inputs);
@@ -190,6 +210,52 @@ public final class XGrammarSideBySide {
                 sortMs,
                 xgSetupMs));
         LeapSide leap = new LeapSide(vocab, limitS, eager);
+        // Warm-up (not timed): the same disjoint cases through both engines, alternating which
+        // goes first as below, so each engine's JIT (the JVM's, V8's for the WebAssembly) has run
+        // the same work before the first timed case, on every vocabulary (XGrammar's Node process
+        // is fresh per vocabulary, Leap's JVM only for the first). The first warm-up case's compile
+        // is a cold one, reported apart.
+        int widx = measuredInstances;
+        for (int w = 0; w < warm.size(); w++) {
+          Case cs = warm.get(w);
+          List<int[]> caseIds = writtenIds.subList(widx, widx + cs.instances().size());
+          widx += cs.instances().size();
+          Outcome lo;
+          Outcome xo;
+          if (w % 2 == 0) {
+            lo = leap.run(cs, caseIds);
+            xo = xg.run(cases.size() + w, inputs, limitS);
+          } else {
+            xo = xg.run(cases.size() + w, inputs, limitS);
+            lo = leap.run(cs, caseIds);
+          }
+          if (w == 0) {
+            cold.append(
+                String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %s | fresh |%n",
+                    v,
+                    cs.id(),
+                    lo.compiled ? f(lo.compileMs) : lo.error,
+                    xo.compiled ? f(xo.compileMs) : xo.error,
+                    v.equals(vocabs[0]) ? "fresh" : "warm (earlier vocabularies)"));
+            ObjectNode cr = report.withArray("coldFirstCompile").addObject();
+            cr.put("vocabulary", v);
+            cr.put("case", cs.id());
+            cr.put("leapCompileMs", lo.compileMs);
+            cr.put("xgrammarCompileMs", xo.compileMs);
+            cr.put("leapJvmFresh", v.equals(vocabs[0]));
+          }
+          System.err.printf(
+              Locale.ROOT,
+              "%s warm-up %s: leap %s %.1f ms, xgrammar %s %.1f ms%n",
+              v,
+              cs.id(),
+              lo.compiled ? "ok" : "FAIL(" + lo.error + ")",
+              lo.compileMs,
+              xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
+              xo.compileMs);
+        }
         List<Outcome> leapOut = new ArrayList<>();
         List<Outcome> xgOut = new ArrayList<>();
         int idx = 0;
@@ -312,6 +378,11 @@ public final class XGrammarSideBySide {
     report.put("loadAverageAtEnd", loadAverage());
     System.out.println("Vocabulary set-up (cold; once per tokenizer):\n");
     System.out.println(setup);
+    if (!warm.isEmpty()) {
+      System.out.println(
+          "Cold first compile (the first warm-up case, in the process's first compile):\n");
+      System.out.println(cold);
+    }
     System.out.println(tables);
     System.out.println(
         "Disagreements on accepting an instance (vocabulary | case | label | answers | text up to the later rejection):\n");
@@ -460,8 +531,141 @@ public final class XGrammarSideBySide {
     }
   }
 
-  /** The cases: the grammars, then {@code perSubset} schemas per subset drawn with a fixed seed. */
-  static List<Case> sample(ObjectMapper m, int perSubset, int validPer, int invalidPer)
+  /** Warm-up grammars, neither of them measured: one regular, one recursive. */
+  static final String[][] WARM_GRAMMARS = {
+    {
+      "warm-list.gbnf",
+      "root ::= \"[\" item (\",\" item)* \"]\"\nitem ::= [a-z]+ | [0-9]+ (\".\" [0-9]+)?\n",
+      "[ab,12.5,c]",
+      "[ab,]"
+    },
+    {
+      "warm-sexpr.gbnf",
+      "root ::= list\nlist ::= \"(\" (atom (\" \" atom)*)? \")\"\natom ::= [a-z]+ | list\n",
+      "(a (b c) ())",
+      "(a b"
+    }
+  };
+
+  /** Largest schema text drawn for the warm-up (its cases must not reach the limit). */
+  static final int WARM_MAX_SCHEMA_CHARS = 8_000;
+
+  /**
+   * The warm-up cases, disjoint from the measured ones: per subset the next {@code warmPerSubset}
+   * schemas of the same seeded shuffle after the {@code perSubset} measured ones (skipping any
+   * whose text or file name equals a measured schema's, as the corpus holds a few names twice, or
+   * whose text passes {@link #WARM_MAX_SCHEMA_CHARS}, or that has no instance to walk), then the
+   * two {@link #WARM_GRAMMARS}.
+   */
+  static List<Case> warmUp(
+      ObjectMapper m,
+      List<Case> measured,
+      int perSubset,
+      int warmPerSubset,
+      int validPer,
+      int invalidPer)
+      throws IOException {
+    List<Case> warm = new ArrayList<>();
+    if (warmPerSubset <= 0) {
+      return warm;
+    }
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (Case c : measured) {
+      seen.add(c.source());
+      seen.add(c.id());
+    }
+    Path dir = BenchData.file("corpora/jsonschemabench");
+    for (String subset : SUBSETS) {
+      Path file = dir.resolve(subset + ".jsonl.gz");
+      if (!Files.exists(file)) {
+        continue;
+      }
+      List<String> lines = shuffled(file, subset);
+      int taken = 0;
+      for (int k = perSubset; k < lines.size() && taken < warmPerSubset; k++) {
+        JsonNode rec = m.readTree(lines.get(k));
+        JsonNode schema = rec.get("schema");
+        String text = schema.toString();
+        String id = subset + "/" + rec.path("file").asText();
+        if (text.length() > WARM_MAX_SCHEMA_CHARS || seen.contains(id) || !seen.add(text)) {
+          continue;
+        }
+        List<Instance> inst = instances(m, rec, schema, validPer, invalidPer, null);
+        if (inst.isEmpty()) {
+          continue;
+        }
+        warm.add(new Case("warm-up/" + id, "warm-up", "schema", text, inst));
+        taken++;
+      }
+    }
+    for (String[] g : WARM_GRAMMARS) {
+      warm.add(
+          new Case(
+              g[0],
+              "warm-up",
+              "grammar",
+              g[1],
+              List.of(new Instance("valid", g[2]), new Instance("invalid", g[3]))));
+    }
+    return warm;
+  }
+
+  private static List<String> shuffled(Path file, String subset) throws IOException {
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(
+                new GZIPInputStream(Files.newInputStream(file)), StandardCharsets.UTF_8))) {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        lines.add(line);
+      }
+    }
+    Random rnd = new Random(27L * 1_000_003 + subset.hashCode());
+    Collections.shuffle(lines, rnd);
+    return lines;
+  }
+
+  /**
+   * Up to {@code validPer} valid and {@code invalidPer} invalid labelled instances of one record,
+   * written compactly in schema order; valid ones short enough also go to {@code jsonTexts} (up to
+   * 12) when it is given.
+   */
+  private static List<Instance> instances(
+      ObjectMapper m,
+      JsonNode rec,
+      JsonNode schema,
+      int validPer,
+      int invalidPer,
+      List<Instance> jsonTexts)
+      throws IOException {
+    List<Instance> inst = new ArrayList<>();
+    int valid = 0;
+    int invalid = 0;
+    for (JsonNode test : rec.path("tests")) {
+      boolean ok = test.path("valid").asBoolean();
+      if (ok ? valid >= validPer : invalid >= invalidPer) {
+        continue;
+      }
+      String text = m.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schema));
+      inst.add(new Instance(ok ? "valid" : "invalid", text));
+      if (ok) {
+        valid++;
+        if (jsonTexts != null && jsonTexts.size() < 12 && text.length() < 4000) {
+          jsonTexts.add(new Instance("valid", text));
+        }
+      } else {
+        invalid++;
+      }
+    }
+    return inst;
+  }
+
+  /**
+   * The cases: the grammars (read from {@code grammars}, the repository's {@code docs/grammars}),
+   * then {@code perSubset} schemas per subset drawn with a fixed seed.
+   */
+  static List<Case> sample(
+      ObjectMapper m, Path grammars, int perSubset, int validPer, int invalidPer)
       throws IOException {
     List<Case> cases = new ArrayList<>();
     for (String g : GRAMMARS) {
@@ -478,7 +682,7 @@ public final class XGrammarSideBySide {
                 g + ".gbnf",
                 g + ".gbnf",
                 "grammar",
-                Files.readString(Path.of("docs", "grammars", g + ".gbnf")),
+                Files.readString(grammars.resolve(g + ".gbnf")),
                 inst));
       }
     }
@@ -489,39 +693,11 @@ public final class XGrammarSideBySide {
       if (!Files.exists(file)) {
         continue;
       }
-      List<String> lines = new ArrayList<>();
-      try (BufferedReader in =
-          new BufferedReader(
-              new InputStreamReader(
-                  new GZIPInputStream(Files.newInputStream(file)), StandardCharsets.UTF_8))) {
-        for (String line = in.readLine(); line != null; line = in.readLine()) {
-          lines.add(line);
-        }
-      }
-      Random rnd = new Random(27L * 1_000_003 + subset.hashCode());
-      Collections.shuffle(lines, rnd);
+      List<String> lines = shuffled(file, subset);
       for (int k = 0; k < Math.min(perSubset, lines.size()); k++) {
         JsonNode rec = m.readTree(lines.get(k));
         JsonNode schema = rec.get("schema");
-        List<Instance> inst = new ArrayList<>();
-        int valid = 0;
-        int invalid = 0;
-        for (JsonNode test : rec.path("tests")) {
-          boolean ok = test.path("valid").asBoolean();
-          if (ok ? valid >= validPer : invalid >= invalidPer) {
-            continue;
-          }
-          String text = m.writeValueAsString(KeyOrder.schemaOrder(test.get("data"), schema));
-          inst.add(new Instance(ok ? "valid" : "invalid", text));
-          if (ok) {
-            valid++;
-            if (jsonTexts.size() < 12 && text.length() < 4000) {
-              jsonTexts.add(new Instance("valid", text));
-            }
-          } else {
-            invalid++;
-          }
-        }
+        List<Instance> inst = instances(m, rec, schema, validPer, invalidPer, jsonTexts);
         cases.add(
             new Case(
                 subset + "/" + rec.path("file").asText(),

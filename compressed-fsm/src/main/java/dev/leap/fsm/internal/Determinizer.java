@@ -43,14 +43,17 @@ public final class Determinizer {
     int nStates = nfa.stateCount();
     int[] stamp = new int[nStates];
     int[] stack = new int[nStates];
+    int[] found = new int[nStates];
     int[] stampHolder = {0};
 
     Map<SetKey, Integer> ids = new HashMap<>();
-    IntArrayList table = new IntArrayList();
+    // The table row by row, grown by doubling (a large DFA's table is millions of entries).
+    int[] table = new int[classes * 64];
+    int tableSize = 0;
     ArrayList<int[]> sets = new ArrayList<>();
     IntArrayList acceptingList = new IntArrayList();
 
-    int[] startSet = closure(nfa, new int[] {nfa.start}, 1, stamp, stack, stampHolder);
+    int[] startSet = closure(nfa, new int[] {nfa.start}, 1, stamp, stack, found, stampHolder);
     ids.put(new SetKey(startSet), 0);
     long work = startSet.length;
     sets.add(startSet);
@@ -94,6 +97,9 @@ public final class Determinizer {
           }
         }
       }
+      if (tableSize + classes > table.length) {
+        table = Arrays.copyOf(table, Math.max(2 * table.length, tableSize + classes));
+      }
       int previous = -1;
       for (int i = 0; i < segs; i++) {
         IntArrayList b = buckets[i];
@@ -104,7 +110,7 @@ public final class Determinizer {
           // Same targets as the segment before (two edges that meet, with the same targets).
           id = previous;
         } else {
-          int[] target = closure(nfa, b.elements(), b.size(), stamp, stack, stampHolder);
+          int[] target = closure(nfa, b.elements(), b.size(), stamp, stack, found, stampHolder);
           SetKey key = new SetKey(target);
           Integer known = ids.get(key);
           if (known == null) {
@@ -136,25 +142,27 @@ public final class Determinizer {
             id = known;
           }
         }
-        for (int c = segStart[i]; c < segStart[i + 1]; c++) {
-          table.add(id);
-        }
+        Arrays.fill(table, tableSize + segStart[i], tableSize + segStart[i + 1], id);
         previous = id;
       }
+      tableSize += classes;
     }
     boolean[] accepting = new boolean[sets.size()];
     for (int i = 0; i < accepting.length; i++) {
       accepting[i] = acceptingList.getInt(i) == 1;
     }
-    return new RawDfa(sets.size(), classes, classOf, table.toIntArray(), accepting);
+    return new RawDfa(sets.size(), classes, classOf, Arrays.copyOf(table, tableSize), accepting);
   }
 
-  /** The sorted epsilon closure of {@code seeds[0..n)}. */
+  /**
+   * The sorted epsilon closure of {@code seeds[0..n)}, kept to the states that matter: those with
+   * byte edges, and the accepting state ({@code found}: scratch space, one entry per NFA state).
+   */
   private static int[] closure(
-      Nfa nfa, int[] seeds, int n, int[] stamp, int[] stack, int[] stampHolder) {
+      Nfa nfa, int[] seeds, int n, int[] stamp, int[] stack, int[] found, int[] stampHolder) {
     int mark = ++stampHolder[0];
     int sp = 0;
-    IntArrayList out = new IntArrayList();
+    int k = 0;
     for (int i = 0; i < n; i++) {
       int s = seeds[i];
       if (stamp[s] != mark) {
@@ -164,7 +172,9 @@ public final class Determinizer {
     }
     while (sp > 0) {
       int s = stack[--sp];
-      out.add(s);
+      if (nfa.firstEdge(s) >= 0 || s == nfa.accept) {
+        found[k++] = s;
+      }
       for (int e = nfa.firstEps(s); e >= 0; e = nfa.nextEps(e)) {
         int t = nfa.epsTo(e);
         if (stamp[t] != mark) {
@@ -173,15 +183,7 @@ public final class Determinizer {
         }
       }
     }
-    int[] a = out.toIntArray();
-    // Keep only states that matter: those with byte edges, and the accepting state.
-    int k = 0;
-    for (int s : a) {
-      if (nfa.firstEdge(s) >= 0 || s == nfa.accept) {
-        a[k++] = s;
-      }
-    }
-    a = Arrays.copyOf(a, k);
+    int[] a = Arrays.copyOf(found, k);
     Arrays.sort(a);
     return a;
   }

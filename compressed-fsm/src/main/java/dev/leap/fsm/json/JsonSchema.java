@@ -151,6 +151,9 @@ public final class JsonSchema {
     }
     AutomatonCache cache = new AutomatonCache();
     Converter c = Converter.lean(root, options, cache);
+    if (skipsLean(c, root, options)) {
+      return exact(root, options, cache);
+    }
     try {
       Re tree = c.convert();
       return new Compiled(
@@ -161,6 +164,29 @@ public final class JsonSchema {
     } catch (AutomatonTooLargeException | Converter.LeanOverflow e) {
       return exact(root, options, cache);
     }
+  }
+
+  /**
+   * A compact schema with at least this many recursive reference sites ({@link
+   * References#recursiveReferenceSites}) is converted exactly at once, without a lean attempt
+   * first.
+   */
+  static final int LEAN_MAX_RECURSIVE_SITES = 18;
+
+  /**
+   * Whether the lean conversion is left out for {@code root}: a compact schema with {@link
+   * #LEAN_MAX_RECURSIVE_SITES} recursive reference sites or more. Unrolled recursion copies a level
+   * at each site, so the automaton grows with their number; on JSONSchemaBench most such schemas
+   * pass the state limit both ways (Github_hard {@code o21388} and its family of about a hundred,
+   * the WashingtonPost ones with 18 to 26 sites: the lean attempt reaches the limit, then the exact
+   * one, then grammar rules), where the lean attempt only adds its cost; the threshold was chosen
+   * on the corpus's 304 recursive schemas (BENCHMARKS.md, issue 27). A rule of thumb about speed
+   * only: the exact conversion always decides (a lean one that succeeds gives the same result), so
+   * the result is the same either way.
+   */
+  static boolean skipsLean(Converter lean, JsonNode root, JsonSchemaOptions options) {
+    return options.indent() < 0
+        && lean.references.recursiveReferenceSites(root) >= LEAN_MAX_RECURSIVE_SITES;
   }
 
   /**

@@ -172,6 +172,26 @@ final class References {
     return reachableRefs(target).contains(key);
   }
 
+  /**
+   * How many {@code $ref}s in the document's JSON (every node, definitions included) name a target
+   * that can reach the same reference again (a recursive reference, {@link #reachesItself}): the
+   * places that unrolled recursion copies a level into. Reads the JSON only (a reference that does
+   * not resolve is not counted; conversion reports it itself).
+   */
+  int recursiveReferenceSites(JsonNode document) {
+    int n = 0;
+    if (document.isObject() && document.path("$ref").isTextual()) {
+      SchemaIndex.Target t = localTarget(document.get("$ref").asText(), document);
+      if (t != null && reachesItself(t.key(), t.node())) {
+        n++;
+      }
+    }
+    for (JsonNode child : document) {
+      n += recursiveReferenceSites(child);
+    }
+    return n;
+  }
+
   /** {@code o} without its {@code $ref}: a copy in which references resolve as in {@code o}. */
   private ObjectNode withoutRef(ObjectNode o) {
     ObjectNode rest = index.copy(o);

@@ -202,6 +202,77 @@ class JsonSchemaLeanTest {
     };
   }
 
+  /**
+   * The rule that leaves the lean attempt out ({@link JsonSchema#skipsLean}: many recursive
+   * reference sites): its count on a hand-written schema, and the result against the twin on the
+   * GitHub Hard schemas it applies to (a seeded sixth of them) and on generated recursive schemas
+   * with from 1 to 40 sites, under state limits that reach every outcome (DFA, rules, error).
+   */
+  @Test
+  void schemasWithManyRecursiveSitesCompileAsTheTwin() throws Exception {
+    String three =
+        "{\"$defs\":{\"n\":{\"type\":\"object\",\"properties\":{\"a\":{\"$ref\":\"#/$defs/n\"},"
+            + "\"b\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/n\"}},"
+            + "\"c\":{\"$ref\":\"#/$defs/leaf\"}}},\"leaf\":{\"type\":\"string\"}},"
+            + "\"$ref\":\"#/$defs/n\"}";
+    JsonNode root = M.readTree(three);
+    JsonSchemaOptions compact = JsonSchemaOptions.defaults();
+    assertEquals(
+        3,
+        Converter.lean(root, compact, new AutomatonCache())
+            .references
+            .recursiveReferenceSites(root),
+        "the root's $ref and the two inside n; not the one to leaf");
+
+    SplittableRandom r = new SplittableRandom(2728L);
+    int skipped = 0;
+    for (int k = 0; k < 24; k++) {
+      int sites = 1 + r.nextInt(40);
+      StringBuilder props = new StringBuilder();
+      for (int i = 0; i < sites - 1; i++) {
+        props.append(i == 0 ? "" : ",").append("\"p").append(i).append("\":");
+        props.append(
+            r.nextBoolean()
+                ? "{\"$ref\":\"#/$defs/n\"}"
+                : "{\"type\":\"array\",\"maxItems\":2,\"items\":{\"$ref\":\"#/$defs/n\"}}");
+      }
+      String schema =
+          "{\"$defs\":{\"n\":{\"type\":\"object\",\"properties\":{\"id\":"
+              + enumOf(r, 1 + r.nextInt(20))
+              + (sites > 1 ? "," + props : "")
+              + "}}},\"$ref\":\"#/$defs/n\"}";
+      int limit = new int[] {300, 3_000, 100_000}[r.nextInt(3)];
+      JsonSchemaOptions o = compact.withMaxDfaStates(limit);
+      JsonNode g = M.readTree(schema);
+      boolean skips = JsonSchema.skipsLean(Converter.lean(g, o, new AutomatonCache()), g, o);
+      assertEquals(sites >= JsonSchema.LEAN_MAX_RECURSIVE_SITES, skips, schema);
+      skipped += skips ? 1 : 0;
+      assertSame(schema, o, "generated, " + sites + " sites, limit " + limit);
+    }
+    assertTrue(skipped > 0, "the rule applied to none");
+
+    Path f = Shared.require("corpora/jsonschemabench").resolve("Github_hard.jsonl.gz");
+    SplittableRandom pick = new SplittableRandom(2729L);
+    int compared = 0;
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(
+                new GZIPInputStream(Files.newInputStream(f)), StandardCharsets.UTF_8))) {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        JsonNode rec = M.readTree(line);
+        JsonNode schema = rec.get("schema");
+        if (!JsonSchema.skipsLean(
+                Converter.lean(schema, compact, new AutomatonCache()), schema, compact)
+            || pick.nextInt(6) != 0) {
+          continue;
+        }
+        assertSame(schema.toString(), compact, "Github_hard/" + rec.path("file").asText());
+        compared++;
+      }
+    }
+    assertTrue(compared >= 10, "compared " + compared);
+  }
+
   private static String enumOf(SplittableRandom r, int n) {
     List<String> values = new ArrayList<>();
     for (int i = 0; i < n; i++) {
