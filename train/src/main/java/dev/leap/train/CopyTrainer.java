@@ -11,8 +11,10 @@ import dev.leap.train.data.Example;
 import dev.leap.train.internal.Json;
 import dev.leap.train.model.AdamW;
 import dev.leap.train.model.TrainableLlama;
+import dev.leap.train.model.VocabularySurgery;
 import dev.leap.train.tokenizer.BpeTrainer;
 import dev.leap.train.tokenizer.TokenizerCorpus;
+import dev.leap.train.tokenizer.VocabularyExtension;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +25,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The copy recipe ({@code ./leap train --recipe copy}; recipe A of {@code
@@ -74,7 +77,10 @@ final class CopyTrainer {
       HfModelWriter.StorageType storage,
       int warmSteps,
       double drillShare,
-      double tokenShare) {
+      double tokenShare,
+      Path initFrom,
+      int initStep,
+      int digitGroup) {
     int steps() {
       return phaseEnds[2];
     }
@@ -115,7 +121,23 @@ final class CopyTrainer {
    */
   HfTokenizer tokenizer() throws IOException {
     Path dir = o.workDir().resolve("tokenizer");
-    if (!Files.exists(dir.resolve("tokenizer.json"))) {
+    if (!Files.exists(dir.resolve("tokenizer.json")) && o.initFrom() != null) {
+      VocabularyExtension.Extension e = extension();
+      Path tmp = o.workDir().resolve("tokenizer.tmp");
+      VocabularyExtension.write(e, tmp);
+      Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+      log.printf(
+          Locale.ROOT,
+          "extended the tokenizer of %s with digit groups of up to %d: %,d -> %,d tokens (EOS %d -> %d) -> %s%n",
+          o.initFrom(),
+          o.digitGroup(),
+          e.oldEos() + 1,
+          e.newEos() + 1,
+          e.oldEos(),
+          e.newEos(),
+          dir.resolve("tokenizer.json"));
+      log.flush();
+    } else if (!Files.exists(dir.resolve("tokenizer.json"))) {
       long t0 = System.nanoTime();
       List<String> texts =
           TokenizerCorpus.texts(o.seed(), o.tokenizerArticles(), o.tokenizerArticles() * 4);
@@ -133,6 +155,60 @@ final class CopyTrainer {
       log.flush();
     }
     return HfTokenizer.load(dir.resolve("tokenizer.json"));
+  }
+
+  /** The digit-group extension of the tokenizer of {@code --init-from}. */
+  private VocabularyExtension.Extension extension() throws IOException {
+    return VocabularyExtension.digitGroups(
+        VocabularyExtension.read(o.initFrom().resolve("tokenizer.json")), o.digitGroup());
+  }
+
+  /**
+   * The warm start of {@code --init-from}: its model (a Hugging Face directory of this recipe's
+   * shape with the old tokenizer) with the embedding grown for the digit groups ({@link
+   * VocabularySurgery}: each new row the mean of its digits' rows plus noise of half the table's
+   * standard deviation, EOS's row moved to the new last id).
+   */
+  private TrainableLlama warmStart(ModelConfig config, HfTokenizer tokenizer) throws IOException {
+    ModelConfig old = ModelConfig.load(o.initFrom());
+    VocabularyExtension.Extension e = extension();
+    ModelConfig expected = shape(e.oldEos() + 1);
+    if (old.vocabSize() != expected.vocabSize()
+        || old.hiddenSize() != expected.hiddenSize()
+        || old.intermediateSize() != expected.intermediateSize()
+        || old.numLayers() != expected.numLayers()
+        || old.numHeads() != expected.numHeads()
+        || old.numKvHeads() != expected.numKvHeads()
+        || old.headDim() != expected.headDim()
+        || !old.tieWordEmbeddings()) {
+      throw new IllegalArgumentException(
+          "--init-from "
+              + o.initFrom()
+              + " is not this recipe's shape (set --hidden, --layers, --context as it was trained): "
+              + old
+              + " against "
+              + expected);
+    }
+    if (tokenizer.size() != e.newEos() + 1) {
+      throw new IllegalArgumentException(
+          o.workDir().resolve("tokenizer")
+              + " is not the digit-group extension of "
+              + o.initFrom()
+              + "'s tokenizer ("
+              + tokenizer.size()
+              + " tokens, expected "
+              + (e.newEos() + 1)
+              + ")");
+    }
+    Map<String, float[]> values =
+        VocabularySurgery.extend(
+            TrainableLlama.readValues(o.initFrom(), old),
+            old.hiddenSize(),
+            old.vocabSize(),
+            e.digits(),
+            o.seed(),
+            0.5);
+    return TrainableLlama.fromValues(config, Engine.getInstance().defaultDevice(), values);
   }
 
   ModelConfig shape(int vocab) {
@@ -172,9 +248,15 @@ final class CopyTrainer {
     TrainableLlama model =
         resumed != null
             ? resumed.model()
-            : TrainableLlama.initialize(
-                config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
-    int start = resumed != null ? resumed.step() : 0;
+            : o.initFrom() != null
+                ? warmStart(config, tokenizer)
+                : TrainableLlama.initialize(
+                    config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
+    int start = resumed != null ? resumed.step() : o.initStep();
+    if (start >= o.steps()) {
+      throw new IllegalArgumentException(
+          "the run starts at step " + start + ", at or past its last step " + o.steps());
+    }
     double elapsedBefore = resumed != null ? resumed.elapsedSeconds() : 0;
     ObjectMapper json = Json.MAPPER;
     double bestSwap = Double.NEGATIVE_INFINITY;
@@ -198,11 +280,14 @@ final class CopyTrainer {
     }
     log.printf(
         Locale.ROOT,
-        "copy recipe %s at step %d of %d (warm start of copy drills to %d, phases end at %d, %d, %d; "
+        "copy recipe %s at step %d of %d%s (warm start of copy drills to %d, phases end at %d, %d, %d; "
             + "drill share in phase 1 %.2f): %,d parameters, vocabulary %,d, on %s%n",
         resumed != null ? "resuming" : "starting",
         start,
         o.steps(),
+        o.initFrom() != null
+            ? " from " + o.initFrom() + " (digit groups of up to " + o.digitGroup() + ")"
+            : "",
         o.warmSteps(),
         o.phaseEnds()[0],
         o.phaseEnds()[1],
@@ -233,8 +318,8 @@ final class CopyTrainer {
         }
         float rate =
             learningRate(
-                step,
-                o.steps(),
+                step - o.initStep(),
+                o.steps() - o.initStep(),
                 o.warmupSteps(),
                 o.decaySteps(),
                 o.learningRate(),

@@ -189,6 +189,29 @@ public final class TrainCommand implements Callable<Integer> {
   int context;
 
   @Option(
+      names = "--init-from",
+      description =
+          "copy: warm start from this model directory (a copy-recipe model with its single-digit tokenizer.json): "
+              + "the tokenizer gets digit groups of up to --digit-group digits as tokens (old ids kept, EOS moved last), "
+              + "the embedding a row per new token; used when WORK has no checkpoint (then the run resumes as usual).")
+  Path initFrom;
+
+  @Option(
+      names = "--init-step",
+      defaultValue = "0",
+      description =
+          "copy: with --init-from, the step the run starts at (the curriculum's phase is a function of the step; "
+              + "the warm-up counts from it). Default: ${DEFAULT-VALUE}.")
+  int initStep;
+
+  @Option(
+      names = "--digit-group",
+      defaultValue = "3",
+      description =
+          "copy: with --init-from, the longest digit group that becomes one token (2 to 4). Default: ${DEFAULT-VALUE}.")
+  int digitGroup;
+
+  @Option(
       names = "--charts-only",
       description =
           "Draw WORK/loss.png and WORK/signal.png from WORK/train-log.jsonl "
@@ -272,7 +295,10 @@ public final class TrainCommand implements Callable<Integer> {
               dtype,
               warm,
               drills,
-              tokenDrills);
+              tokenDrills,
+              initFrom,
+              initFrom != null ? initStep : 0,
+              digitGroup);
       if (export) {
         new CopyTrainer(o, log).export();
         return 0;
