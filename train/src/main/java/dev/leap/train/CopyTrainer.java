@@ -348,7 +348,7 @@ final class CopyTrainer {
         line.put("tokens", tokens);
         line.put("valueTokens", values);
         line.put("tokensPerSec", tokens / stepSec);
-        boolean evaluate = (step + 1) % o.evalEvery() == 0 || step == 0;
+        boolean evaluate = (step + 1) % o.evalEvery() == 0 || step == o.initStep();
         Signal.Result s = null;
         if (evaluate) {
           long e0 = System.nanoTime();

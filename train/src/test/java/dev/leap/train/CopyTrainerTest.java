@@ -320,6 +320,7 @@ class CopyTrainerTest {
     List<String> digitsLog = Files.readAllLines(digits.resolve("train-log.jsonl"));
     assertEquals(3, digitsLog.size());
     assertEquals(18, m.readTree(digitsLog.get(0)).get("step").asInt());
+    assertTrue(m.readTree(digitsLog.get(0)).has("swapCards"), "the signal at the first step");
     assertEquals(
         5e-3, m.readTree(digitsLog.get(0)).get("lr").asDouble(), 1e-9, "warm-up step 1 of 2");
     assertTrue(Double.isFinite(m.readTree(digitsLog.get(2)).get("loss").asDouble()));
