@@ -80,7 +80,8 @@ final class CopyTrainer {
       double tokenShare,
       Path initFrom,
       int initStep,
-      int digitGroup) {
+      int digitGroup,
+      double initNoise) {
     int steps() {
       return phaseEnds[2];
     }
@@ -166,8 +167,8 @@ final class CopyTrainer {
   /**
    * The warm start of {@code --init-from}: its model (a Hugging Face directory of this recipe's
    * shape with the old tokenizer) with the embedding grown for the digit groups ({@link
-   * VocabularySurgery}: each new row the mean of its digits' rows plus noise of half the table's
-   * standard deviation, EOS's row moved to the new last id).
+   * VocabularySurgery}: each new row the mean of its digits' rows plus noise of {@code initNoise}
+   * times the table's standard deviation, EOS's row moved to the new last id).
    */
   private TrainableLlama warmStart(ModelConfig config, HfTokenizer tokenizer) throws IOException {
     ModelConfig old = ModelConfig.load(o.initFrom());
@@ -207,7 +208,7 @@ final class CopyTrainer {
             old.vocabSize(),
             e.digits(),
             o.seed(),
-            0.5);
+            o.initNoise());
     return TrainableLlama.fromValues(config, Engine.getInstance().defaultDevice(), values);
   }
 

@@ -83,7 +83,8 @@ class CopyTrainerTest {
         0,
         initFrom,
         initStep,
-        3);
+        3,
+        0.05);
   }
 
   @Test
@@ -369,7 +370,8 @@ class CopyTrainerTest {
             o.tokenShare(),
             o.initFrom(),
             o.initStep(),
-            o.digitGroup());
+            o.digitGroup(),
+            o.initNoise());
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(
             IllegalArgumentException.class,
