@@ -354,24 +354,7 @@ final class CopyTrainer {
         if (evaluate) {
           long e0 = System.nanoTime();
           s = signal.measure(model);
-          line.put("swapCards", s.swapCards());
-          line.put("swapArticles", s.swapArticles());
-          line.put("valueLossCards", s.valueLossCards());
-          line.put("valueLossArticles", s.valueLossArticles());
-          line.put("mentionGap", s.mentionGap());
-          line.put("swapPlainCards", s.swapPlainCards());
-          line.put("swapDrills", s.swapDrills());
-          line.put("repeatGain", s.repeatGain());
-          ObjectNode ec = line.putObject("exactCards");
-          ObjectNode ea = line.putObject("exactArticles");
-          for (int f = 0; f < Signal.FIELDS.size(); f++) {
-            ec.put(Signal.FIELDS.get(f), s.exactCards()[f]);
-            ea.put(Signal.FIELDS.get(f), s.exactArticles()[f]);
-          }
-          ObjectNode ep = line.putObject("exactPlainCards");
-          for (int f = 0; f < Signal.FIELDS.size(); f++) {
-            ep.put(Signal.FIELDS.get(f), s.exactPlainCards()[f]);
-          }
+          putSignal(line, s);
           line.put("evalSec", (System.nanoTime() - e0) / 1e9);
           bestSwap = Math.max(bestSwap, Math.max(s.swapCards(), s.swapArticles()));
         }
@@ -455,6 +438,59 @@ final class CopyTrainer {
     log.printf("wrote %s%n", o.outDir());
     log.flush();
     return outcome;
+  }
+
+  /** Writes a measurement's fields into a log line. */
+  private static void putSignal(ObjectNode line, Signal.Result s) {
+    line.put("swapCards", s.swapCards());
+    line.put("swapArticles", s.swapArticles());
+    line.put("valueLossCards", s.valueLossCards());
+    line.put("valueLossArticles", s.valueLossArticles());
+    line.put("mentionGap", s.mentionGap());
+    line.put("swapPlainCards", s.swapPlainCards());
+    line.put("swapDrills", s.swapDrills());
+    line.put("repeatGain", s.repeatGain());
+    ObjectNode ec = line.putObject("exactCards");
+    ObjectNode ea = line.putObject("exactArticles");
+    for (int f = 0; f < Signal.FIELDS.size(); f++) {
+      ec.put(Signal.FIELDS.get(f), s.exactCards()[f]);
+      ea.put(Signal.FIELDS.get(f), s.exactArticles()[f]);
+    }
+    ObjectNode nc = line.putObject("fieldNatsCards");
+    ObjectNode na = line.putObject("fieldNatsArticles");
+    for (int f = 0; f < Signal.FIELDS.size(); f++) {
+      nc.put(Signal.FIELDS.get(f), s.fieldNatsCards()[f]);
+      na.put(Signal.FIELDS.get(f), s.fieldNatsArticles()[f]);
+    }
+    ObjectNode ep = line.putObject("exactPlainCards");
+    for (int f = 0; f < Signal.FIELDS.size(); f++) {
+      ep.put(Signal.FIELDS.get(f), s.exactPlainCards()[f]);
+    }
+  }
+
+  /**
+   * The early signal ({@link Signal}) of a model directory (a copy-recipe model with its {@code
+   * tokenizer.json}) on {@code cards} held-out cards and {@code articles} held-out articles, as a
+   * log line: to compare models of different tokenizers (the per-field nats are of whole values) or
+   * to measure a model with more held-out examples than the run's.
+   */
+  ObjectNode signalOf(Path modelDir, int cards, int articles) throws IOException {
+    HfTokenizer tokenizer = HfTokenizer.load(modelDir.resolve("tokenizer.json"));
+    ModelConfig config = ModelConfig.load(modelDir);
+    ObjectNode line = Json.MAPPER.createObjectNode();
+    line.put("model", modelDir.toString());
+    line.put("cards", cards);
+    line.put("articles", articles);
+    long t0 = System.nanoTime();
+    try (TrainableLlama model =
+        TrainableLlama.fromValues(
+            config,
+            Engine.getInstance().defaultDevice(),
+            TrainableLlama.readValues(modelDir, config))) {
+      putSignal(line, new Signal(tokenizer, cards, articles, o.microBatchTokens()).measure(model));
+    }
+    line.put("evalSec", (System.nanoTime() - t0) / 1e9);
+    return line;
   }
 
   private void writeModel(TrainableLlama model, HfTokenizer tokenizer) throws IOException {

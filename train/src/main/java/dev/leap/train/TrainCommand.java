@@ -221,6 +221,13 @@ public final class TrainCommand implements Callable<Integer> {
   double initNoise;
 
   @Option(
+      names = "--signal-of",
+      description =
+          "copy: print the early signal (swap tests, exact match and nats per field) of this model directory on "
+              + "64 held-out cards and 32 held-out articles as one JSON line, and exit.")
+  Path signalOf;
+
+  @Option(
       names = "--charts-only",
       description =
           "Draw WORK/loss.png and WORK/signal.png from WORK/train-log.jsonl "
@@ -309,6 +316,10 @@ public final class TrainCommand implements Callable<Integer> {
               initFrom != null ? initStep : 0,
               digitGroup,
               initNoise);
+      if (signalOf != null) {
+        log.println(new CopyTrainer(o, log).signalOf(signalOf, 64, 32));
+        return 0;
+      }
       if (export) {
         new CopyTrainer(o, log).export();
         return 0;

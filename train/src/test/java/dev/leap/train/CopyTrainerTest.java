@@ -147,6 +147,32 @@ class CopyTrainerTest {
         n += a.get(i).valueTargets().length;
       }
       assertEquals((other - own) / n, res.swapCards(), 1e-4);
+      // Twin of the nats per field: the per-field sums, one example at a time, add up to the
+      // cards' own value loss; field by field, each card's field tokens summed by hand.
+      double fieldsTotal = 0;
+      for (double d : res.fieldNatsCards()) {
+        fieldsTotal += d;
+      }
+      assertEquals(own / 4, fieldsTotal, 1e-4);
+      double[] byHand = new double[Signal.FIELDS.size()];
+      for (int i = 0; i < 4; i++) {
+        Example e = a.get(i);
+        long[] rows = new long[e.valueTargets().length];
+        long[] labels = new long[rows.length];
+        for (int j = 0; j < rows.length; j++) {
+          rows[j] = e.valueTargets()[j] - 1;
+          labels[j] = e.tokens()[e.valueTargets()[j]];
+        }
+        try (ai.djl.ndarray.NDManager s = m.newScope()) {
+          float[] nll = m.nll(s, new int[][] {e.tokens()}, rows, labels).toFloatArray();
+          for (int j = 0; j < rows.length; j++) {
+            byHand[e.valueFields()[j]] += nll[j] / 4;
+          }
+        }
+      }
+      for (int f = 0; f < byHand.length; f++) {
+        assertEquals(byHand[f], res.fieldNatsCards()[f], 1e-3, Signal.FIELDS.get(f));
+      }
       // Twin of the swap test without the drill pages: the plain cards one at a time (of 16 cards,
       // which
       // include a drill page and come in micro-batches sorted by length).
@@ -315,6 +341,17 @@ class CopyTrainerTest {
             && digitsOut.toString().contains("starting at step 17 of 20 from"),
         digitsOut.toString());
     HfTokenizer grown = HfTokenizer.load(digits.resolve("model/tokenizer.json"));
+    // The signal of a model directory (here of two tokenizers) as one log line.
+    for (Path dir : List.of(work.resolve("model"), digits.resolve("model"))) {
+      JsonNode sig =
+          new CopyTrainer(options(tmp.resolve("probe"), phases, 0, 0.1), new PrintWriter(out))
+              .signalOf(dir, 4, 2);
+      assertTrue(
+          sig.get("fieldNatsArticles").get("population").asDouble() > 0
+              && sig.has("swapCards")
+              && sig.get("exactCards").has("latitude"),
+          sig.toString());
+    }
     assertEquals(512 + 1100, grown.size());
     assertArrayEquals(new int[] {511 + 1100}, grown.eosIds());
     assertEquals(3, grown.encode("1234567").length);
