@@ -11,8 +11,10 @@ import dev.leap.train.data.Example;
 import dev.leap.train.internal.Json;
 import dev.leap.train.model.AdamW;
 import dev.leap.train.model.TrainableLlama;
+import dev.leap.train.model.VocabularySurgery;
 import dev.leap.train.tokenizer.BpeTrainer;
 import dev.leap.train.tokenizer.TokenizerCorpus;
+import dev.leap.train.tokenizer.VocabularyExtension;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +25,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The copy recipe ({@code ./leap train --recipe copy}; recipe A of {@code
@@ -74,7 +77,11 @@ final class CopyTrainer {
       HfModelWriter.StorageType storage,
       int warmSteps,
       double drillShare,
-      double tokenShare) {
+      double tokenShare,
+      Path initFrom,
+      int initStep,
+      int digitGroup,
+      double initNoise) {
     int steps() {
       return phaseEnds[2];
     }
@@ -115,7 +122,23 @@ final class CopyTrainer {
    */
   HfTokenizer tokenizer() throws IOException {
     Path dir = o.workDir().resolve("tokenizer");
-    if (!Files.exists(dir.resolve("tokenizer.json"))) {
+    if (!Files.exists(dir.resolve("tokenizer.json")) && o.initFrom() != null) {
+      VocabularyExtension.Extension e = extension();
+      Path tmp = o.workDir().resolve("tokenizer.tmp");
+      VocabularyExtension.write(e, tmp);
+      Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+      log.printf(
+          Locale.ROOT,
+          "extended the tokenizer of %s with digit groups of up to %d: %,d -> %,d tokens (EOS %d -> %d) -> %s%n",
+          o.initFrom(),
+          o.digitGroup(),
+          e.oldEos() + 1,
+          e.newEos() + 1,
+          e.oldEos(),
+          e.newEos(),
+          dir.resolve("tokenizer.json"));
+      log.flush();
+    } else if (!Files.exists(dir.resolve("tokenizer.json"))) {
       long t0 = System.nanoTime();
       List<String> texts =
           TokenizerCorpus.texts(o.seed(), o.tokenizerArticles(), o.tokenizerArticles() * 4);
@@ -133,6 +156,60 @@ final class CopyTrainer {
       log.flush();
     }
     return HfTokenizer.load(dir.resolve("tokenizer.json"));
+  }
+
+  /** The digit-group extension of the tokenizer of {@code --init-from}. */
+  private VocabularyExtension.Extension extension() throws IOException {
+    return VocabularyExtension.digitGroups(
+        VocabularyExtension.read(o.initFrom().resolve("tokenizer.json")), o.digitGroup());
+  }
+
+  /**
+   * The warm start of {@code --init-from}: its model (a Hugging Face directory of this recipe's
+   * shape with the old tokenizer) with the embedding grown for the digit groups ({@link
+   * VocabularySurgery}: each new row the mean of its digits' rows plus noise of {@code initNoise}
+   * times the table's standard deviation, EOS's row moved to the new last id).
+   */
+  private TrainableLlama warmStart(ModelConfig config, HfTokenizer tokenizer) throws IOException {
+    ModelConfig old = ModelConfig.load(o.initFrom());
+    VocabularyExtension.Extension e = extension();
+    ModelConfig expected = shape(e.oldEos() + 1);
+    if (old.vocabSize() != expected.vocabSize()
+        || old.hiddenSize() != expected.hiddenSize()
+        || old.intermediateSize() != expected.intermediateSize()
+        || old.numLayers() != expected.numLayers()
+        || old.numHeads() != expected.numHeads()
+        || old.numKvHeads() != expected.numKvHeads()
+        || old.headDim() != expected.headDim()
+        || !old.tieWordEmbeddings()) {
+      throw new IllegalArgumentException(
+          "--init-from "
+              + o.initFrom()
+              + " is not this recipe's shape (set --hidden, --layers, --context as it was trained): "
+              + old
+              + " against "
+              + expected);
+    }
+    if (tokenizer.size() != e.newEos() + 1) {
+      throw new IllegalArgumentException(
+          o.workDir().resolve("tokenizer")
+              + " is not the digit-group extension of "
+              + o.initFrom()
+              + "'s tokenizer ("
+              + tokenizer.size()
+              + " tokens, expected "
+              + (e.newEos() + 1)
+              + ")");
+    }
+    Map<String, float[]> values =
+        VocabularySurgery.extend(
+            TrainableLlama.readValues(o.initFrom(), old),
+            old.hiddenSize(),
+            old.vocabSize(),
+            e.digits(),
+            o.seed(),
+            o.initNoise());
+    return TrainableLlama.fromValues(config, Engine.getInstance().defaultDevice(), values);
   }
 
   ModelConfig shape(int vocab) {
@@ -172,9 +249,15 @@ final class CopyTrainer {
     TrainableLlama model =
         resumed != null
             ? resumed.model()
-            : TrainableLlama.initialize(
-                config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
-    int start = resumed != null ? resumed.step() : 0;
+            : o.initFrom() != null
+                ? warmStart(config, tokenizer)
+                : TrainableLlama.initialize(
+                    config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
+    int start = resumed != null ? resumed.step() : o.initStep();
+    if (start >= o.steps()) {
+      throw new IllegalArgumentException(
+          "the run starts at step " + start + ", at or past its last step " + o.steps());
+    }
     double elapsedBefore = resumed != null ? resumed.elapsedSeconds() : 0;
     ObjectMapper json = Json.MAPPER;
     double bestSwap = Double.NEGATIVE_INFINITY;
@@ -198,11 +281,14 @@ final class CopyTrainer {
     }
     log.printf(
         Locale.ROOT,
-        "copy recipe %s at step %d of %d (warm start of copy drills to %d, phases end at %d, %d, %d; "
+        "copy recipe %s at step %d of %d%s (warm start of copy drills to %d, phases end at %d, %d, %d; "
             + "drill share in phase 1 %.2f): %,d parameters, vocabulary %,d, on %s%n",
         resumed != null ? "resuming" : "starting",
         start,
         o.steps(),
+        o.initFrom() != null
+            ? " from " + o.initFrom() + " (digit groups of up to " + o.digitGroup() + ")"
+            : "",
         o.warmSteps(),
         o.phaseEnds()[0],
         o.phaseEnds()[1],
@@ -233,8 +319,8 @@ final class CopyTrainer {
         }
         float rate =
             learningRate(
-                step,
-                o.steps(),
+                step - o.initStep(),
+                o.steps() - o.initStep(),
                 o.warmupSteps(),
                 o.decaySteps(),
                 o.learningRate(),
@@ -263,29 +349,12 @@ final class CopyTrainer {
         line.put("tokens", tokens);
         line.put("valueTokens", values);
         line.put("tokensPerSec", tokens / stepSec);
-        boolean evaluate = (step + 1) % o.evalEvery() == 0 || step == 0;
+        boolean evaluate = (step + 1) % o.evalEvery() == 0 || step == o.initStep();
         Signal.Result s = null;
         if (evaluate) {
           long e0 = System.nanoTime();
           s = signal.measure(model);
-          line.put("swapCards", s.swapCards());
-          line.put("swapArticles", s.swapArticles());
-          line.put("valueLossCards", s.valueLossCards());
-          line.put("valueLossArticles", s.valueLossArticles());
-          line.put("mentionGap", s.mentionGap());
-          line.put("swapPlainCards", s.swapPlainCards());
-          line.put("swapDrills", s.swapDrills());
-          line.put("repeatGain", s.repeatGain());
-          ObjectNode ec = line.putObject("exactCards");
-          ObjectNode ea = line.putObject("exactArticles");
-          for (int f = 0; f < Signal.FIELDS.size(); f++) {
-            ec.put(Signal.FIELDS.get(f), s.exactCards()[f]);
-            ea.put(Signal.FIELDS.get(f), s.exactArticles()[f]);
-          }
-          ObjectNode ep = line.putObject("exactPlainCards");
-          for (int f = 0; f < Signal.FIELDS.size(); f++) {
-            ep.put(Signal.FIELDS.get(f), s.exactPlainCards()[f]);
-          }
+          putSignal(line, s);
           line.put("evalSec", (System.nanoTime() - e0) / 1e9);
           bestSwap = Math.max(bestSwap, Math.max(s.swapCards(), s.swapArticles()));
         }
@@ -369,6 +438,59 @@ final class CopyTrainer {
     log.printf("wrote %s%n", o.outDir());
     log.flush();
     return outcome;
+  }
+
+  /** Writes a measurement's fields into a log line. */
+  private static void putSignal(ObjectNode line, Signal.Result s) {
+    line.put("swapCards", s.swapCards());
+    line.put("swapArticles", s.swapArticles());
+    line.put("valueLossCards", s.valueLossCards());
+    line.put("valueLossArticles", s.valueLossArticles());
+    line.put("mentionGap", s.mentionGap());
+    line.put("swapPlainCards", s.swapPlainCards());
+    line.put("swapDrills", s.swapDrills());
+    line.put("repeatGain", s.repeatGain());
+    ObjectNode ec = line.putObject("exactCards");
+    ObjectNode ea = line.putObject("exactArticles");
+    for (int f = 0; f < Signal.FIELDS.size(); f++) {
+      ec.put(Signal.FIELDS.get(f), s.exactCards()[f]);
+      ea.put(Signal.FIELDS.get(f), s.exactArticles()[f]);
+    }
+    ObjectNode nc = line.putObject("fieldNatsCards");
+    ObjectNode na = line.putObject("fieldNatsArticles");
+    for (int f = 0; f < Signal.FIELDS.size(); f++) {
+      nc.put(Signal.FIELDS.get(f), s.fieldNatsCards()[f]);
+      na.put(Signal.FIELDS.get(f), s.fieldNatsArticles()[f]);
+    }
+    ObjectNode ep = line.putObject("exactPlainCards");
+    for (int f = 0; f < Signal.FIELDS.size(); f++) {
+      ep.put(Signal.FIELDS.get(f), s.exactPlainCards()[f]);
+    }
+  }
+
+  /**
+   * The early signal ({@link Signal}) of a model directory (a copy-recipe model with its {@code
+   * tokenizer.json}) on {@code cards} held-out cards and {@code articles} held-out articles, as a
+   * log line: to compare models of different tokenizers (the per-field nats are of whole values) or
+   * to measure a model with more held-out examples than the run's.
+   */
+  ObjectNode signalOf(Path modelDir, int cards, int articles) throws IOException {
+    HfTokenizer tokenizer = HfTokenizer.load(modelDir.resolve("tokenizer.json"));
+    ModelConfig config = ModelConfig.load(modelDir);
+    ObjectNode line = Json.MAPPER.createObjectNode();
+    line.put("model", modelDir.toString());
+    line.put("cards", cards);
+    line.put("articles", articles);
+    long t0 = System.nanoTime();
+    try (TrainableLlama model =
+        TrainableLlama.fromValues(
+            config,
+            Engine.getInstance().defaultDevice(),
+            TrainableLlama.readValues(modelDir, config))) {
+      putSignal(line, new Signal(tokenizer, cards, articles, o.microBatchTokens()).measure(model));
+    }
+    line.put("evalSec", (System.nanoTime() - t0) / 1e9);
+    return line;
   }
 
   private void writeModel(TrainableLlama model, HfTokenizer tokenizer) throws IOException {

@@ -70,7 +70,9 @@ final class Signal {
       double swapPlainCards,
       double[] exactPlainCards,
       double swapDrills,
-      double repeatGain) {
+      double repeatGain,
+      double[] fieldNatsCards,
+      double[] fieldNatsArticles) {
     double meanExact(double[] e) {
       double s = 0;
       for (double d : e) {
@@ -109,7 +111,9 @@ final class Signal {
     double[][] perOwn = new double[cards.size()][];
     double[][] perOther = new double[cards.size()][];
     double[] exactPlain = new double[FIELDS.size()];
-    double own = valueLoss(model, cards, exactCards, perOwn);
+    double[] natsCards = new double[FIELDS.size()];
+    double[] natsArticles = new double[FIELDS.size()];
+    double own = valueLoss(model, cards, exactCards, perOwn, natsCards);
     double other = valueLoss(model, cardsSwapped, null, perOther);
     double plainOwn = 0;
     double plainOther = 0;
@@ -129,7 +133,7 @@ final class Signal {
     for (int f = 0; f < FIELDS.size(); f++) {
       exactPlain[f] /= Math.max(1, plainCards);
     }
-    double ownA = valueLoss(model, articles, exactArticles, null);
+    double ownA = valueLoss(model, articles, exactArticles, null, natsArticles);
     double otherA = valueLoss(model, articlesSwapped, null, null);
     double swapDrills =
         drills.isEmpty()
@@ -146,7 +150,9 @@ final class Signal {
         (plainOther - plainOwn) / Math.max(1, plainTokens),
         exactPlain,
         swapDrills,
-        repeatGain(model));
+        repeatGain(model),
+        natsCards,
+        natsArticles);
   }
 
   /**
@@ -278,6 +284,19 @@ final class Signal {
 
   double valueLoss(
       TrainableLlama model, List<Example> examples, double[] exact, double[][] perExample) {
+    return valueLoss(model, examples, exact, perExample, null);
+  }
+
+  /**
+   * As above; with {@code fieldNats}, adds per field the mean over examples of the field's summed
+   * NLL (nats per field: the log-loss of the whole value, comparable across tokenizers).
+   */
+  double valueLoss(
+      TrainableLlama model,
+      List<Example> examples,
+      double[] exact,
+      double[][] perExample,
+      double[] fieldNats) {
     // Micro-batches are sorted by length: find each example's own index.
     Map<Example, Integer> index = new IdentityHashMap<>();
     for (int i = 0; i < examples.size(); i++) {
@@ -323,6 +342,9 @@ final class Signal {
             sum += nll[k];
             own += nll[k];
             count++;
+            if (fieldNats != null) {
+              fieldNats[e.valueFields()[j]] += nll[k] / examples.size();
+            }
             if (argmax[k] != labels[k]) {
               right[e.valueFields()[j]] = false;
             }

@@ -1,5 +1,6 @@
 package dev.leap.train;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +40,17 @@ class CopyTrainerTest {
 
   static CopyTrainer.Options options(
       Path work, int[] phases, int flatAfter, double minSwap, int warm) {
+    return options(work, phases, flatAfter, minSwap, warm, null, 0);
+  }
+
+  static CopyTrainer.Options options(
+      Path work,
+      int[] phases,
+      int flatAfter,
+      double minSwap,
+      int warm,
+      Path initFrom,
+      int initStep) {
     return new CopyTrainer.Options(
         64,
         2,
@@ -68,7 +80,11 @@ class CopyTrainerTest {
         HfModelWriter.StorageType.F16,
         warm,
         0,
-        0);
+        0,
+        initFrom,
+        initStep,
+        3,
+        0.05);
   }
 
   @Test
@@ -131,6 +147,32 @@ class CopyTrainerTest {
         n += a.get(i).valueTargets().length;
       }
       assertEquals((other - own) / n, res.swapCards(), 1e-4);
+      // Twin of the nats per field: the per-field sums, one example at a time, add up to the
+      // cards' own value loss; field by field, each card's field tokens summed by hand.
+      double fieldsTotal = 0;
+      for (double d : res.fieldNatsCards()) {
+        fieldsTotal += d;
+      }
+      assertEquals(own / 4, fieldsTotal, 1e-4);
+      double[] byHand = new double[Signal.FIELDS.size()];
+      for (int i = 0; i < 4; i++) {
+        Example e = a.get(i);
+        long[] rows = new long[e.valueTargets().length];
+        long[] labels = new long[rows.length];
+        for (int j = 0; j < rows.length; j++) {
+          rows[j] = e.valueTargets()[j] - 1;
+          labels[j] = e.tokens()[e.valueTargets()[j]];
+        }
+        try (ai.djl.ndarray.NDManager s = m.newScope()) {
+          float[] nll = m.nll(s, new int[][] {e.tokens()}, rows, labels).toFloatArray();
+          for (int j = 0; j < rows.length; j++) {
+            byHand[e.valueFields()[j]] += nll[j] / 4;
+          }
+        }
+      }
+      for (int f = 0; f < byHand.length; f++) {
+        assertEquals(byHand[f], res.fieldNatsCards()[f], 1e-3, Signal.FIELDS.get(f));
+      }
       // Twin of the swap test without the drill pages: the plain cards one at a time (of 16 cards,
       // which
       // include a drill page and come in micro-batches sorted by length).
@@ -283,6 +325,95 @@ class CopyTrainerTest {
                   }
                 })
             .toList());
+
+    // The warm start of digit groups from the finished model: the tokenizer extended (1,100 digit
+    // groups, EOS last), the run starts at --init-step with its warm-up counted from there.
+    Path digits = tmp.resolve("digits");
+    StringWriter digitsOut = new StringWriter();
+    assertEquals(
+        CopyTrainer.Outcome.FINISHED,
+        new CopyTrainer(
+                options(digits, phases, 0, 0.1, 0, work.resolve("model"), 17),
+                new PrintWriter(digitsOut))
+            .run());
+    assertTrue(
+        digitsOut.toString().contains("extended the tokenizer")
+            && digitsOut.toString().contains("starting at step 17 of 20 from"),
+        digitsOut.toString());
+    HfTokenizer grown = HfTokenizer.load(digits.resolve("model/tokenizer.json"));
+    // The signal of a model directory (here of two tokenizers) as one log line.
+    for (Path dir : List.of(work.resolve("model"), digits.resolve("model"))) {
+      JsonNode sig =
+          new CopyTrainer(options(tmp.resolve("probe"), phases, 0, 0.1), new PrintWriter(out))
+              .signalOf(dir, 4, 2);
+      assertTrue(
+          sig.get("fieldNatsArticles").get("population").asDouble() > 0
+              && sig.has("swapCards")
+              && sig.get("exactCards").has("latitude"),
+          sig.toString());
+    }
+    assertEquals(512 + 1100, grown.size());
+    assertArrayEquals(new int[] {511 + 1100}, grown.eosIds());
+    assertEquals(3, grown.encode("1234567").length);
+    List<String> digitsLog = Files.readAllLines(digits.resolve("train-log.jsonl"));
+    assertEquals(3, digitsLog.size());
+    assertEquals(18, m.readTree(digitsLog.get(0)).get("step").asInt());
+    assertTrue(m.readTree(digitsLog.get(0)).has("swapCards"), "the signal at the first step");
+    assertEquals(
+        5e-3, m.readTree(digitsLog.get(0)).get("lr").asDouble(), 1e-9, "warm-up step 1 of 2");
+    assertTrue(Double.isFinite(m.readTree(digitsLog.get(2)).get("loss").asDouble()));
+    try (LeapRuntime rt =
+        LeapRuntime.builder().setModelDir(digits.resolve("model")).optKvCapacity(2048).build()) {
+      assertTrue(
+          rt.generate(
+                  dev.leap.train.data.CityDocument.prompt(
+                      "Velmora has 1234567 people.\n", "Its population:\n"),
+                  dev.leap.runtime.Constraint.regex("[0-9]{1,7}"))
+              .isComplete());
+    }
+    // A model of another shape is refused with a clear message.
+    Path wrong = tmp.resolve("wrong");
+    CopyTrainer.Options o = options(wrong, phases, 0, 0.1, 0, work.resolve("model"), 17);
+    CopyTrainer.Options wider =
+        new CopyTrainer.Options(
+            128,
+            o.layers(),
+            o.contextTokens(),
+            o.vocabSize(),
+            o.seed(),
+            o.phaseEnds(),
+            o.warmupSteps(),
+            o.decaySteps(),
+            o.learningRate(),
+            o.finalLearningRate(),
+            o.weightDecay(),
+            o.clipNorm(),
+            o.stepTokens(),
+            o.charactersPerStep(),
+            o.valueWeight(),
+            o.microBatchTokens(),
+            o.checkpointEvery(),
+            o.evalEvery(),
+            o.evalCards(),
+            o.evalArticles(),
+            o.flatAfter(),
+            o.minSwap(),
+            o.tokenizerArticles(),
+            o.workDir(),
+            o.outDir(),
+            o.storage(),
+            o.warmSteps(),
+            o.drillShare(),
+            o.tokenShare(),
+            o.initFrom(),
+            o.initStep(),
+            o.digitGroup(),
+            o.initNoise());
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () -> new CopyTrainer(wider, new PrintWriter(new StringWriter())).run());
+    assertTrue(e.getMessage().contains("not this recipe's shape"), e.getMessage());
 
     // The stop rule: a swap test that must reach 100 nats by step 4 stops the run there.
     Path flat = tmp.resolve("flat");

@@ -39,8 +39,11 @@ class PublicSurfaceTest {
             "dev.leap.train.internal.Json",
             "dev.leap.train.model.AdamW",
             "dev.leap.train.model.TrainableLlama",
+            "dev.leap.train.model.VocabularySurgery",
             "dev.leap.train.tokenizer.BpeTrainer",
             "dev.leap.train.tokenizer.BpeTrainer$Merges",
+            "dev.leap.train.tokenizer.VocabularyExtension",
+            "dev.leap.train.tokenizer.VocabularyExtension$Extension",
             "dev.leap.train.tokenizer.TokenizerCorpus"));
   }
 

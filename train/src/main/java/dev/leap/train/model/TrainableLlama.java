@@ -12,7 +12,9 @@ import ai.djl.nn.Activation;
 import dev.leap.model.HfModelWriter;
 import dev.leap.model.ModelConfig;
 import dev.leap.model.Rope;
+import dev.leap.model.SafeTensors;
 import java.io.IOException;
+import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -106,6 +108,87 @@ public final class TrainableLlama implements AutoCloseable {
     NDArray a = manager.create(values, new Shape(shape));
     a.setRequiresGradient(true);
     params.put(name, a);
+  }
+
+  /**
+   * The fused parameter values (the names of {@link #parameters}) of a Hugging Face directory that
+   * {@link #save} wrote (any of its storage types, read as float32): the inverse of {@code save}'s
+   * mapping, q/k/v and gate/up concatenated by rows.
+   *
+   * @throws IllegalArgumentException naming the directory: a tensor missing or of another size
+   */
+  public static Map<String, float[]> readValues(Path dir, ModelConfig c) {
+    Map<String, float[]> out = new LinkedHashMap<>();
+    try (SafeTensors st = SafeTensors.open(dir)) {
+      out.put(
+          "embed",
+          tensor(st, dir, "model.embed_tokens.weight", (long) c.vocabSize() * c.hiddenSize()));
+      int h = c.hiddenSize();
+      long q = (long) c.numHeads() * c.headDim() * h;
+      long kv = (long) c.numKvHeads() * c.headDim() * h;
+      long ff = (long) c.intermediateSize() * h;
+      for (int i = 0; i < c.numLayers(); i++) {
+        String hf = "model.layers." + i + ".";
+        String p = "layers." + i + ".";
+        out.put(p + "input_norm", tensor(st, dir, hf + "input_layernorm.weight", h));
+        out.put(
+            p + "qkv",
+            concat(
+                tensor(st, dir, hf + "self_attn.q_proj.weight", q),
+                tensor(st, dir, hf + "self_attn.k_proj.weight", kv),
+                tensor(st, dir, hf + "self_attn.v_proj.weight", kv)));
+        out.put(p + "o", tensor(st, dir, hf + "self_attn.o_proj.weight", q));
+        out.put(p + "post_norm", tensor(st, dir, hf + "post_attention_layernorm.weight", h));
+        out.put(
+            p + "gate_up",
+            concat(
+                tensor(st, dir, hf + "mlp.gate_proj.weight", ff),
+                tensor(st, dir, hf + "mlp.up_proj.weight", ff)));
+        out.put(p + "down", tensor(st, dir, hf + "mlp.down_proj.weight", ff));
+      }
+      out.put("final_norm", tensor(st, dir, "model.norm.weight", h));
+    }
+    // Same order as fusedShapes.
+    Map<String, float[]> ordered = new LinkedHashMap<>();
+    for (String name : fusedShapes(c).keySet()) {
+      ordered.put(name, out.get(name));
+    }
+    return ordered;
+  }
+
+  private static float[] tensor(SafeTensors st, Path dir, String name, long count) {
+    if (!st.has(name)) {
+      throw new IllegalArgumentException("model directory " + dir + " has no tensor " + name);
+    }
+    FloatBuffer b = st.floats(name);
+    if (b.remaining() != count) {
+      throw new IllegalArgumentException(
+          "model directory "
+              + dir
+              + ": tensor "
+              + name
+              + " has "
+              + b.remaining()
+              + " values, its config.json implies "
+              + count);
+    }
+    float[] v = new float[b.remaining()];
+    b.get(v);
+    return v;
+  }
+
+  private static float[] concat(float[]... parts) {
+    int n = 0;
+    for (float[] p : parts) {
+      n += p.length;
+    }
+    float[] out = new float[n];
+    int at = 0;
+    for (float[] p : parts) {
+      System.arraycopy(p, 0, out, at, p.length);
+      at += p.length;
+    }
+    return out;
   }
 
   /** Names and shapes of the fused parameters, in their fixed order. */

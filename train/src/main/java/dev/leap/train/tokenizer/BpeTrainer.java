@@ -76,8 +76,13 @@ public final class BpeTrainer {
    * letter).
    */
   public static List<String> preTokenize(String text) {
+    return preTokenize(text, COMPILED);
+  }
+
+  /** The pre-tokens of {@code text} under another pre-tokenizer regex (Isolated, as above). */
+  public static List<String> preTokenize(String text, Pattern pattern) {
     List<String> out = new ArrayList<>();
-    Matcher m = COMPILED.matcher(text);
+    Matcher m = pattern.matcher(text);
     int at = 0;
     while (m.find()) {
       if (m.start() > at) {
@@ -273,6 +278,14 @@ public final class BpeTrainer {
    * HfTokenizer.load} looks for it) into {@code dir}.
    */
   public static void write(Merges merges, Path dir) throws IOException {
+    write(merges, PATTERN, dir);
+  }
+
+  /**
+   * Writes the tokenizer as {@link #write(Merges, Path)} does, with {@code pattern} as the {@code
+   * Split} pre-tokenizer's regex (an extended vocabulary's, {@link VocabularyExtension}).
+   */
+  public static void write(Merges merges, String pattern, Path dir) throws IOException {
     Files.createDirectories(dir);
     ObjectMapper m = Json.MAPPER;
     ObjectNode root = m.createObjectNode();
@@ -296,7 +309,7 @@ public final class BpeTrainer {
     ArrayNode pres = pre.putArray("pretokenizers");
     ObjectNode split = pres.addObject();
     split.put("type", "Split");
-    split.putObject("pattern").put("Regex", PATTERN);
+    split.putObject("pattern").put("Regex", pattern);
     split.put("behavior", "Isolated");
     split.put("invert", false);
     pres.addObject()
