@@ -21,12 +21,12 @@ class XGrammarSampleTest {
 
   @Test
   void warmUpIsDisjointFromTheMeasuredSample() throws Exception {
-    List<Case> measured = XGrammarSideBySide.sample(Json.MAPPER, GRAMMARS, 6, 2, 2);
-    List<Case> warm = XGrammarSideBySide.warmUp(Json.MAPPER, measured, 6, 2, 2, 2);
-    assertEquals(measured, XGrammarSideBySide.sample(Json.MAPPER, GRAMMARS, 6, 2, 2), "seeded");
-    assertEquals(warm, XGrammarSideBySide.warmUp(Json.MAPPER, measured, 6, 2, 2, 2), "seeded");
+    List<Case> measured = CaseSample.sample(Json.MAPPER, GRAMMARS, 6, 2, 2);
+    List<Case> warm = CaseSample.warmUp(Json.MAPPER, measured, 6, 2, 2, 2);
+    assertEquals(measured, CaseSample.sample(Json.MAPPER, GRAMMARS, 6, 2, 2), "seeded");
+    assertEquals(warm, CaseSample.warmUp(Json.MAPPER, measured, 6, 2, 2, 2), "seeded");
     assertEquals(4 + 9 * 6, measured.size());
-    assertEquals(9 * 2 + XGrammarSideBySide.WARM_GRAMMARS.length, warm.size());
+    assertEquals(9 * 2 + CaseSample.WARM_GRAMMARS.length, warm.size());
     Set<String> sources = new HashSet<>();
     Set<String> ids = new HashSet<>();
     for (Case c : measured) {
@@ -39,9 +39,9 @@ class XGrammarSampleTest {
       assertEquals("warm-up", w.group());
       assertFalse(w.instances().isEmpty(), w.id());
       if (w.kind().equals("schema")) {
-        assertTrue(w.source().length() <= XGrammarSideBySide.WARM_MAX_SCHEMA_CHARS, w.id());
+        assertTrue(w.source().length() <= CaseSample.WARM_MAX_SCHEMA_CHARS, w.id());
       }
     }
-    assertTrue(XGrammarSideBySide.warmUp(Json.MAPPER, measured, 6, 0, 2, 2).isEmpty());
+    assertTrue(CaseSample.warmUp(Json.MAPPER, measured, 6, 0, 2, 2).isEmpty());
   }
 }
