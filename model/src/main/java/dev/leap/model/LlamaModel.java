@@ -2,12 +2,9 @@ package dev.leap.model;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.nn.Activation;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -76,24 +73,14 @@ public final class LlamaModel implements AutoCloseable {
   private final KvPool pool;
   private final NDArray embed;
 
-  /** The vocabulary projection's rows {@code [vocab, hidden]} (the embedding when tied). */
-  private final NDArray head;
-
-  private final NDArray lmHeadT;
-
-  /**
-   * {@link #lmHeadT} in float32 when {@link #wideCopies} and there is no {@link #gemm}, else null.
-   */
-  private final NDArray lmHeadTWide;
+  /** The vocabulary projection (the embedding when tied). */
+  private final VocabProjection vocab;
 
   /**
    * FBGEMM's float16 GEMM ({@link Fp16Gemm}) with the vocabulary projection and the layers'
    * products packed for it: float16 weights on the CPU where that kernel runs, else null.
    */
   private final Fp16Gemm gemm;
-
-  /** The vocabulary projection packed for {@link #gemm}, or null. */
-  private final Object headPacked;
 
   /** Whether products run on {@link #gemm} (see {@link #setPackedProducts}). */
   private volatile boolean packedOn = true;
@@ -103,15 +90,15 @@ public final class LlamaModel implements AutoCloseable {
   private final NDArray ropeCos;
   private final NDArray ropeSin;
   private final Precision precision;
-  private final DataType dtype;
 
-  /** The computation is not in float32: norm statistics cast to float32 and back. */
+  /** The computation is not in float32 (the fused step casts norm statistics). */
   private final boolean narrow;
 
   /** Which products run in float32 (narrow weights on the CPU), and the products themselves. */
   private final WideProducts products;
 
-  private final PoolAttention attention;
+  /** A decoder layer and RMSNorm as DJL ops (the path of passes {@link #fused} does not run). */
+  private final LayerOps layerOps;
 
   /**
    * {@code [headDim, headDim]}: {@code x.matMul(rotateHalf)} is {@code [-x2, x1]}, RoPE's
@@ -195,7 +182,6 @@ public final class LlamaModel implements AutoCloseable {
     this.device = device;
     this.manager = manager;
     this.precision = precision;
-    this.dtype = precision.dataType();
     this.narrow = precision != Precision.F32;
     this.products = new WideProducts(precision, device);
     WeightReader weights = new WeightReader(st, manager, precision);
@@ -210,8 +196,6 @@ public final class LlamaModel implements AutoCloseable {
       throw new IllegalArgumentException(
           "tensor lm_head.weight is missing and tie_word_embeddings is false");
     }
-    this.head = head;
-    this.lmHeadT = head.transpose();
     this.finalNorm = weights.tensor("model.norm.weight", h);
     this.layers = new LayerWeights[config.numLayers()];
     for (int i = 0; i < layers.length; i++) {
@@ -239,8 +223,8 @@ public final class LlamaModel implements AutoCloseable {
     this.wideCopies =
         products.keepCopies(
             gemm != null && f32Weights == CpuF32Weights.AUTO ? CpuF32Weights.OFF : f32Weights,
-            narrowWeightBytes());
-    this.headPacked = gemm != null ? gemm.pack(head) : null;
+            narrowWeightBytes(head));
+    this.vocab = new VocabProjection(head, products, gemm, wideCopies);
     if (gemm != null) {
       for (LayerWeights l : layers) {
         l.pack(gemm);
@@ -251,8 +235,10 @@ public final class LlamaModel implements AutoCloseable {
         l.addF32Copies();
       }
     }
-    this.lmHeadTWide = wideCopies && gemm == null ? lmHeadT.toType(DataType.FLOAT32, false) : null;
-    this.attention = new PoolAttention(config, pool, precision, products, scoreScale);
+    PoolAttention attention = new PoolAttention(config, pool, precision, products, scoreScale);
+    this.layerOps =
+        new LayerOps(
+            config, pool, attention, products, gemm, rotateHalf, epsScalar, rsqrtPower, precision);
     this.fused =
         FusedDecode.forLayers(
             manager,
@@ -274,8 +260,8 @@ public final class LlamaModel implements AutoCloseable {
   }
 
   /** Bytes of the products' narrow weights (what float32 copies double). */
-  private long narrowWeightBytes() {
-    long elems = lmHeadT.size();
+  private long narrowWeightBytes(NDArray head) {
+    long elems = head.size();
     for (LayerWeights l : layers) {
       elems += l.productElements();
     }
@@ -465,32 +451,23 @@ public final class LlamaModel implements AutoCloseable {
       // layer's.
       try (NDManager layerScope = step.newSubManager()) {
         x.attach(layerScope); // the layer's input goes with its scope; ops on it allocate there
-        x = layer(layerScope, li, x, cos, sin, slotIndex, groups, n);
+        x =
+            layerOps.layer(
+                layerScope, layers[li], li, x, cos, sin, slotIndex, groups, n, packedProducts());
         x.attach(step);
       }
     }
     // Logits only for the rows asked for.
     long[] pick = flat.logitRows(batch);
     NDArray sel = pick == null ? x : x.get(new NDIndex("{}", step.create(pick)));
-    return rmsNorm(sel, finalNorm);
+    return layerOps.rmsNorm(sel, finalNorm);
   }
 
   /**
    * The logits {@code [rows, vocab]} (float32) of {@link #hidden}'s rows over the whole vocabulary.
    */
   public NDArray logits(NDArray hidden) {
-    if (packedProducts()) {
-      return gemm.logits(hidden, headPacked);
-    }
-    long rows = hidden.getShape().get(0);
-    NDArray logits =
-        lmHeadTWide != null
-            ? products.linear(hidden, lmHeadT, lmHeadTWide, (int) rows, true)
-            : products.linear(
-                hidden, lmHeadT, null, rows >= WideProducts.WIDE_ROWS_VOCAB ? (int) rows : 0, true);
-    return logits.getDataType() == DataType.FLOAT32
-        ? logits
-        : logits.toType(DataType.FLOAT32, false);
+    return vocab.logits(hidden, packedProducts());
   }
 
   /**
@@ -500,9 +477,7 @@ public final class LlamaModel implements AutoCloseable {
    * steps.
    */
   public NDArray headRows(NDManager owner, long[] ids) {
-    NDArray idx = owner.create(ids);
-    NDArray rows = own(owner, head.get(new NDIndex("{}", idx)));
-    return rows.transpose();
+    return vocab.rows(owner, ids);
   }
 
   /**
@@ -511,15 +486,7 @@ public final class LlamaModel implements AutoCloseable {
    * without copies and without a {@link #packedProducts()}.
    */
   public NDArray headRowsWide(NDManager owner, long[] ids) {
-    if (!wideCopies && !packedProducts()) {
-      return null;
-    }
-    NDArray idx = owner.create(ids);
-    if (lmHeadTWide != null) {
-      return own(owner, lmHeadTWide.transpose().get(new NDIndex("{}", idx))).transpose();
-    }
-    NDArray rows = own(owner, head.get(new NDIndex("{}", idx)));
-    return own(owner, rows.toType(DataType.FLOAT32, false)).transpose();
+    return vocab.rowsWide(owner, ids, packedProducts());
   }
 
   /**
@@ -530,7 +497,7 @@ public final class LlamaModel implements AutoCloseable {
    * that both choose the same tokens).
    */
   public boolean widensProduct(int rows) {
-    return packedProducts() || products.widens(rows);
+    return vocab.widens(rows, packedProducts());
   }
 
   /**
@@ -548,89 +515,7 @@ public final class LlamaModel implements AutoCloseable {
    * widened product.
    */
   public NDArray logits(NDArray hidden, NDArray headRows, NDArray headRowsWide) {
-    if (packedProducts()) {
-      NDManager m = hidden.getManager();
-      NDArray w =
-          headRowsWide != null ? headRowsWide : own(m, headRows.toType(DataType.FLOAT32, false));
-      return own(m, hidden.toType(DataType.FLOAT32, false)).matMul(w);
-    }
-    long rows = hidden.getShape().get(0);
-    NDArray logits = products.linear(hidden, headRows, headRowsWide, (int) rows, true);
-    return logits.getDataType() == DataType.FLOAT32
-        ? logits
-        : logits.toType(DataType.FLOAT32, false);
-  }
-
-  /**
-   * One decoder layer on the flattened new tokens {@code x} [n, hidden]; its temporaries go to
-   * {@code scope}. Ops per layer are kept few (each DJL op costs microseconds of host time, which
-   * at batch 1 is most of a small model's step): q/k/v and gate/up come out of one product each and
-   * are split as views, RoPE runs on q and k together with rotate-half as one product, and the pool
-   * write reuses one index for every layer.
-   */
-  private NDArray layer(
-      NDManager scope,
-      int li,
-      NDArray x,
-      NDArray cos,
-      NDArray sin,
-      NDIndex slotIndex,
-      AttentionGroup.Plan groups,
-      int n) {
-    int hd = config.headDim();
-    int heads = config.numHeads();
-    int kv = config.numKvHeads();
-    LayerWeights l = layers[li];
-    NDArray hN = rmsNorm(x, l.inputNorm);
-    NDArray qkv = product(hN, l.qkvT, l.qkvTWide, l.qkvPacked, n);
-    if (l.qkvBias != null) {
-      qkv = qkv.add(l.qkvBias);
-    }
-    NDList qkAndV = qkv.split(new long[] {(long) (heads + kv) * hd}, 1);
-    NDArray qk = qkAndV.get(0).reshape(n, heads + kv, hd);
-    NDArray v = qkAndV.get(1).reshape(n, kv, hd);
-    if (l.qNorm != null) {
-      NDList parts = qk.split(new long[] {heads}, 1);
-      qk = rmsNorm(parts.get(0), l.qNorm).concat(rmsNorm(parts.get(1), l.kNorm), 1);
-    }
-    qk = qk.mul(cos).add(qk.matMul(rotateHalf).mul(sin)); // x cos + rotate_half(x) sin
-    NDList qAndK = qk.split(new long[] {heads}, 1);
-    NDArray q = qAndK.get(0);
-    pool.write(li, slotIndex, qAndK.get(1), v);
-    NDArray attn = attention.attend(scope, li, q, groups, n);
-    NDArray o = product(attn, l.oT, l.oTWide, l.oPacked, n);
-    if (l.oBias != null) {
-      o = o.add(l.oBias);
-    }
-    x = x.add(o);
-    NDArray h2 = rmsNorm(x, l.postNorm);
-    NDList gu = product(h2, l.gateUpT, l.gateUpTWide, l.gateUpPacked, n).split(2, 1);
-    NDArray gate = gu.get(0);
-    NDArray act = gate.mul(Activation.sigmoid(gate)).mul(gu.get(1));
-    return x.add(product(act, l.downT, l.downTWide, l.downPacked, n));
-  }
-
-  /**
-   * A layer's product {@code x.matMul(w)} of {@code rows} rows: on {@link #gemm} when packed, else
-   * {@link WideProducts#linear} (float16, or float32 from {@code wide} or a cast); in the compute
-   * dtype.
-   */
-  private NDArray product(NDArray x, NDArray w, NDArray wide, Object packed, int rows) {
-    if (packed != null && packedProducts()) {
-      return gemm.linear(x, packed);
-    }
-    return products.linear(x, w, wide, rows, false);
-  }
-
-  /**
-   * RMSNorm with its statistics in float32 (transformers' LlamaRMSNorm), the weight applied in the
-   * compute dtype.
-   */
-  private NDArray rmsNorm(NDArray x, NDArray weight) {
-    NDArray xf = narrow ? x.toType(DataType.FLOAT32, false) : x;
-    NDArray var = xf.square().mean(new int[] {-1}, true);
-    NDArray normed = xf.mul(var.add(epsScalar).pow(rsqrtPower));
-    return (narrow ? normed.toType(dtype, false) : normed).mul(weight);
+    return vocab.logits(hidden, headRows, headRowsWide, packedProducts());
   }
 
   /** {@code a}, attached to {@code step}. */
