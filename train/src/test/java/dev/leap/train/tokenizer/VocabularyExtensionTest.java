@@ -158,29 +158,10 @@ class VocabularyExtensionTest {
     assertTrue(chars > 10_000, "characters compared: " + chars);
   }
 
-  /** The test again, on the extended tokenizer. */
+  /** The test again, on the extended tokenizer; a population is its groups of three. */
   @Test
   void everyFieldIsTheSameTokensInTheArticleAndTheAnswer() {
-    SplittableRandom r = new SplittableRandom(5);
-    for (int i = 0; i < 90; i++) {
-      long seed = City.EVAL_SEED_BASE + r.nextInt(1_000_000);
-      City c = i % 3 == 0 ? City.of(seed) : City.open(seed);
-      int target = 150 + r.nextInt(600);
-      String doc =
-          i % 3 == 2
-              ? GazetteerDocument.text(c, seed, target, tok)
-              : CityDocument.text(c, seed, target, tok, i % 3 == 1);
-      int[] article = tok.encode(doc);
-      int[] answer = tok.encode(c.answer());
-      for (String v : c.fields().values()) {
-        int[] field = tok.encode(v);
-        assertTrue(
-            BpeTrainerTest.contains(article, field),
-            "seed " + seed + ": " + v + " not verbatim in the article");
-        assertTrue(
-            BpeTrainerTest.contains(answer, field),
-            "seed " + seed + ": " + v + " not verbatim in the answer");
-      }
+    for (City c : BpeTrainerTest.assertFieldsVerbatim(tok)) {
       int[] pop = tok.encode(Long.toString(c.population()));
       assertEquals((Long.toString(c.population()).length() + 2) / 3, pop.length);
     }
