@@ -8,14 +8,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.testkit.Shared;
 import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,26 +35,12 @@ class JsonSchemaBenchSampleTest {
     int validAccepted = 0;
     int invalid = 0;
     List<String> wrong = new ArrayList<>();
-    for (String subset :
-        new String[] {
-          "Glaiveai2K",
-          "Github_trivial",
-          "Github_easy",
-          "Github_medium",
-          "Github_hard",
-          "Kubernetes",
-          "Snowplow",
-          "WashingtonPost",
-          "JME"
-        }) {
+    for (String subset : SchemaBenchCorpus.SUBSETS) {
       Path f = dir.resolve(subset + ".jsonl.gz");
       if (!Files.exists(f)) {
         continue;
       }
-      try (BufferedReader in =
-          new BufferedReader(
-              new InputStreamReader(
-                  new GZIPInputStream(Files.newInputStream(f)), StandardCharsets.UTF_8))) {
+      try (BufferedReader in = SchemaBenchCorpus.open(f)) {
         String line;
         while ((line = in.readLine()) != null) {
           if (rnd.nextInt(20) != 0) {

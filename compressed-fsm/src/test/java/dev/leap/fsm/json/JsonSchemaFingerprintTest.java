@@ -10,7 +10,6 @@ import dev.leap.testkit.Shared;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -214,25 +212,12 @@ class JsonSchemaFingerprintTest {
     }
     Path bench = root.resolve("corpora/jsonschemabench");
     SplittableRandom rnd = new SplittableRandom(SEED);
-    for (String subset :
-        new String[] {
-          "Glaiveai2K",
-          "Github_trivial",
-          "Github_easy",
-          "Github_medium",
-          "Github_hard",
-          "Kubernetes",
-          "Snowplow",
-          "WashingtonPost",
-          "JME"
-        }) {
+    for (String subset : SchemaBenchCorpus.SUBSETS) {
       Path f = bench.resolve(subset + ".jsonl.gz");
       if (!Files.exists(f)) {
         continue;
       }
-      try (InputStream gz = new GZIPInputStream(Files.newInputStream(f));
-          BufferedReader in =
-              new BufferedReader(new InputStreamReader(gz, StandardCharsets.UTF_8))) {
+      try (BufferedReader in = SchemaBenchCorpus.open(f)) {
         String line;
         int n = 0;
         while ((line = in.readLine()) != null) {

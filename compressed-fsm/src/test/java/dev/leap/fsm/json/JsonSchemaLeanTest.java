@@ -9,14 +9,11 @@ import dev.leap.fsm.Dfa;
 import dev.leap.fsm.grammar.RuleAutomata;
 import dev.leap.testkit.Shared;
 import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,18 +81,7 @@ class JsonSchemaLeanTest {
     long seed = 2727L;
     SplittableRandom rnd = new SplittableRandom(seed);
     int compared = 0;
-    for (String subset :
-        new String[] {
-          "Glaiveai2K",
-          "Github_trivial",
-          "Github_easy",
-          "Github_medium",
-          "Github_hard",
-          "Kubernetes",
-          "Snowplow",
-          "WashingtonPost",
-          "JME"
-        }) {
+    for (String subset : SchemaBenchCorpus.SUBSETS) {
       Path f = dir.resolve(subset + ".jsonl.gz");
       if (!Files.exists(f)) {
         continue;
@@ -103,10 +89,7 @@ class JsonSchemaLeanTest {
       // Github_hard is where lean trees matter most (and its schemas take longest): one in 60
       // elsewhere; the whole corpus was compared once by a program (BENCHMARKS.md, issue 27).
       int oneIn = 60;
-      try (BufferedReader in =
-          new BufferedReader(
-              new InputStreamReader(
-                  new GZIPInputStream(Files.newInputStream(f)), StandardCharsets.UTF_8))) {
+      try (BufferedReader in = SchemaBenchCorpus.open(f)) {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
           if (rnd.nextInt(oneIn) != 0) {
             continue;
@@ -254,10 +237,7 @@ class JsonSchemaLeanTest {
     Path f = Shared.require("corpora/jsonschemabench").resolve("Github_hard.jsonl.gz");
     SplittableRandom pick = new SplittableRandom(2729L);
     int compared = 0;
-    try (BufferedReader in =
-        new BufferedReader(
-            new InputStreamReader(
-                new GZIPInputStream(Files.newInputStream(f)), StandardCharsets.UTF_8))) {
+    try (BufferedReader in = SchemaBenchCorpus.open(f)) {
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         JsonNode rec = M.readTree(line);
         JsonNode schema = rec.get("schema");
