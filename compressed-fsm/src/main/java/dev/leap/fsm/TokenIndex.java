@@ -1,5 +1,7 @@
 package dev.leap.fsm;
 
+import dev.leap.fsm.internal.LoopRegion;
+import dev.leap.fsm.internal.TokensByByte;
 import dev.leap.fsm.internal.VocabView;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.SortedWalk;
@@ -31,6 +33,12 @@ import java.util.stream.IntStream;
  * computes every state in parallel. Returned masks are shared and must not be modified.
  */
 public final class TokenIndex {
+  /**
+   * A loop region's exit bytes are walked token by token when at most {@code 1 / EXIT_WALK_SHARE}
+   * of the vocabulary holds them; otherwise the sorted walk is cheaper.
+   */
+  static final int EXIT_WALK_SHARE = 16;
+
   private final Dfa dfa;
   private final Vocabulary vocab;
   private final int size;
@@ -128,16 +136,23 @@ public final class TokenIndex {
   }
 
   /**
-   * The mask of {@code state}. Tokens made only of the bytes of a loop reached in one step ({@link
-   * #loopBytes}: inside a JSON string and just after its opening quote, nearly all tokens) are
-   * allowed without a walk, when there are at least {@link VocabView#MIN_LOOP_BYTES} such bytes;
-   * the rest of the vocabulary is walked through a view without them, shared per vocabulary and
-   * byte set ({@link VocabView#of}).
+   * The mask of {@code state}. Near a loop ({@link LoopRegion}: inside a JSON string, right after
+   * its opening quote) the tokens that never leave the loop's region are the region's {@link
+   * LoopRegion#stay} set, shared per vocabulary and region shape, and only the tokens holding one
+   * of the region's exit bytes are walked, one by one from {@link TokensByByte} (when there are at
+   * most {@code size / }{@link #EXIT_WALK_SHARE} of them). Elsewhere, tokens made only of the bytes
+   * of a loop reached in one step ({@link LoopRegion#loopBytes}) are allowed without a walk, when
+   * there are at least {@link VocabView#MIN_LOOP_BYTES} such bytes; the rest of the vocabulary is
+   * walked through a view without them, shared per vocabulary and byte set ({@link VocabView#of}).
    */
   private long[] compute(int state) {
-    VocabView view = VocabView.of(sortedVocab, loopBytes(state), size);
-    long[] mask = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
-    SortedWalk.walk(view.ids, view.links, tokenBytes, new DfaWalk(dfa, state, maxLen, mask));
+    long[] mask = regionMask(state);
+    if (mask == null) {
+      VocabView view =
+          VocabView.of(sortedVocab, LoopRegion.loopBytes(dfa::step, state, Dfa.DEAD, 256), size);
+      mask = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
+      SortedWalk.walk(view.ids, view.links, tokenBytes, new DfaWalk(dfa, state, maxLen, mask));
+    }
     if (dfa.isAccepting(state)) {
       for (int e : eos) {
         if (e >= 0 && e < size) {
@@ -149,42 +164,31 @@ public final class TokenIndex {
   }
 
   /**
-   * A byte set {@code L} (four words, a 256-bit set) such that every token made only of bytes in
-   * {@code L} is allowed in {@code state}: the bytes {@code b} with {@code step(state, b) = t} and
-   * {@code step(t, b) = t} for one successor {@code t}, the one with the most such bytes. A
-   * nonempty token of {@code L} bytes goes to {@code t} on its first byte and stays there. With
-   * {@code t = state} these are the state's self-loop bytes (inside a string); with another {@code
-   * t}, the state just before such a loop (right after a string's opening quote).
+   * The mask of {@code state} from its loop region (without end-of-sequence ids), or null when it
+   * has none or too many tokens hold its exit bytes.
    */
-  private long[] loopBytes(int state) {
-    int[] target = new int[256];
-    int best = Dfa.DEAD;
-    int bestCount = 0;
-    for (int b = 0; b < 256; b++) {
-      int t = dfa.step(state, (byte) b);
-      target[b] = t != Dfa.DEAD && dfa.step(t, (byte) b) == t ? t : Dfa.DEAD;
+  private long[] regionMask(int state) {
+    LoopRegion region = LoopRegion.of(dfa, state);
+    if (region == null) {
+      return null;
     }
-    for (int b = 0; b < 256 && bestCount < 256 - b; b++) {
-      int t = target[b];
-      if (t == Dfa.DEAD || t == best) {
+    TokensByByte byByte = TokensByByte.of(sortedVocab);
+    long[] exits = region.exits();
+    if (byByte.count(exits) > size / EXIT_WALK_SHARE) {
+      return null;
+    }
+    long[] mask = region.stay(sortedVocab, size).clone();
+    for (int b = 0; b < 256; b++) {
+      if ((exits[b >>> 6] & (1L << b)) == 0) {
         continue;
       }
-      int c = 0;
-      for (int x = b; x < 256; x++) {
-        c += target[x] == t ? 1 : 0;
-      }
-      if (c > bestCount) {
-        best = t;
-        bestCount = c;
+      for (int id : byByte.containing(b)) {
+        if ((mask[id >>> 6] & (1L << id)) == 0 && nextState(state, id) != Dfa.DEAD) {
+          mask[id >>> 6] |= 1L << id;
+        }
       }
     }
-    long[] loop = new long[4];
-    for (int b = 0; b < 256; b++) {
-      if (best != Dfa.DEAD && target[b] == best) {
-        loop[b >>> 6] |= 1L << b;
-      }
-    }
-    return loop;
+    return mask;
   }
 
   private long[] intern(long[] mask) {

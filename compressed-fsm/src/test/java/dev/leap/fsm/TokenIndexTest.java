@@ -211,4 +211,48 @@ class TokenIndexTest {
           wide >= 25, name + ": the regexes must have states with wide self-loops, got " + wide);
     }
   }
+
+  /**
+   * Masks near loops ({@link dev.leap.fsm.internal.LoopRegion}: the tokens that never leave the
+   * region shared per vocabulary and region shape, the tokens holding an exit byte walked) against
+   * the naive twin, on every state of JSON-like regexes whose strings take any Unicode text
+   * (multi-byte characters and escapes inside the loop), arrays of them and random regexes around
+   * them, on three real vocabularies; the same region shape recurs within and across the DFAs, so
+   * shared stay sets are checked too.
+   */
+  @Test
+  void loopRegionsOnRealVocabularies() {
+    long seed = 3131L;
+    String str = "\"([^\"\\\\\\x00-\\x1F]|\\\\[\"\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4})*\"";
+    String[] templates = {
+      "\\{\"a\":S,\"b\":S(,\"c\":(%s))?\\}",
+      "\\[(S(,S)*)?\\](%s)",
+      "(%s)S:[0-9]{1,3}",
+      "\\{\"k\":\"[a-z]{0,4}\",\"v\":S\\}(%s)"
+    };
+    for (String name : new String[] {"gpt2", "llama3", "qwen3"}) {
+      Path file = Shared.require("tokenizers/" + name + "/tokenizer.json");
+      TokenizerJsonVocabulary v = TokenizerJsonVocabulary.load(file).withEos(0);
+      RandomRegex gen = new RandomRegex(seed);
+      SplittableRandom rnd = new SplittableRandom(seed);
+      int regions = 0;
+      int done = 0;
+      while (done < 8) {
+        String regex =
+            String.format(templates[rnd.nextInt(templates.length)].replace("S", str), gen.next(2));
+        CompressedFsm fsm;
+        try {
+          fsm = CompressedFsm.compile(regex, 2000);
+        } catch (ConstraintException e) {
+          continue;
+        }
+        for (int st = 0; st < fsm.dfa().stateCount(); st++) {
+          regions += dev.leap.fsm.internal.LoopRegion.of(fsm.dfa(), st) != null ? 1 : 0;
+        }
+        checkAllStates(fsm, v, name + " seed " + seed + " /" + regex + "/", Integer.MAX_VALUE);
+        done++;
+      }
+      assertTrue(regions >= 16, name + ": the regexes must have states near loops, got " + regions);
+    }
+  }
 }

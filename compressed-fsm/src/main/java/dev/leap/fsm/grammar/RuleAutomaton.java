@@ -1,6 +1,7 @@
 package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.internal.LoopRegion;
 import dev.leap.fsm.internal.RuleCalls;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayDeque;
@@ -168,34 +169,7 @@ final class RuleAutomaton {
    * a string, an identifier); otherwise the state just before such a loop (after an opening quote).
    */
   long[] loopBytes(int state) {
-    int[] target = new int[DIGIT0];
-    for (int b = 0; b < DIGIT0; b++) {
-      int t = dfa.step(state, b);
-      target[b] = t != Dfa.DEAD && dfa.step(t, b) == t ? t : Dfa.DEAD;
-    }
-    int best = Dfa.DEAD;
-    int bestCount = 0;
-    for (int b = 0; b < DIGIT0 && bestCount < DIGIT0 - b; b++) {
-      int t = target[b];
-      if (t == Dfa.DEAD || t == best) {
-        continue;
-      }
-      int c = 0;
-      for (int x = b; x < DIGIT0; x++) {
-        c += target[x] == t ? 1 : 0;
-      }
-      if (c > bestCount) {
-        best = t;
-        bestCount = c;
-      }
-    }
-    long[] loop = new long[4];
-    for (int b = 0; b < DIGIT0; b++) {
-      if (best != Dfa.DEAD && target[b] == best) {
-        loop[b >>> 6] |= 1L << b;
-      }
-    }
-    return loop;
+    return LoopRegion.loopBytes(dfa::step, state, Dfa.DEAD, DIGIT0);
   }
 
   boolean hasByte(int state, int b) {

@@ -1,0 +1,92 @@
+package dev.leap.fsm.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leap.fsm.CompressedFsm;
+import dev.leap.fsm.Dfa;
+import dev.leap.testkit.Shared;
+import dev.leap.vocab.SortedVocabulary;
+import dev.leap.vocab.TokenizerJsonVocabulary;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link LoopRegion}: its stay set against a naive twin (each token walked alone through the
+ * region's own table), its shape shared by states with the same loops in different DFAs, and its
+ * exit bytes. The masks built from it are checked against walking every token in {@code
+ * TokenIndexTest.loopRegionsOnRealVocabularies}.
+ */
+class LoopRegionTest {
+  private static final String STR =
+      "\"([^\"\\\\\\x00-\\x1F]|\\\\[\"\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4})*\"";
+
+  /** The naive twin of {@link LoopRegion#computeStay}: every token walked alone. */
+  static long[] naiveStay(LoopRegion r, TokenizerJsonVocabulary v) {
+    long[] m = new long[(v.size() + 63) >>> 6];
+    for (int t = 0; t < v.size(); t++) {
+      byte[] b = v.tokenBytes(t);
+      if (b == null || b.length == 0) {
+        continue;
+      }
+      int q = 0;
+      for (int i = 0; i < b.length && q >= 0; i++) {
+        q = r.target(q, b[i] & 0xFF);
+      }
+      if (q >= 0) {
+        m[t >>> 6] |= 1L << t;
+      }
+    }
+    return m;
+  }
+
+  @Test
+  void stringBodiesShareOneRegionAcrossDfas() {
+    TokenizerJsonVocabulary v =
+        TokenizerJsonVocabulary.load(Shared.require("tokenizers/llama3/tokenizer.json"));
+    SortedVocabulary sorted = SortedVocabulary.of(v);
+    Dfa a = CompressedFsm.compile("\\{\"a\":" + STR + ",\"b\":[0-9]+\\}").dfa();
+    Dfa b = CompressedFsm.compile("\\[(" + STR + "(," + STR + ")*)?\\]x").dfa();
+    int inA = a.walk(0, "{\"a\":\"h".getBytes(StandardCharsets.UTF_8));
+    int inB = b.walk(0, "[\"h".getBytes(StandardCharsets.UTF_8));
+    LoopRegion ra = LoopRegion.of(a, inA);
+    LoopRegion rb = LoopRegion.of(b, inB);
+    assertNotNull(ra);
+    assertNotNull(rb);
+    // Inside a string the only exit is the closing quote, in an object or an array of strings
+    // alike: the array's loop passes through quotes and is not part of the region.
+    assertArrayEquals(new long[] {1L << '"', 0, 0, 0}, ra.exits());
+    assertArrayEquals(new long[] {1L << '"', 0, 0, 0}, rb.exits());
+    assertEquals(ra, rb);
+    assertTrue(ra.size() >= 8, "the body, UTF-8 and escape states: " + ra.size());
+    // The same string body in another object: the same shape, the same shared stay set.
+    Dfa c = CompressedFsm.compile("\\{\"zz\":" + STR + "\\}").dfa();
+    LoopRegion rc = LoopRegion.of(c, c.walk(0, "{\"zz\":\"".getBytes(StandardCharsets.UTF_8)));
+    LoopRegion rc2 =
+        LoopRegion.of(c, c.walk(0, "{\"zz\":\"\u00e9".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(ra, rc2);
+    assertSame(ra.stay(sorted, v.size()), rc2.stay(sorted, v.size()));
+    // Right after the opening quote the minimal DFA is already in the body's loop state.
+    assertEquals(ra, rc);
+    // With a minimum length the state after the quote is outside the loop: it and the body.
+    Dfa m = CompressedFsm.compile("\"[^\"]{2,}\"").dfa();
+    LoopRegion rm = LoopRegion.of(m, m.walk(0, "\"a".getBytes(StandardCharsets.UTF_8)));
+    assertNotNull(rm);
+    assertEquals(-1, rm.target(0, '"'), "a quote after one character is not in the region");
+    for (LoopRegion r : new LoopRegion[] {ra, rb, rc, rm}) {
+      assertArrayEquals(naiveStay(r, v), r.computeStay(sorted, v.size()));
+    }
+  }
+
+  @Test
+  void noRegionWithoutALoopNearby() {
+    Dfa d = CompressedFsm.compile("abc[0-9]{2}x*").dfa();
+    assertNull(LoopRegion.of(d, 0), "no loop within one step of the start");
+    int nearLoop = d.walk(0, "abc12".getBytes(StandardCharsets.UTF_8));
+    assertNotNull(LoopRegion.of(d, nearLoop));
+  }
+}
