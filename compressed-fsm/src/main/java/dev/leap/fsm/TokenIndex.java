@@ -50,6 +50,7 @@ public final class TokenIndex {
   private final AtomicReferenceArray<long[]> masks;
   private final int[] counts;
   private final Map<MaskKey, long[]> shared = new HashMap<>();
+  private final LoopRegion.Finder regions;
 
   private TokenIndex(Dfa dfa, Vocabulary vocab) {
     this.dfa = dfa;
@@ -64,6 +65,7 @@ public final class TokenIndex {
     this.eos = e == null ? new int[0] : e.clone();
     this.masks = new AtomicReferenceArray<>(dfa.stateCount());
     this.counts = new int[dfa.stateCount()];
+    this.regions = LoopRegion.finder(dfa);
     Arrays.fill(counts, -1);
   }
 
@@ -168,7 +170,7 @@ public final class TokenIndex {
    * has none or too many tokens hold its exit bytes.
    */
   private long[] regionMask(int state) {
-    LoopRegion region = LoopRegion.of(dfa, state);
+    LoopRegion region = regions.of(state);
     if (region == null) {
       return null;
     }

@@ -68,15 +68,41 @@ public final class LoopRegion {
   /**
    * The region of {@code state}, or null when it has no loop near it (neither the state nor a
    * direct successor has a self-loop or lies on a cycle among the states explored) or more than
-   * {@link #MAX_EXITS} exit bytes.
+   * {@link #MAX_EXITS} exit bytes. For many states of one DFA, use a {@link #finder}.
    */
   public static LoopRegion of(Dfa dfa, int state) {
-    int[] rep = classRepresentatives(dfa);
-    if (!selfLoopNear(dfa, state, rep)) {
-      return null;
+    return finder(dfa).of(state);
+  }
+
+  /** A finder of the regions of {@code dfa}'s states (holds the DFA's byte classes). */
+  public static Finder finder(Dfa dfa) {
+    return new Finder(dfa);
+  }
+
+  /** Finds regions in one DFA: its byte classes computed once. Immutable, thread-safe. */
+  public static final class Finder {
+    private final Dfa dfa;
+    private final int[] rep;
+    private final int[] classOf = new int[256];
+    private final int quoteClass;
+
+    private Finder(Dfa dfa) {
+      this.dfa = dfa;
+      this.rep = classRepresentatives(dfa);
+      for (int b = 0; b < 256; b++) {
+        classOf[b] = dfa.classOf(b);
+      }
+      this.quoteClass = dfa.classOf('"');
     }
+
+    /** The region of {@code state}, as {@link LoopRegion#of(Dfa, int)}. */
+    public LoopRegion of(int state) {
+      return selfLoopNear(dfa, state, rep) ? region(dfa, state, rep, classOf, quoteClass) : null;
+    }
+  }
+
+  private static LoopRegion region(Dfa dfa, int state, int[] rep, int[] classOf, int quoteClass) {
     // Breadth-first exploration of the nearest states, edges by byte class, not through quotes.
-    int quoteClass = dfa.classOf('"');
     int[] explored = new int[EXPLORE_LIMIT];
     SmallIndex index = new SmallIndex();
     int n = 0;
@@ -85,7 +111,7 @@ public final class LoopRegion {
     for (int i = 0; i < n && n < EXPLORE_LIMIT; i++) {
       int q = explored[i];
       for (int b : rep) {
-        if (dfa.classOf(b) == quoteClass) {
+        if (classOf[b] == quoteClass) {
           continue;
         }
         int t = dfa.step(q, b);
@@ -106,8 +132,8 @@ public final class LoopRegion {
       for (int b : rep) {
         int target = dfa.step(explored[i], b);
         int t = target == Dfa.DEAD ? -1 : index.get(target);
-        byClass[i][dfa.classOf(b)] = target != Dfa.DEAD && t < 0 ? UNEXPLORED : t;
-        if (t >= 0 && dfa.classOf(b) != quoteClass) {
+        byClass[i][classOf[b]] = target != Dfa.DEAD && t < 0 ? UNEXPLORED : t;
+        if (t >= 0 && classOf[b] != quoteClass) {
           s[k++] = t;
         }
       }
@@ -122,10 +148,6 @@ public final class LoopRegion {
       markComponent(component, cyclic, component[t], inRegion);
     }
     // Canonical numbering: breadth first from the state over bytes 0-255, inside the region.
-    int[] classOf = new int[256];
-    for (int b = 0; b < 256; b++) {
-      classOf[b] = dfa.classOf(b);
-    }
     int[] number = new int[n];
     Arrays.fill(number, -1);
     int[] order = new int[n];
@@ -332,12 +354,14 @@ public final class LoopRegion {
 
   /** Whether {@code state} or one of its direct successors has a self-loop. */
   private static boolean selfLoopNear(Dfa dfa, int state, int[] rep) {
+    int last = Dfa.DEAD;
     for (int b : rep) {
       int t = dfa.step(state, b);
       if (t == state) {
         return true;
       }
-      if (t != Dfa.DEAD) {
+      if (t != Dfa.DEAD && t != last) {
+        last = t;
         for (int c : rep) {
           if (dfa.step(t, c) == t) {
             return true;
