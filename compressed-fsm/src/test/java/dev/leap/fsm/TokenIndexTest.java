@@ -255,4 +255,25 @@ class TokenIndexTest {
       assertTrue(regions >= 16, name + ": the regexes must have states near loops, got " + regions);
     }
   }
+
+  /**
+   * {@link TokenIndex#precompute}: with no time the initial state's mask only, with unbounded time
+   * every state's (all are reachable in a minimal DFA), and the masks it computed equal the naive
+   * twin's; an index that precomputed and one that computes on first use agree.
+   */
+  @Test
+  void precomputeIsBreadthFirstAndChangesNoMask() {
+    Vocabulary v = SmallVocabulary.create();
+    CompressedFsm fsm =
+        CompressedFsm.compile("\\{\"a\":(\"[^\"]*\"|[0-9]{1,4}),\"b\":(true|false)\\}");
+    Dfa dfa = fsm.dfa();
+    assertEquals(1, TokenIndex.of(dfa, v).precompute(0));
+    TokenIndex all = TokenIndex.of(dfa, v);
+    assertEquals(dfa.stateCount(), all.precompute(Long.MAX_VALUE));
+    TokenIndex lazy = TokenIndex.of(dfa, v);
+    for (int s = 0; s < dfa.stateCount(); s++) {
+      assertArrayEquals(naiveMask(dfa, v, s), all.allowed(s), "state " + s);
+      assertArrayEquals(lazy.allowed(s), all.allowed(s), "state " + s);
+    }
+  }
 }

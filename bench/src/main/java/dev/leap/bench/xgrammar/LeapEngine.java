@@ -70,6 +70,8 @@ final class LeapEngine {
       for (int s = 0; s < f.dfa().stateCount(); s++) {
         index.allowed(s);
       }
+    } else {
+      index.precompute(); // as the runtime's compile does (CompiledDfa)
     }
     return new LeapEngine(f, index, null);
   }

@@ -12,8 +12,9 @@ import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
  * A constraint that is one DFA: its compressed FSM (jump edges), its token index over the
  * tokenizer's vocabulary, and per-state masks on the model's device, made on first use and shared
  * by every request in that state ({@link DfaState}); released when the constraint leaves the
- * runtime's cache, made again if a request still uses it. The first mask is computed at compile
- * time. The mask cache is touched only by the scheduler thread.
+ * runtime's cache, made again if a request still uses it. The token index's first masks are
+ * computed at compile time ({@link TokenIndex#precompute()}: all of a small DFA's). The device mask
+ * cache is touched only by the scheduler thread.
  */
 final class CompiledDfa extends CompiledConstraint {
   final CompressedFsm fsm;
@@ -22,16 +23,14 @@ final class CompiledDfa extends CompiledConstraint {
   private NDManager maskManager;
   private final Int2ObjectOpenHashMap<NDArray> masks = new Int2ObjectOpenHashMap<>();
 
-  /** Indexes {@code fsm} against {@code tokenizer}, the initial state's mask first. */
+  /** Indexes {@code fsm} against {@code tokenizer}, the first states' masks now. */
   CompiledDfa(
       CompressedFsm fsm, Tokenizer tokenizer, boolean healing, int logitsVocab, NDManager parent) {
     super(new JumpRetokenizer(tokenizer, fsm.dfa(), healing), logitsVocab);
     this.fsm = fsm;
     this.index = TokenIndex.of(fsm.dfa(), tokenizer);
     this.parent = parent;
-    index.allowed(
-        fsm.dfa()
-            .initialState()); // the first mask here, off the step loop; the others on first use
+    index.precompute(); // the first masks here, off the step loop; the others on first use
   }
 
   @Override
