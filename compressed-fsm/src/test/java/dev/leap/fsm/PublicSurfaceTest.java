@@ -46,6 +46,7 @@ class PublicSurfaceTest {
             "dev.leap.fsm.internal.Interrupts",
             "dev.leap.fsm.internal.Json",
             "dev.leap.fsm.internal.LoopRegion",
+            "dev.leap.fsm.internal.LoopRegion$Finder",
             "dev.leap.fsm.internal.Determinizer$RawDfa",
             "dev.leap.fsm.internal.Minimizer",
             "dev.leap.fsm.internal.Nfa",
