@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The training generator's layouts ({@link Layout}, {@link StyledDocument}): over 300 seeded
- * open-value articles every layout and heading style occurs, every field is stated verbatim (the
- * landmarks together in answer order), the first block names the city, distractors with their own
- * figures stay in every layout, the article reaches its target length, and no text holds the
- * held-out {@link GazetteerDocument}'s signatures or other frames.
+ * open-value articles every layout and heading style occurs, every field is stated verbatim (as
+ * text and as the answer's tokens; the landmarks together in answer order), the first block names
+ * the city, distractors with their own figures stay in every layout, the article reaches its target
+ * length, and no text holds the held-out {@link GazetteerDocument}'s signatures or other frames.
  */
 class ArticleLayoutTest {
   static final HfTokenizer TOK = SmallTokenizer.get();
@@ -87,8 +87,13 @@ class ArticleLayoutTest {
       for (String frame : GAZETTEER_FRAMES) {
         assertFalse(doc.contains(frame), where + " holds the second generator's " + frame.strip());
       }
-      int tokens = TOK.encode(doc).length;
+      int[] ids = TOK.encode(doc);
+      int tokens = ids.length;
       assertTrue(tokens >= target, where + ": " + tokens + " tokens for a target of " + target);
+      // Token for token, as the answer spells them (the copy recipe's tokenizer property).
+      for (String v : c.fields().values()) {
+        assertTrue(containsRun(ids, TOK.encode(v)), where + ": " + v + " not the same tokens");
+      }
       // A distractor's own figure: a population or latitude that is not the city's.
       Matcher m = FIGURE.matcher(doc);
       while (m.find()) {
@@ -124,6 +129,15 @@ class ArticleLayoutTest {
     assertEquals(EnumSet.allOf(HeadingStyle.class), styles, "every heading style occurs");
     assertTrue(countryLate >= 40, "the country after the first block in " + countryLate);
     assertTrue(populationLate >= 30, "the population in the later half in " + populationLate);
+  }
+
+  static boolean containsRun(int[] hay, int[] needle) {
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      if (java.util.Arrays.equals(hay, i, i + needle.length, needle, 0, needle.length)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Test
