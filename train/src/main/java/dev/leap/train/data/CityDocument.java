@@ -15,6 +15,12 @@ import java.util.SplittableRandom;
  * among distractors — other towns with their own populations, latitudes and landmarks, a
  * neighbouring country, years and percentages. The first word of the article is the city's name.
  *
+ * <p>Open-value articles (the copy curriculum's) come in one of several {@link Layout}s chosen by
+ * the seed: this class writes the original one ({@link Layout#PLAIN}, unchanged), {@link
+ * StyledDocument} the others (other heading styles, an infobox, a list of facts, an interview;
+ * facts in any order, the city also named by pronoun or description). Closed-value articles (the
+ * demo recipe's) always have the original layout.
+ *
  * <p>Deterministic for (city, seed, target length). Documents are grown paragraph by paragraph
  * until they reach the target number of tokens of the given tokenizer.
  */
@@ -105,10 +111,17 @@ public final class CityDocument {
   /**
    * The article, with the distractor towns, their landmarks and the neighbouring country drawn from
    * {@link OpenValues} when {@code openValues} (for cities of {@link City#open}: distractors then
-   * look like the city's own values), else from {@link City#of}'s closed lists.
+   * look like the city's own values; the layout is then {@link Layout#of} the seed), else from
+   * {@link City#of}'s closed lists.
    */
   public static String text(
       City city, long seed, int targetTokens, Tokenizer tokenizer, boolean openValues) {
+    if (openValues) {
+      Layout layout = Layout.of(seed);
+      if (layout != Layout.PLAIN) {
+        return StyledDocument.text(city, seed, targetTokens, tokenizer, layout);
+      }
+    }
     SplittableRandom r = new SplittableRandom(seed);
     String n = city.name();
     List<String> others = new ArrayList<>();
@@ -224,7 +237,7 @@ public final class CityDocument {
     return sb.toString();
   }
 
-  private static String opening(SplittableRandom r, City c, String neighbour) {
+  static String opening(SplittableRandom r, City c, String neighbour) {
     String n = c.name();
     return switch (r.nextInt(4)) {
       case 0 ->
@@ -290,7 +303,7 @@ public final class CityDocument {
     };
   }
 
-  private static String sentence(
+  static String sentence(
       SplittableRandom r, City c, List<String> others, String neighbour, String topic) {
     String district = pick(r, DISTRICTS);
     String landmark = c.landmarks().get(r.nextInt(3));

@@ -20,7 +20,8 @@ import java.util.SplittableRandom;
  *       distractor, one in ten a copy drill), a share {@code drillShare} of the examples replaced
  *       by {@link CopyDrill}s;
  *   <li>phase 2, to {@code phaseEnds[1]}: articles of 300 to 1,500 tokens ({@link CityDocument}
- *       with open values), a quarter of the examples still cards;
+ *       with open values, in its {@link Layout}s), a quarter of the examples still cards (some of
+ *       them interviews or cards naming the city by description);
  *   <li>phase 3, to {@code phaseEnds[2]}: articles of 2,000 to 4,400 tokens (at most the context
  *       less the question and answer), with cards and shorter articles mixed in (a fifth each).
  * </ol>
@@ -156,8 +157,10 @@ public final class Curriculum {
             tokenShare > 0 && r.nextDouble() < tokenShare
                 ? CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(), r)
                 : CopyDrill.any(tokenizer, r);
-      } else if (phase == 1 || (phase == 2 && u < 5) || (phase == 3 && u < 4)) {
+      } else if (phase == 1) {
         e = card(tokenizer, city, r);
+      } else if ((phase == 2 && u < 5) || (phase == 3 && u < 4)) {
+        e = card(tokenizer, city, r, true);
       } else if (phase == 2 || u < 8) {
         e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r);
       } else {
@@ -171,10 +174,21 @@ public final class Curriculum {
 
   /** A fact card about {@code city}: half with a distractor, one in ten a copy drill. */
   public static Example card(Tokenizer tokenizer, City city, SplittableRandom r) {
+    return card(tokenizer, city, r, false);
+  }
+
+  /**
+   * A fact card; {@code styled} (the cards of phases 2 and 3): two in five of the listing and prose
+   * cards are an interview or a card of {@link FactCard.Kind#REFERRING} sentences instead.
+   */
+  static Example card(Tokenizer tokenizer, City city, SplittableRandom r, boolean styled) {
     City other = r.nextBoolean() ? City.open(r.nextLong(City.EVAL_SEED_BASE)) : null;
     int k = r.nextInt(10);
     FactCard.Kind kind =
         k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
+    if (styled && k > 0 && r.nextInt(5) < 2) {
+      kind = r.nextBoolean() ? FactCard.Kind.INTERVIEW : FactCard.Kind.REFERRING;
+    }
     String page = FactCard.text(city, other, kind, r);
     return cityExample(tokenizer, page, question(r), city);
   }

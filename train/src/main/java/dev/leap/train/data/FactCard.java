@@ -2,8 +2,10 @@ package dev.leap.train.data;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -13,7 +15,8 @@ import java.util.SplittableRandom;
  * after the city, in a "nearby" frame); and pure copy drills, where the page holds the record
  * itself. Put inside SGLang's city prompt ({@link CityDocument#prompt}) and answered in {@code
  * city_regex}'s format, a card asks the same as a long article, with the facts a few dozen tokens
- * away.
+ * away. Interview and {@link Kind#REFERRING} cards (the copy curriculum's later phases only) put
+ * the facts in the other shapes of {@link StyledDocument}'s articles.
  */
 public final class FactCard {
   private FactCard() {}
@@ -22,7 +25,14 @@ public final class FactCard {
   public enum Kind {
     LISTING,
     PROSE,
-    DRILL
+    DRILL,
+    /** Questions and answers about the city (and the distractor), in any order. */
+    INTERVIEW,
+    /**
+     * Sentences that name the city by pronoun or description after the opening, the country among
+     * the facts, in any order ({@link ReferringFrames}).
+     */
+    REFERRING
   }
 
   /** A card for {@code city}; {@code distractor} (or null) is another place the card mentions. */
@@ -145,7 +155,69 @@ public final class FactCard {
         sb.append(' ').append(String.join(" ", s)).append('\n');
         addFiller(sb, city, r);
       }
-      default -> throw new IllegalStateException();
+      case INTERVIEW -> {
+        sb.append(
+                r.nextBoolean()
+                    ? n + " is a town with a long history."
+                    : "Our reporter spoke with a guide from " + n + ".")
+            .append("\n\n");
+        String[] speakers = FactBlocks.speakers(r);
+        List<String> pairs = new ArrayList<>();
+        Set<String> referring = new HashSet<>();
+        for (int field = 0; field < 4; field++) {
+          String[] qa = FactBlocks.ask(r, city, field);
+          String pair = FactBlocks.pair(speakers, qa[0], qa[1]);
+          pairs.add(pair);
+          if (!pair.contains(n)) {
+            referring.add(pair);
+          }
+        }
+        Collections.shuffle(pairs, new Random(r.nextLong()));
+        Set<String> distractors = new HashSet<>();
+        if (distractor != null) {
+          String[] qa = FactBlocks.askAbout(r, distractor);
+          String pair = FactBlocks.pair(speakers, qa[0], qa[1]);
+          distractors.add(pair);
+          pairs.add(r.nextInt(pairs.size() + 1), pair);
+        }
+        StyledDocument.keepReferencesClear(pairs, referring, distractors);
+        sb.append(String.join("\n\n", pairs)).append('\n');
+      }
+      case REFERRING -> {
+        sb.append(
+            switch (r.nextInt(3)) {
+              case 0 -> n + " is a town with a long history.";
+              case 1 -> n + " grew from a market town on an old trade road.";
+              default -> "This card is about " + n + ", a port on a broad river.";
+            });
+        String neighbour =
+            distractor != null && !distractor.country().equals(city.country())
+                ? distractor.country()
+                : OpenValues.country(r, city.country());
+        List<String> s =
+            new ArrayList<>(
+                List.of(
+                    ReferringFrames.country(r, city, neighbour),
+                    ReferringFrames.population(r, city),
+                    ReferringFrames.latitude(r, city),
+                    ReferringFrames.landmarks(r, city)));
+        Collections.shuffle(s, new Random(r.nextLong()));
+        Set<String> referring = new HashSet<>();
+        for (String f : s) {
+          if (ReferringFrames.refersWithoutName(f, city)) {
+            referring.add(f);
+          }
+        }
+        Set<String> distractors = new HashSet<>();
+        if (distractor != null) {
+          String d = ReferringFrames.distractor(r, distractor);
+          distractors.add(d);
+          s.add(r.nextInt(s.size() + 1), d);
+        }
+        StyledDocument.keepReferencesClear(s, referring, distractors);
+        sb.append(' ').append(String.join(" ", s)).append('\n');
+        addFiller(sb, city, r);
+      }
     }
     return sb.toString();
   }

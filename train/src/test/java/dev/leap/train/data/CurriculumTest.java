@@ -121,6 +121,11 @@ class CurriculumTest {
               text.contains(sig),
               "step " + step + " holds the second generator's \"" + sig.strip() + "\"");
         }
+        for (String frame : ArticleLayoutTest.GAZETTEER_FRAMES) {
+          assertFalse(
+              text.contains(frame),
+              "step " + step + " holds the second generator's frame \"" + frame.strip() + "\"");
+        }
         if (e.valueTargets().length > 0) {
           cities++;
           assertFalse(heldOut.contains(answer(e)), "step " + step + " trains on a held-out city");
