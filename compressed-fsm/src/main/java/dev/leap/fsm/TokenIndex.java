@@ -29,10 +29,17 @@ import java.util.stream.IntStream;
  * few table lookups), so the index stores masks only. Identical masks are shared.
  *
  * <p>Masks are computed lazily per state on first use and cached (thread-safe: concurrent first
- * uses of one state may compute it twice, with equal results; one is kept); {@link #buildAll()}
- * computes every state in parallel. Returned masks are shared and must not be modified.
+ * uses of one state may compute it twice, with equal results; one is kept); {@link #precompute()}
+ * computes the first states' within a time budget, {@link #buildAll()} every state in parallel.
+ * Returned masks are shared and must not be modified.
  */
 public final class TokenIndex {
+  /**
+   * The time {@link #precompute()} may spend per token of the vocabulary: 40 ns, about what a few
+   * full walks of the vocabulary cost (5 ms for Llama 3's 128,256 tokens, 2 ms for GPT-2's).
+   */
+  public static final long PRECOMPUTE_NANOS_PER_TOKEN = 40;
+
   /**
    * A loop region's exit bytes are walked token by token when at most {@code 1 / EXIT_WALK_SHARE}
    * of the vocabulary holds them; otherwise the sorted walk is cheaper.
@@ -73,12 +80,6 @@ public final class TokenIndex {
   public static TokenIndex of(Dfa dfa, Vocabulary vocab) {
     return new TokenIndex(dfa, vocab);
   }
-
-  /**
-   * The time {@link #precompute()} may spend per token of the vocabulary: 40 ns, about what a few
-   * full walks of the vocabulary cost (5 ms for Llama 3's 128,256 tokens, 2 ms for GPT-2's).
-   */
-  public static final long PRECOMPUTE_NANOS_PER_TOKEN = 40;
 
   /**
    * Computes masks breadth-first from the initial state (by byte transitions, so in about the order
