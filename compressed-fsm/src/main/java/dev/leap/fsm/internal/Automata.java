@@ -21,7 +21,7 @@ public final class Automata {
     if (re instanceof Re.Automaton a) {
       return a.dfa(); // minimal and trimmed already
     }
-    return Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
+    return Minimizer.minimize(Determinizer.runs(Nfa.build(re, source), maxStates, source));
   }
 
   /**
@@ -33,8 +33,7 @@ public final class Automata {
    * @throws EmptyLanguageException the tree matches nothing
    */
   public static Dfa compileNonEmpty(Re re, String source, int maxStates) {
-    Dfa dfa =
-        Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
+    Dfa dfa = Minimizer.minimize(Determinizer.runs(Nfa.build(re, source), maxStates, source));
     if (dfa == null) {
       throw new EmptyLanguageException(source);
     }

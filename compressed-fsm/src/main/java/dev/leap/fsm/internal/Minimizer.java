@@ -60,9 +60,15 @@ public final class Minimizer {
       past[0] = n;
     }
 
-    /** Marks {@code e} (each element at most once between splits). */
+    /**
+     * Marks {@code e} (each element at most once between splits). An element alone in its set is
+     * not marked: its set cannot split, and {@link #split} would only unmark it.
+     */
     void mark(int e) {
       int s = setOf[e];
+      if (past[s] - first[s] == 1) {
+        return;
+      }
       int i = loc[e];
       int j = first[s] + marked[s];
       elems[i] = elems[j];
@@ -107,27 +113,31 @@ public final class Minimizer {
 
   /** The minimal trimmed DFA, or {@code null} if the language is empty. */
   public static Dfa minimize(Determinizer.RawDfa raw) {
+    return minimize(Determinizer.Runs.of(raw));
+  }
+
+  /** As {@link #minimize(Determinizer.RawDfa)}, from the rows as runs. */
+  static Dfa minimize(Determinizer.Runs raw) {
     int k = raw.classes();
     int rawStates = raw.states();
-    int[] rawTable = raw.table();
-    // The defined transitions, row by row (by state, then class): the raw table is mostly
-    // undefined (a JSON DFA's state has a few of its dozens of classes), so everything after this
-    // one pass over it works on these lists.
+    // The defined transitions, row by row (by state, then class): everything after this works on
+    // these lists (a JSON DFA's state defines a few of its dozens of classes).
+    int[] runStart = raw.rowStart();
+    int[] runLo = raw.lo();
+    int[] runHi = raw.hi();
+    int[] runTarget = raw.target();
     int defined = 0;
-    for (int t : rawTable) {
-      if (t >= 0) {
-        defined++;
-      }
+    for (int r = 0; r < runLo.length; r++) {
+      defined += runHi[r] - runLo[r] + 1;
     }
     int[] rowStart = new int[rawStates + 1];
     int[] edgeClass = new int[defined];
     int[] edgeTo = new int[defined];
     for (int s = 0, e = 0; s < rawStates; s++) {
       rowStart[s] = e;
-      int row = s * k;
-      for (int c = 0; c < k; c++) {
-        int t = rawTable[row + c];
-        if (t >= 0) {
+      for (int r = runStart[s]; r < runStart[s + 1]; r++) {
+        int t = runTarget[r];
+        for (int c = runLo[r]; c <= runHi[r]; c++) {
           edgeClass[e] = c;
           edgeTo[e++] = t;
         }
@@ -272,7 +282,7 @@ public final class Minimizer {
    * DFA's states are all reachable; co-reachability is a backward search over the defined
    * transitions, {@code edgeTo} in rows {@code rowStart}).
    */
-  private static boolean[] liveStates(Determinizer.RawDfa raw, int[] rowStart, int[] edgeTo) {
+  private static boolean[] liveStates(Determinizer.Runs raw, int[] rowStart, int[] edgeTo) {
     int n = raw.states();
     int[] predStart = new int[n + 1];
     for (int t : edgeTo) {

@@ -322,7 +322,10 @@ public final class Nfa {
     addAutomaton(RuleCalls.marker(c.rule()), from, to);
   }
 
-  /** One NFA state per DFA state; byte runs with the same target become one range edge. */
+  /**
+   * One NFA state per DFA state; byte runs with the same target become one range edge ({@link
+   * #ranges}).
+   */
   private void addAutomaton(Dfa dfa, int from, int to) {
     int n = dfa.stateCount();
     int[] map = new int[n];
@@ -330,13 +333,61 @@ public final class Nfa {
       map[s] = newState();
     }
     eps(from, map[dfa.initialState()]);
+    int[] r = ranges.computeIfAbsent(dfa, Nfa::rangesOf);
     for (int s = 0; s < n; s++) {
       if (dfa.isAccepting(s)) {
         eps(map[s], to);
       }
-      int from0 = map[s];
-      dfa.forEachRange(s, (lo, hi, t) -> edge(from0, lo, hi, map[t]));
+      for (int i = r[s]; i < r[s + 1]; i += 3) {
+        edge(map[s], r[i], r[i + 1], map[r[i + 2]]);
+      }
     }
+  }
+
+  /**
+   * Per embedded automaton, its {@link Dfa#forEachRange} runs (an automaton is embedded once per
+   * use of its node, and once per exit state of a shared one).
+   */
+  private final Map<Dfa, int[]> ranges = new IdentityHashMap<>();
+
+  /**
+   * What building an NFA reads of {@code dfa} where a tree embeds it ({@link #addAutomaton}): its
+   * state count, initial state, accepting states and byte runs. Two automata with equal forms are
+   * built into equal NFAs (the JSON Schema compiler's cache of trees keys embedded automata by it).
+   */
+  public static int[] embedding(Dfa dfa) {
+    int n = dfa.stateCount();
+    int[] r = rangesOf(dfa);
+    int[] out = new int[2 + n + r.length];
+    out[0] = n;
+    out[1] = dfa.initialState();
+    for (int s = 0; s < n; s++) {
+      out[2 + s] = dfa.isAccepting(s) ? 1 : 0;
+    }
+    System.arraycopy(r, 0, out, 2 + n, r.length);
+    return out;
+  }
+
+  /**
+   * The byte runs of every state of {@code dfa}: state {@code s}'s are the triples {@code (lo, hi,
+   * target)} in {@code [r[s], r[s + 1])}, in byte order.
+   */
+  private static int[] rangesOf(Dfa dfa) {
+    int n = dfa.stateCount();
+    IntArrayList out = new IntArrayList();
+    out.size(n + 1);
+    for (int s = 0; s < n; s++) {
+      out.set(s, out.size());
+      dfa.forEachRange(
+          s,
+          (lo, hi, t) -> {
+            out.add(lo);
+            out.add(hi);
+            out.add(t);
+          });
+    }
+    out.set(n, out.size());
+    return out.toIntArray();
   }
 
   /**

@@ -39,18 +39,16 @@ class MinimizerTest {
     RandomRegex gen = new RandomRegex(seed);
     int compared = 0;
     for (int round = 0; round < 400; round++) {
-      Determinizer.RawDfa raw;
+      Determinizer.Runs runs;
       try {
-        raw =
-            Determinizer.determinize(
-                Nfa.build(RegexParser.parse(gen.next(3)), "test"), 20_000, "test");
+        runs = Determinizer.runs(Nfa.build(RegexParser.parse(gen.next(3)), "test"), 20_000, "test");
       } catch (ConstraintException e) {
         continue;
       }
-      assertSameDfa(
-          DenseMinimizer.minimize(raw),
-          Minimizer.minimize(raw),
-          "round " + round + " (seed " + seed + ")");
+      Dfa twin = DenseMinimizer.minimize(runs.dense());
+      String what = "round " + round + " (seed " + seed + ")";
+      assertSameDfa(twin, Minimizer.minimize(runs), what + ", from the runs");
+      assertSameDfa(twin, Minimizer.minimize(runs.dense()), what + ", from the table");
       compared++;
     }
     assertTrue(compared > 300, "compared " + compared);
