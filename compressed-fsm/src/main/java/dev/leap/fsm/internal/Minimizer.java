@@ -9,6 +9,13 @@ import java.util.HashMap;
  * DFAs with partial transition functions", 2008): O(m log n) for m defined transitions, whatever
  * the number of byte classes. Then canonical renumbering.
  *
+ * <p>The raw DFA comes as rows of class runs ({@link Determinizer.Runs}). Classes whose columns are
+ * equal (no state tells them apart: a JSON automaton's string states take dozens of classes that
+ * only a few key or pattern states distinguish, and in the raw DFA about a quarter of them turn out
+ * equal) are refined as one class ({@link #equalColumns}), which the final merge of equal columns
+ * would do anyway: fewer transitions, the same result. An element alone in its set is never marked
+ * (its set cannot split).
+ *
  * <p>The raw DFA is first trimmed: states that cannot reach acceptance are dropped and transitions
  * into them become undefined ({@link Dfa#DEAD}); refinement runs on that partial DFA, with no
  * explicit sink. Two partitions are refined together: the states into <em>blocks</em>, and the
@@ -118,17 +125,31 @@ public final class Minimizer {
 
   /** As {@link #minimize(Determinizer.RawDfa)}, from the rows as runs. */
   static Dfa minimize(Determinizer.Runs raw) {
-    int k = raw.classes();
     int rawStates = raw.states();
-    // The defined transitions, row by row (by state, then class): everything after this works on
-    // these lists (a JSON DFA's state defines a few of its dozens of classes).
     int[] runStart = raw.rowStart();
     int[] runLo = raw.lo();
     int[] runHi = raw.hi();
     int[] runTarget = raw.target();
+    // Classes with equal columns (no state tells them apart) are refined as one: the class of the
+    // first of them. The result's classes are merged by equal columns in the end anyway, numbered
+    // in order of first occurrence, so the same table comes out with fewer transitions to refine.
+    int[] sameAs = equalColumns(raw);
+    int k = 0;
+    int[] merged = new int[raw.classes()];
+    int[] repsBefore = new int[raw.classes() + 1];
+    for (int c = 0; c < raw.classes(); c++) {
+      merged[c] = sameAs[c] == c ? k++ : merged[sameAs[c]];
+      repsBefore[c + 1] = k;
+    }
+    int[] classOf = new int[256];
+    for (int b = 0; b < 256; b++) {
+      classOf[b] = merged[raw.classOf()[b]];
+    }
+    // The defined transitions, row by row (by state, then class): everything after this works on
+    // these lists (a JSON DFA's state defines a few of its dozens of classes).
     int defined = 0;
     for (int r = 0; r < runLo.length; r++) {
-      defined += runHi[r] - runLo[r] + 1;
+      defined += repsBefore[runHi[r] + 1] - repsBefore[runLo[r]];
     }
     int[] rowStart = new int[rawStates + 1];
     int[] edgeClass = new int[defined];
@@ -138,8 +159,10 @@ public final class Minimizer {
       for (int r = runStart[s]; r < runStart[s + 1]; r++) {
         int t = runTarget[r];
         for (int c = runLo[r]; c <= runHi[r]; c++) {
-          edgeClass[e] = c;
-          edgeTo[e++] = t;
+          if (sameAs[c] == c) {
+            edgeClass[e] = merged[c];
+            edgeTo[e++] = t;
+          }
         }
       }
       rowStart[s + 1] = e;
@@ -274,7 +297,105 @@ public final class Minimizer {
         accepting[q >>> 6] |= 1L << q;
       }
     }
-    return mergeClasses(count, k, raw.classOf(), table, accepting);
+    return mergeClasses(count, k, classOf, table, accepting);
+  }
+
+  /**
+   * Per class, the first class with an equal column in {@code raw}'s table (itself if none): two
+   * sums over every column's defined entries, hashed, found with difference arrays over each run's
+   * classes in one pass over the runs; then checked exactly (each entry against the first class's
+   * entry in its row, and equal counts of defined entries), and if a hash ever collided, no class
+   * is merged.
+   */
+  static int[] equalColumns(Determinizer.Runs raw) {
+    return equalColumns(raw, -1L);
+  }
+
+  /** As {@link #equalColumns(Determinizer.Runs)}, the hashes cut to {@code hashBits} (tests). */
+  static int[] equalColumns(Determinizer.Runs raw, long hashBits) {
+    int k = raw.classes();
+    int[] runStart = raw.rowStart();
+    int[] lo = raw.lo();
+    int[] hi = raw.hi();
+    int[] target = raw.target();
+    long[] h1 = new long[k + 1];
+    long[] h2 = new long[k + 1];
+    int[] count = new int[k + 1];
+    for (int s = 0; s < raw.states(); s++) {
+      for (int r = runStart[s]; r < runStart[s + 1]; r++) {
+        long v = ((long) s << 32) | (target[r] & 0xFFFFFFFFL);
+        long v1 = mix(v * 0x9E3779B97F4A7C15L) & hashBits;
+        long v2 = mix(v ^ 0xC2B2AE3D27D4EB4FL) & hashBits;
+        h1[lo[r]] += v1;
+        h1[hi[r] + 1] -= v1;
+        h2[lo[r]] += v2;
+        h2[hi[r] + 1] -= v2;
+        count[lo[r]]++;
+        count[hi[r] + 1]--;
+      }
+    }
+    int[] sameAs = new int[k];
+    boolean any = false;
+    for (int c = 0; c < k; c++) {
+      if (c > 0) {
+        h1[c] += h1[c - 1];
+        h2[c] += h2[c - 1];
+        count[c] += count[c - 1];
+      }
+      sameAs[c] = c;
+      for (int d = 0; d < c; d++) {
+        if (sameAs[d] == d && h1[d] == h1[c] && h2[d] == h2[c] && count[d] == count[c]) {
+          sameAs[c] = d;
+          any = true;
+          break;
+        }
+      }
+    }
+    if (!any) {
+      return sameAs;
+    }
+    // Every defined entry of a merged class equals its first class's entry in the row; with equal
+    // counts of defined entries, the columns are equal. (Only the merged classes are looked at:
+    // mergedBefore[c] of them come before class c.)
+    int[] mergedBefore = new int[k + 1];
+    int[] mergedClasses = new int[k];
+    for (int c = 0; c < k; c++) {
+      mergedBefore[c + 1] = mergedBefore[c];
+      if (sameAs[c] != c) {
+        mergedClasses[mergedBefore[c + 1]++] = c;
+      }
+    }
+    int[] row = new int[k];
+    Arrays.fill(row, -1);
+    boolean equal = true;
+    for (int s = 0; s < raw.states() && equal; s++) {
+      for (int r = runStart[s]; r < runStart[s + 1]; r++) {
+        Arrays.fill(row, lo[r], hi[r] + 1, target[r]);
+      }
+      for (int r = runStart[s]; r < runStart[s + 1] && equal; r++) {
+        for (int i = mergedBefore[lo[r]]; i < mergedBefore[hi[r] + 1]; i++) {
+          if (row[sameAs[mergedClasses[i]]] != target[r]) {
+            equal = false;
+            break;
+          }
+        }
+      }
+      for (int r = runStart[s]; r < runStart[s + 1]; r++) {
+        Arrays.fill(row, lo[r], hi[r] + 1, -1);
+      }
+    }
+    if (!equal) {
+      for (int c = 0; c < k; c++) {
+        sameAs[c] = c;
+      }
+    }
+    return sameAs;
+  }
+
+  private static long mix(long z) {
+    z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
+    z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
+    return z ^ (z >>> 33);
   }
 
   /**
