@@ -120,23 +120,12 @@ public final class Determinizer {
     for (int c : classOf) {
       classes = Math.max(classes, c + 1);
     }
-    Flat f = new Flat(nfa, classOf);
-    int nStates = nfa.stateCount();
-    Subsets subsets = new Subsets(nStates);
-    // Per NFA state t, the DFA state of closure({t}) once known (-1 before): most segments of a
-    // JSON automaton's subsets have one target, and most targets recur.
-    int[] single = new int[nStates];
-    Arrays.fill(single, -1);
-    // The rows as runs, grown by doubling.
-    int[] rowStart = new int[65];
-    int[] runLo = new int[256];
-    int[] runHi = new int[256];
-    int[] runTarget = new int[256];
-    int runs = 0;
-
+    Construction k = new Construction(new Flat(nfa, classOf), maxStates, source);
+    Subsets subsets = k.subsets;
+    Flat f = k.f;
     subsets.closure(f, new int[] {nfa.start}, 1);
     subsets.add();
-    long work = subsets.size(0);
+    k.work = subsets.size(0);
 
     // Per DFA state, the classes are cut into segments at the state's edge bounds: every class of
     // a segment has the same NFA targets (its bucket), so a segment needs one closure.
@@ -150,6 +139,15 @@ public final class Determinizer {
     for (int d = 0; d < subsets.count; d++) {
       int from = subsets.start[d];
       int past = subsets.start[d + 1];
+      k.startRow(d, classes);
+      if (past - from == 1 && f.disjoint[subsets.pool[from]]) {
+        // One NFA state whose edges do not overlap: its edges are the segments.
+        int s = subsets.pool[from];
+        for (int e = f.edgeStart[s]; e < f.edgeStart[s + 1]; e++) {
+          k.run(f.loClass[e], f.hiClass[e], k.single(f.to[e]));
+        }
+        continue;
+      }
       cut[0] = true;
       for (int x = from; x < past; x++) {
         int s = subsets.pool[x];
@@ -179,16 +177,6 @@ public final class Determinizer {
           }
         }
       }
-      if (runs + segs > runLo.length) {
-        int size = Math.max(2 * runLo.length, runs + segs);
-        runLo = Arrays.copyOf(runLo, size);
-        runHi = Arrays.copyOf(runHi, size);
-        runTarget = Arrays.copyOf(runTarget, size);
-      }
-      if (d + 2 > rowStart.length) {
-        rowStart = Arrays.copyOf(rowStart, 2 * rowStart.length);
-      }
-      rowStart[d] = runs;
       int previous = -1;
       for (int i = 0; i < segs; i++) {
         IntArrayList b = buckets[i];
@@ -198,73 +186,151 @@ public final class Determinizer {
         } else if (i > 0 && b.equals(buckets[i - 1])) {
           // Same targets as the segment before (two edges that meet, with the same targets).
           id = previous;
-        } else if (b.size() == 1 && single[b.getInt(0)] >= 0) {
-          id = single[b.getInt(0)];
+        } else if (b.size() == 1) {
+          id = k.single(b.getInt(0));
         } else {
-          subsets.closure(f, b.elements(), b.size());
-          id = subsets.find();
-          if (id < 0) {
-            id = subsets.count;
-            if ((id & 63) == 0) {
-              Interrupts.check();
-            }
-            if (id >= maxStates) {
-              throw new AutomatonTooLargeException(source, maxStates, id + 1);
-            }
-            work += subsets.found;
-            if (work > MAX_SUBSET_WORK) {
-              // Subsets this large mean the DFA would not fit the state limit's memory either.
-              throw new AutomatonTooLargeException(
-                  source,
-                  maxStates,
-                  id + 1,
-                  "determinization would hold more than "
-                      + MAX_SUBSET_WORK
-                      + " NFA states in its subsets (at "
-                      + (id + 1)
-                      + " DFA states); simplify the"
-                      + " constraint: "
-                      + Excerpt.around(source, -1));
-            }
-            subsets.add();
-          }
-          if (b.size() == 1) {
-            single[b.getInt(0)] = id;
-          }
+          id = k.state(b.elements(), b.size());
         }
         if (id >= 0) {
-          if (id == previous) {
-            runHi[runs - 1] = segStart[i + 1] - 1; // segments i - 1 and i meet
-          } else {
-            runLo[runs] = segStart[i];
-            runHi[runs] = segStart[i + 1] - 1;
-            runTarget[runs++] = id;
-          }
+          k.run(segStart[i], segStart[i + 1] - 1, id);
         }
         previous = id;
       }
     }
-    rowStart[subsets.count] = runs;
-    boolean[] accepting = new boolean[subsets.count];
-    for (int d = 0; d < accepting.length; d++) {
-      accepting[d] =
-          Arrays.binarySearch(subsets.pool, subsets.start[d], subsets.start[d + 1], nfa.accept)
-              >= 0;
+    return k.result(nfa, classes, classOf);
+  }
+
+  /**
+   * The construction's state: the subsets found, the single-target look-up, the rows written so far
+   * as runs, the work done against the limits.
+   */
+  private static final class Construction {
+    final Flat f;
+    final Subsets subsets;
+    final int maxStates;
+    final String source;
+
+    /**
+     * Per NFA state t, the DFA state of closure({t}) once known (-1 before): most segments of a
+     * JSON automaton's subsets have one target, and most targets recur.
+     */
+    final int[] single;
+
+    long work;
+
+    // The rows as runs, grown by doubling; the open row is rowStart[row].
+    int[] rowStart = new int[65];
+    int[] runLo = new int[256];
+    int[] runHi = new int[256];
+    int[] runTarget = new int[256];
+    int runs;
+    int row;
+
+    Construction(Flat f, int maxStates, String source) {
+      this.f = f;
+      this.subsets = new Subsets(f.edgeStart.length - 1);
+      this.maxStates = maxStates;
+      this.source = source;
+      this.single = new int[f.edgeStart.length - 1];
+      Arrays.fill(single, -1);
     }
-    return new Runs(
-        subsets.count,
-        classes,
-        classOf,
-        Arrays.copyOf(rowStart, subsets.count + 1),
-        Arrays.copyOf(runLo, runs),
-        Arrays.copyOf(runHi, runs),
-        Arrays.copyOf(runTarget, runs),
-        accepting);
+
+    /** Opens row {@code d}, which has at most {@code classes} runs. */
+    void startRow(int d, int classes) {
+      if (runs + classes > runLo.length) {
+        int size = Math.max(2 * runLo.length, runs + classes);
+        runLo = Arrays.copyOf(runLo, size);
+        runHi = Arrays.copyOf(runHi, size);
+        runTarget = Arrays.copyOf(runTarget, size);
+      }
+      if (d + 2 > rowStart.length) {
+        rowStart = Arrays.copyOf(rowStart, 2 * rowStart.length);
+      }
+      rowStart[d] = runs;
+      row = d;
+    }
+
+    /**
+     * Classes {@code lo..hi} go to {@code id}: a run of the open row, or the end of its last run
+     * when that one ends at {@code lo - 1} with the same target.
+     */
+    void run(int lo, int hi, int id) {
+      if (runs > rowStart[row] && runHi[runs - 1] == lo - 1 && runTarget[runs - 1] == id) {
+        runHi[runs - 1] = hi;
+      } else {
+        runLo[runs] = lo;
+        runHi[runs] = hi;
+        runTarget[runs++] = id;
+      }
+    }
+
+    /** The DFA state of the closure of NFA state {@code t}. */
+    int single(int t) {
+      int id = single[t];
+      if (id < 0) {
+        id = state(new int[] {t}, 1);
+        single[t] = id;
+      }
+      return id;
+    }
+
+    /** The DFA state of the closure of {@code seeds[0, n)}, added if new. */
+    int state(int[] seeds, int n) {
+      subsets.closure(f, seeds, n);
+      int id = subsets.find();
+      if (id >= 0) {
+        return id;
+      }
+      id = subsets.count;
+      if ((id & 63) == 0) {
+        Interrupts.check();
+      }
+      if (id >= maxStates) {
+        throw new AutomatonTooLargeException(source, maxStates, id + 1);
+      }
+      work += subsets.found;
+      if (work > MAX_SUBSET_WORK) {
+        // Subsets this large mean the DFA would not fit the state limit's memory either.
+        throw new AutomatonTooLargeException(
+            source,
+            maxStates,
+            id + 1,
+            "determinization would hold more than "
+                + MAX_SUBSET_WORK
+                + " NFA states in its subsets (at "
+                + (id + 1)
+                + " DFA states); simplify the"
+                + " constraint: "
+                + Excerpt.around(source, -1));
+      }
+      subsets.add();
+      return id;
+    }
+
+    Runs result(Nfa nfa, int classes, int[] classOf) {
+      int count = subsets.count;
+      rowStart[count] = runs;
+      boolean[] accepting = new boolean[count];
+      for (int d = 0; d < count; d++) {
+        accepting[d] =
+            Arrays.binarySearch(subsets.pool, subsets.start[d], subsets.start[d + 1], nfa.accept)
+                >= 0;
+      }
+      return new Runs(
+          count,
+          classes,
+          classOf,
+          Arrays.copyOf(rowStart, count + 1),
+          Arrays.copyOf(runLo, runs),
+          Arrays.copyOf(runHi, runs),
+          Arrays.copyOf(runTarget, runs),
+          accepting);
+    }
   }
 
   /**
    * The NFA's edges in flat arrays for the construction: a state's byte edges {@code [edgeStart[s],
-   * edgeStart[s + 1])} with their class bounds and targets (in the NFA's list order), its epsilon
+   * edgeStart[s + 1])} with their class bounds and targets (in the order added), its epsilon
    * targets {@code eps[epsStart[s], epsStart[s + 1])}.
    */
   private static final class Flat {
@@ -275,6 +341,12 @@ public final class Determinizer {
     final int[] epsStart;
     final int[] eps;
     final int accept;
+
+    /**
+     * Whether a state's edges are in ascending order of classes and do not overlap (an embedded
+     * automaton's state, a literal's): then a subset of that state alone is cut at its edges.
+     */
+    final boolean[] disjoint;
 
     Flat(Nfa nfa, int[] classOf) {
       int n = nfa.stateCount();
@@ -299,13 +371,20 @@ public final class Determinizer {
       hiClass = new int[edges];
       to = new int[edges];
       eps = new int[epsEdges];
+      disjoint = new boolean[n];
       for (int s = 0; s < n; s++) {
-        int i = edgeStart[s];
-        for (int e = nfa.firstEdge(s); e >= 0; e = nfa.nextEdge(e), i++) {
+        // The list is newest first: written from the end, the edges are in the order added.
+        int i = edgeStart[s + 1] - 1;
+        for (int e = nfa.firstEdge(s); e >= 0; e = nfa.nextEdge(e), i--) {
           loClass[i] = classOf[nfa.edgeLo(e)];
           hiClass[i] = classOf[nfa.edgeHi(e)];
           to[i] = nfa.edgeTo(e);
         }
+        boolean ascending = true;
+        for (int j = edgeStart[s] + 1; j < edgeStart[s + 1] && ascending; j++) {
+          ascending = loClass[j] > hiClass[j - 1];
+        }
+        disjoint[s] = ascending;
         i = epsStart[s];
         for (int e = nfa.firstEps(s); e >= 0; e = nfa.nextEps(e), i++) {
           eps[i] = nfa.epsTo(e);

@@ -58,8 +58,9 @@ public final class Nfa {
   /** Per shared node: exit state -> entry state of the fragment already built. */
   private final Map<Re, Int2IntOpenHashMap> built = new IdentityHashMap<>();
 
-  private Nfa(String source) {
+  private Nfa(String source, Map<Dfa, int[]> embeddings) {
     this.source = source;
+    this.embeddings = embeddings;
     Arrays.fill(edgeHead, -1);
     Arrays.fill(epsHead, -1);
     this.start = newState();
@@ -68,7 +69,15 @@ public final class Nfa {
 
   /** Builds the NFA of {@code re}; {@code source} names the constraint in errors. */
   public static Nfa build(Re re, String source) {
-    Nfa nfa = new Nfa(source);
+    return build(re, source, new IdentityHashMap<>());
+  }
+
+  /**
+   * As {@link #build(Re, String)}, reading the embedded automata's {@link #embedding}s from {@code
+   * embeddings} and adding those it computes (a cache kept across the builds of one document).
+   */
+  public static Nfa build(Re re, String source, Map<Dfa, int[]> embeddings) {
+    Nfa nfa = new Nfa(source, embeddings);
     nfa.findShared(re);
     nfa.add(re, nfa.start, nfa.accept);
     return nfa;
@@ -323,8 +332,8 @@ public final class Nfa {
   }
 
   /**
-   * One NFA state per DFA state; byte runs with the same target become one range edge ({@link
-   * #ranges}).
+   * One NFA state per DFA state; byte runs with the same target become one range edge (read from
+   * the automaton's {@link #embedding}).
    */
   private void addAutomaton(Dfa dfa, int from, int to) {
     int n = dfa.stateCount();
@@ -332,52 +341,43 @@ public final class Nfa {
     for (int s = 0; s < n; s++) {
       map[s] = newState();
     }
-    eps(from, map[dfa.initialState()]);
-    int[] r = ranges.computeIfAbsent(dfa, Nfa::rangesOf);
+    int[] form = embeddings.computeIfAbsent(dfa, Nfa::embedding);
+    eps(from, map[form[1]]);
     for (int s = 0; s < n; s++) {
-      if (dfa.isAccepting(s)) {
+      if (form[2 + s] == 1) {
         eps(map[s], to);
       }
-      for (int i = r[s]; i < r[s + 1]; i += 3) {
-        edge(map[s], r[i], r[i + 1], map[r[i + 2]]);
+      for (int i = form[2 + n + s]; i < form[2 + n + s + 1]; i += 3) {
+        edge(map[s], form[i], form[i + 1], map[form[i + 2]]);
       }
     }
   }
 
   /**
-   * Per embedded automaton, its {@link Dfa#forEachRange} runs (an automaton is embedded once per
-   * use of its node, and once per exit state of a shared one).
+   * Per embedded automaton, its {@link #embedding} (an automaton is embedded once per use of its
+   * node, once per exit state of a shared one, and in many trees of one JSON Schema document).
    */
-  private final Map<Dfa, int[]> ranges = new IdentityHashMap<>();
+  private final Map<Dfa, int[]> embeddings;
 
   /**
    * What building an NFA reads of {@code dfa} where a tree embeds it ({@link #addAutomaton}): its
-   * state count, initial state, accepting states and byte runs. Two automata with equal forms are
-   * built into equal NFAs (the JSON Schema compiler's cache of trees keys embedded automata by it).
+   * state count {@code n}, initial state, accepting states ({@code 1} or {@code 0} each), then
+   * {@code n + 1} offsets into the same array, state {@code s}'s byte runs ({@link
+   * Dfa#forEachRange}) being the triples {@code (lo, hi, target)} from offset {@code s} to offset
+   * {@code s + 1}. Two automata with equal forms are built into equal NFAs (the JSON Schema
+   * compiler's cache of trees keys embedded automata by it).
    */
   public static int[] embedding(Dfa dfa) {
     int n = dfa.stateCount();
-    int[] r = rangesOf(dfa);
-    int[] out = new int[2 + n + r.length];
-    out[0] = n;
-    out[1] = dfa.initialState();
-    for (int s = 0; s < n; s++) {
-      out[2 + s] = dfa.isAccepting(s) ? 1 : 0;
-    }
-    System.arraycopy(r, 0, out, 2 + n, r.length);
-    return out;
-  }
-
-  /**
-   * The byte runs of every state of {@code dfa}: state {@code s}'s are the triples {@code (lo, hi,
-   * target)} in {@code [r[s], r[s + 1])}, in byte order.
-   */
-  private static int[] rangesOf(Dfa dfa) {
-    int n = dfa.stateCount();
     IntArrayList out = new IntArrayList();
-    out.size(n + 1);
+    out.size(2 + n + n + 1);
+    out.set(0, n);
+    out.set(1, dfa.initialState());
     for (int s = 0; s < n; s++) {
-      out.set(s, out.size());
+      out.set(2 + s, dfa.isAccepting(s) ? 1 : 0);
+    }
+    for (int s = 0; s < n; s++) {
+      out.set(2 + n + s, out.size());
       dfa.forEachRange(
           s,
           (lo, hi, t) -> {
@@ -386,7 +386,7 @@ public final class Nfa {
             out.add(t);
           });
     }
-    out.set(n, out.size());
+    out.set(2 + n + n, out.size());
     return out.toIntArray();
   }
 

@@ -43,7 +43,10 @@ final class AutomatonCache {
   /** The automata numbered so far by their sizes ({@link #sizes}), to compare contents within. */
   private final Map<Long, List<Dfa>> bySizes = new HashMap<>();
 
-  /** What an NFA reads of an automaton ({@link Nfa#embedding}), computed once per automaton. */
+  /**
+   * What an NFA reads of an automaton ({@link Nfa#embedding}), computed once per automaton for the
+   * keys and the builds.
+   */
   private final Map<Dfa, int[]> embeddings = new IdentityHashMap<>();
 
   /** The result by key: a {@link Dfa}, {@link #EMPTY_LANGUAGE}, or the exception. */
@@ -96,7 +99,7 @@ final class AutomatonCache {
     compiled++;
     Dfa d;
     try {
-      d = Automata.compile(re, source, maxStates);
+      d = Automata.compile(re, source, maxStates, embeddings);
     } catch (AutomatonTooLargeException e) {
       results.put(key, e);
       throw e;
