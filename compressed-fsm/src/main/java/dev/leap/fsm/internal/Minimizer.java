@@ -201,32 +201,25 @@ public final class Minimizer {
       }
     }
     outStart[n] = m;
-    // Transitions (tail, class, head), numbered by class (a counting sort): the initial cords.
-    for (int c = 0; c < k; c++) {
-      perClass[c + 1] += perClass[c];
-    }
-    int[] tail = new int[m];
-    int[] head = new int[m];
-    int[] next = Arrays.copyOf(perClass, k);
-    for (int s = 0; s < n; s++) {
-      for (int e = outStart[s]; e < outStart[s + 1]; e++) {
-        int i = next[outClass[e]]++;
-        tail[i] = s;
-        head[i] = outTo[e];
-      }
-    }
-    // Incoming transitions per state (CSR).
+    // Transitions (tail, class), numbered by head (a counting sort): a state's incoming
+    // transitions are inStart[s]..inStart[s + 1] - 1, so a new block marks runs of consecutive
+    // transitions in the cords (the refinement is bound by memory).
     int[] inStart = new int[n + 1];
-    for (int i = 0; i < m; i++) {
-      inStart[head[i] + 1]++;
+    for (int e = 0; e < m; e++) {
+      inStart[outTo[e] + 1]++;
     }
     for (int s = 0; s < n; s++) {
       inStart[s + 1] += inStart[s];
     }
-    int[] incoming = new int[m];
+    int[] tail = new int[m];
+    int[] label = new int[m];
     int[] fill = Arrays.copyOf(inStart, n);
-    for (int i = 0; i < m; i++) {
-      incoming[fill[head[i]]++] = i;
+    for (int s = 0; s < n; s++) {
+      for (int e = outStart[s]; e < outStart[s + 1]; e++) {
+        int i = fill[outTo[e]]++;
+        tail[i] = s;
+        label[i] = outClass[e];
+      }
     }
 
     Partition blocks = new Partition(n);
@@ -236,16 +229,26 @@ public final class Minimizer {
       }
     }
     blocks.split();
+    // The initial cords: the transitions grouped by class.
     Partition cords = new Partition(m);
     if (m > 0) {
+      for (int c = 0; c < k; c++) {
+        perClass[c + 1] += perClass[c];
+      }
+      int[] next = Arrays.copyOf(perClass, k);
+      for (int i = 0; i < m; i++) {
+        int at = next[label[i]]++;
+        cords.elems[at] = i;
+        cords.loc[i] = at;
+      }
       cords.sets = 0;
       for (int c = 0; c < k; c++) {
         if (perClass[c + 1] > perClass[c]) {
           int z = cords.sets++;
           cords.first[z] = perClass[c];
           cords.past[z] = perClass[c + 1];
-          for (int i = perClass[c]; i < perClass[c + 1]; i++) {
-            cords.setOf[i] = z;
+          for (int at = perClass[c]; at < perClass[c + 1]; at++) {
+            cords.setOf[cords.elems[at]] = z;
           }
         }
       }
@@ -262,7 +265,7 @@ public final class Minimizer {
         for (int i = blocks.first[b]; i < blocks.past[b]; i++) {
           int s = blocks.elems[i];
           for (int j = inStart[s]; j < inStart[s + 1]; j++) {
-            cords.mark(incoming[j]);
+            cords.mark(j);
           }
         }
         cords.split();
