@@ -5,6 +5,8 @@ import dev.leap.fsm.Dfa;
 import dev.leap.fsm.EmptyLanguageException;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
  * Operations on byte-level automata: compiling a tree to a minimal DFA, and the product
@@ -18,10 +20,19 @@ public final class Automata {
 
   /** The minimal DFA of {@code re}, or {@code null} if its language is empty. */
   public static Dfa compile(Re re, String source, int maxStates) {
+    return compile(re, source, maxStates, new IdentityHashMap<>());
+  }
+
+  /**
+   * As {@link #compile(Re, String, int)}, with a cache of the embedded automata's forms ({@link
+   * Nfa#build(Re, String, Map)}).
+   */
+  public static Dfa compile(Re re, String source, int maxStates, Map<Dfa, int[]> embeddings) {
     if (re instanceof Re.Automaton a) {
       return a.dfa(); // minimal and trimmed already
     }
-    return Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
+    return Minimizer.minimize(
+        Determinizer.runs(Nfa.build(re, source, embeddings), maxStates, source));
   }
 
   /**
@@ -33,8 +44,7 @@ public final class Automata {
    * @throws EmptyLanguageException the tree matches nothing
    */
   public static Dfa compileNonEmpty(Re re, String source, int maxStates) {
-    Dfa dfa =
-        Minimizer.minimize(Determinizer.determinize(Nfa.build(re, source), maxStates, source));
+    Dfa dfa = Minimizer.minimize(Determinizer.runs(Nfa.build(re, source), maxStates, source));
     if (dfa == null) {
       throw new EmptyLanguageException(source);
     }

@@ -9,6 +9,13 @@ import java.util.HashMap;
  * DFAs with partial transition functions", 2008): O(m log n) for m defined transitions, whatever
  * the number of byte classes. Then canonical renumbering.
  *
+ * <p>The raw DFA comes as rows of class runs ({@link Determinizer.Runs}). Classes whose columns are
+ * equal (no state tells them apart: a JSON automaton's string states take dozens of classes that
+ * only a few key or pattern states distinguish, and in the raw DFA about a quarter of them turn out
+ * equal) are refined as one class ({@link #equalColumns}), which the final merge of equal columns
+ * would do anyway: fewer transitions, the same result. An element alone in its set is never marked
+ * (its set cannot split).
+ *
  * <p>The raw DFA is first trimmed: states that cannot reach acceptance are dropped and transitions
  * into them become undefined ({@link Dfa#DEAD}); refinement runs on that partial DFA, with no
  * explicit sink. Two partitions are refined together: the states into <em>blocks</em>, and the
@@ -60,9 +67,15 @@ public final class Minimizer {
       past[0] = n;
     }
 
-    /** Marks {@code e} (each element at most once between splits). */
+    /**
+     * Marks {@code e} (each element at most once between splits). An element alone in its set is
+     * not marked: its set cannot split, and {@link #split} would only unmark it.
+     */
     void mark(int e) {
       int s = setOf[e];
+      if (past[s] - first[s] == 1) {
+        return;
+      }
       int i = loc[e];
       int j = first[s] + marked[s];
       elems[i] = elems[j];
@@ -107,29 +120,49 @@ public final class Minimizer {
 
   /** The minimal trimmed DFA, or {@code null} if the language is empty. */
   public static Dfa minimize(Determinizer.RawDfa raw) {
-    int k = raw.classes();
+    return minimize(Determinizer.Runs.of(raw));
+  }
+
+  /** As {@link #minimize(Determinizer.RawDfa)}, from the rows as runs. */
+  static Dfa minimize(Determinizer.Runs raw) {
     int rawStates = raw.states();
-    int[] rawTable = raw.table();
-    // The defined transitions, row by row (by state, then class): the raw table is mostly
-    // undefined (a JSON DFA's state has a few of its dozens of classes), so everything after this
-    // one pass over it works on these lists.
+    int[] runStart = raw.rowStart();
+    int[] runLo = raw.lo();
+    int[] runHi = raw.hi();
+    int[] runTarget = raw.target();
+    // Classes with equal columns (no state tells them apart) are refined as one: the class of the
+    // first of them. The result's classes are merged by equal columns in the end anyway, numbered
+    // in order of first occurrence, so the same table comes out with fewer transitions to refine.
+    int[] sameAs = equalColumns(raw);
+    int k = 0;
+    int[] merged = new int[raw.classes()];
+    int[] repsBefore = new int[raw.classes() + 1];
+    for (int c = 0; c < raw.classes(); c++) {
+      merged[c] = sameAs[c] == c ? k++ : merged[sameAs[c]];
+      repsBefore[c + 1] = k;
+    }
+    int[] classOf = new int[256];
+    for (int b = 0; b < 256; b++) {
+      classOf[b] = merged[raw.classOf()[b]];
+    }
+    // The defined transitions, row by row (by state, then class): everything after this works on
+    // these lists (a JSON DFA's state defines a few of its dozens of classes).
     int defined = 0;
-    for (int t : rawTable) {
-      if (t >= 0) {
-        defined++;
-      }
+    for (int r = 0; r < runLo.length; r++) {
+      defined += repsBefore[runHi[r] + 1] - repsBefore[runLo[r]];
     }
     int[] rowStart = new int[rawStates + 1];
     int[] edgeClass = new int[defined];
     int[] edgeTo = new int[defined];
     for (int s = 0, e = 0; s < rawStates; s++) {
       rowStart[s] = e;
-      int row = s * k;
-      for (int c = 0; c < k; c++) {
-        int t = rawTable[row + c];
-        if (t >= 0) {
-          edgeClass[e] = c;
-          edgeTo[e++] = t;
+      for (int r = runStart[s]; r < runStart[s + 1]; r++) {
+        int t = runTarget[r];
+        for (int c = runLo[r]; c <= runHi[r]; c++) {
+          if (sameAs[c] == c) {
+            edgeClass[e] = merged[c];
+            edgeTo[e++] = t;
+          }
         }
       }
       rowStart[s + 1] = e;
@@ -168,32 +201,25 @@ public final class Minimizer {
       }
     }
     outStart[n] = m;
-    // Transitions (tail, class, head), numbered by class (a counting sort): the initial cords.
-    for (int c = 0; c < k; c++) {
-      perClass[c + 1] += perClass[c];
-    }
-    int[] tail = new int[m];
-    int[] head = new int[m];
-    int[] next = Arrays.copyOf(perClass, k);
-    for (int s = 0; s < n; s++) {
-      for (int e = outStart[s]; e < outStart[s + 1]; e++) {
-        int i = next[outClass[e]]++;
-        tail[i] = s;
-        head[i] = outTo[e];
-      }
-    }
-    // Incoming transitions per state (CSR).
+    // Transitions (tail, class), numbered by head (a counting sort): a state's incoming
+    // transitions are inStart[s]..inStart[s + 1] - 1, so a new block marks runs of consecutive
+    // transitions in the cords (the refinement is bound by memory).
     int[] inStart = new int[n + 1];
-    for (int i = 0; i < m; i++) {
-      inStart[head[i] + 1]++;
+    for (int e = 0; e < m; e++) {
+      inStart[outTo[e] + 1]++;
     }
     for (int s = 0; s < n; s++) {
       inStart[s + 1] += inStart[s];
     }
-    int[] incoming = new int[m];
+    int[] tail = new int[m];
+    int[] label = new int[m];
     int[] fill = Arrays.copyOf(inStart, n);
-    for (int i = 0; i < m; i++) {
-      incoming[fill[head[i]]++] = i;
+    for (int s = 0; s < n; s++) {
+      for (int e = outStart[s]; e < outStart[s + 1]; e++) {
+        int i = fill[outTo[e]]++;
+        tail[i] = s;
+        label[i] = outClass[e];
+      }
     }
 
     Partition blocks = new Partition(n);
@@ -203,16 +229,26 @@ public final class Minimizer {
       }
     }
     blocks.split();
+    // The initial cords: the transitions grouped by class.
     Partition cords = new Partition(m);
     if (m > 0) {
+      for (int c = 0; c < k; c++) {
+        perClass[c + 1] += perClass[c];
+      }
+      int[] next = Arrays.copyOf(perClass, k);
+      for (int i = 0; i < m; i++) {
+        int at = next[label[i]]++;
+        cords.elems[at] = i;
+        cords.loc[i] = at;
+      }
       cords.sets = 0;
       for (int c = 0; c < k; c++) {
         if (perClass[c + 1] > perClass[c]) {
           int z = cords.sets++;
           cords.first[z] = perClass[c];
           cords.past[z] = perClass[c + 1];
-          for (int i = perClass[c]; i < perClass[c + 1]; i++) {
-            cords.setOf[i] = z;
+          for (int at = perClass[c]; at < perClass[c + 1]; at++) {
+            cords.setOf[cords.elems[at]] = z;
           }
         }
       }
@@ -229,7 +265,7 @@ public final class Minimizer {
         for (int i = blocks.first[b]; i < blocks.past[b]; i++) {
           int s = blocks.elems[i];
           for (int j = inStart[s]; j < inStart[s + 1]; j++) {
-            cords.mark(incoming[j]);
+            cords.mark(j);
           }
         }
         cords.split();
@@ -264,7 +300,105 @@ public final class Minimizer {
         accepting[q >>> 6] |= 1L << q;
       }
     }
-    return mergeClasses(count, k, raw.classOf(), table, accepting);
+    return mergeClasses(count, k, classOf, table, accepting);
+  }
+
+  /**
+   * Per class, the first class with an equal column in {@code raw}'s table (itself if none): two
+   * sums over every column's defined entries, hashed, found with difference arrays over each run's
+   * classes in one pass over the runs; then checked exactly (each entry against the first class's
+   * entry in its row, and equal counts of defined entries), and if a hash ever collided, no class
+   * is merged.
+   */
+  static int[] equalColumns(Determinizer.Runs raw) {
+    return equalColumns(raw, -1L);
+  }
+
+  /** As {@link #equalColumns(Determinizer.Runs)}, the hashes cut to {@code hashBits} (tests). */
+  static int[] equalColumns(Determinizer.Runs raw, long hashBits) {
+    int k = raw.classes();
+    int[] runStart = raw.rowStart();
+    int[] lo = raw.lo();
+    int[] hi = raw.hi();
+    int[] target = raw.target();
+    long[] h1 = new long[k + 1];
+    long[] h2 = new long[k + 1];
+    int[] count = new int[k + 1];
+    for (int s = 0; s < raw.states(); s++) {
+      for (int r = runStart[s]; r < runStart[s + 1]; r++) {
+        long v = ((long) s << 32) | (target[r] & 0xFFFFFFFFL);
+        long v1 = mix(v * 0x9E3779B97F4A7C15L) & hashBits;
+        long v2 = mix(v ^ 0xC2B2AE3D27D4EB4FL) & hashBits;
+        h1[lo[r]] += v1;
+        h1[hi[r] + 1] -= v1;
+        h2[lo[r]] += v2;
+        h2[hi[r] + 1] -= v2;
+        count[lo[r]]++;
+        count[hi[r] + 1]--;
+      }
+    }
+    int[] sameAs = new int[k];
+    boolean any = false;
+    for (int c = 0; c < k; c++) {
+      if (c > 0) {
+        h1[c] += h1[c - 1];
+        h2[c] += h2[c - 1];
+        count[c] += count[c - 1];
+      }
+      sameAs[c] = c;
+      for (int d = 0; d < c; d++) {
+        if (sameAs[d] == d && h1[d] == h1[c] && h2[d] == h2[c] && count[d] == count[c]) {
+          sameAs[c] = d;
+          any = true;
+          break;
+        }
+      }
+    }
+    if (!any) {
+      return sameAs;
+    }
+    // Every defined entry of a merged class equals its first class's entry in the row; with equal
+    // counts of defined entries, the columns are equal. (Only the merged classes are looked at:
+    // mergedBefore[c] of them come before class c.)
+    int[] mergedBefore = new int[k + 1];
+    int[] mergedClasses = new int[k];
+    for (int c = 0; c < k; c++) {
+      mergedBefore[c + 1] = mergedBefore[c];
+      if (sameAs[c] != c) {
+        mergedClasses[mergedBefore[c + 1]++] = c;
+      }
+    }
+    int[] row = new int[k];
+    Arrays.fill(row, -1);
+    boolean equal = true;
+    for (int s = 0; s < raw.states() && equal; s++) {
+      for (int r = runStart[s]; r < runStart[s + 1]; r++) {
+        Arrays.fill(row, lo[r], hi[r] + 1, target[r]);
+      }
+      for (int r = runStart[s]; r < runStart[s + 1] && equal; r++) {
+        for (int i = mergedBefore[lo[r]]; i < mergedBefore[hi[r] + 1]; i++) {
+          if (row[sameAs[mergedClasses[i]]] != target[r]) {
+            equal = false;
+            break;
+          }
+        }
+      }
+      for (int r = runStart[s]; r < runStart[s + 1]; r++) {
+        Arrays.fill(row, lo[r], hi[r] + 1, -1);
+      }
+    }
+    if (!equal) {
+      for (int c = 0; c < k; c++) {
+        sameAs[c] = c;
+      }
+    }
+    return sameAs;
+  }
+
+  private static long mix(long z) {
+    z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
+    z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
+    return z ^ (z >>> 33);
   }
 
   /**
@@ -272,7 +406,7 @@ public final class Minimizer {
    * DFA's states are all reachable; co-reachability is a backward search over the defined
    * transitions, {@code edgeTo} in rows {@code rowStart}).
    */
-  private static boolean[] liveStates(Determinizer.RawDfa raw, int[] rowStart, int[] edgeTo) {
+  private static boolean[] liveStates(Determinizer.Runs raw, int[] rowStart, int[] edgeTo) {
     int n = raw.states();
     int[] predStart = new int[n + 1];
     for (int t : edgeTo) {

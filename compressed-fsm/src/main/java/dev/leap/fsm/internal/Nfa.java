@@ -58,8 +58,9 @@ public final class Nfa {
   /** Per shared node: exit state -> entry state of the fragment already built. */
   private final Map<Re, Int2IntOpenHashMap> built = new IdentityHashMap<>();
 
-  private Nfa(String source) {
+  private Nfa(String source, Map<Dfa, int[]> embeddings) {
     this.source = source;
+    this.embeddings = embeddings;
     Arrays.fill(edgeHead, -1);
     Arrays.fill(epsHead, -1);
     this.start = newState();
@@ -68,7 +69,15 @@ public final class Nfa {
 
   /** Builds the NFA of {@code re}; {@code source} names the constraint in errors. */
   public static Nfa build(Re re, String source) {
-    Nfa nfa = new Nfa(source);
+    return build(re, source, new IdentityHashMap<>());
+  }
+
+  /**
+   * As {@link #build(Re, String)}, reading the embedded automata's {@link #embedding}s from {@code
+   * embeddings} and adding those it computes (a cache kept across the builds of one document).
+   */
+  public static Nfa build(Re re, String source, Map<Dfa, int[]> embeddings) {
+    Nfa nfa = new Nfa(source, embeddings);
     nfa.findShared(re);
     nfa.add(re, nfa.start, nfa.accept);
     return nfa;
@@ -322,21 +331,63 @@ public final class Nfa {
     addAutomaton(RuleCalls.marker(c.rule()), from, to);
   }
 
-  /** One NFA state per DFA state; byte runs with the same target become one range edge. */
+  /**
+   * One NFA state per DFA state; byte runs with the same target become one range edge (read from
+   * the automaton's {@link #embedding}).
+   */
   private void addAutomaton(Dfa dfa, int from, int to) {
     int n = dfa.stateCount();
     int[] map = new int[n];
     for (int s = 0; s < n; s++) {
       map[s] = newState();
     }
-    eps(from, map[dfa.initialState()]);
+    int[] form = embeddings.computeIfAbsent(dfa, Nfa::embedding);
+    eps(from, map[form[1]]);
     for (int s = 0; s < n; s++) {
-      if (dfa.isAccepting(s)) {
+      if (form[2 + s] == 1) {
         eps(map[s], to);
       }
-      int from0 = map[s];
-      dfa.forEachRange(s, (lo, hi, t) -> edge(from0, lo, hi, map[t]));
+      for (int i = form[2 + n + s]; i < form[2 + n + s + 1]; i += 3) {
+        edge(map[s], form[i], form[i + 1], map[form[i + 2]]);
+      }
     }
+  }
+
+  /**
+   * Per embedded automaton, its {@link #embedding} (an automaton is embedded once per use of its
+   * node, once per exit state of a shared one, and in many trees of one JSON Schema document).
+   */
+  private final Map<Dfa, int[]> embeddings;
+
+  /**
+   * What building an NFA reads of {@code dfa} where a tree embeds it ({@link #addAutomaton}): its
+   * state count {@code n}, initial state, accepting states ({@code 1} or {@code 0} each), then
+   * {@code n + 1} offsets into the same array, state {@code s}'s byte runs ({@link
+   * Dfa#forEachRange}) being the triples {@code (lo, hi, target)} from offset {@code s} to offset
+   * {@code s + 1}. Two automata with equal forms are built into equal NFAs (the JSON Schema
+   * compiler's cache of trees keys embedded automata by it).
+   */
+  public static int[] embedding(Dfa dfa) {
+    int n = dfa.stateCount();
+    IntArrayList out = new IntArrayList();
+    out.size(2 + n + n + 1);
+    out.set(0, n);
+    out.set(1, dfa.initialState());
+    for (int s = 0; s < n; s++) {
+      out.set(2 + s, dfa.isAccepting(s) ? 1 : 0);
+    }
+    for (int s = 0; s < n; s++) {
+      out.set(2 + n + s, out.size());
+      dfa.forEachRange(
+          s,
+          (lo, hi, t) -> {
+            out.add(lo);
+            out.add(hi);
+            out.add(t);
+          });
+    }
+    out.set(2 + n + n, out.size());
+    return out.toIntArray();
   }
 
   /**

@@ -3,11 +3,14 @@ package dev.leap.fsm.json;
 import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.internal.Automata;
+import dev.leap.fsm.internal.Nfa;
 import dev.leap.fsm.internal.Re;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,10 +21,11 @@ import java.util.Map;
  *
  * <p>Two trees are the same when they are the same DAG: written depth first, a composite node met
  * again (by identity) as a back reference, character sets and empty nodes by value (the NFA builds
- * them anew at each use), embedded automata by identity. Equal DAGs give the same NFA ({@code
- * Nfa.build} depends on nothing else), so the same subset construction, the same state count
- * against the limit (a limit reached is remembered too, with its exception) and the same minimal
- * DFA: caching changes no result.
+ * them anew at each use), embedded automata by what the NFA reads of them ({@link Nfa#embedding}:
+ * an automaton compiled again from another tree of the same language has the same canonical table).
+ * Equal DAGs give the same NFA ({@code Nfa.build} depends on nothing else), so the same subset
+ * construction, the same state count against the limit (a limit reached is remembered too, with its
+ * exception) and the same minimal DFA: caching changes no result.
  */
 final class AutomatonCache {
   private static final int EMPTY = -1;
@@ -33,8 +37,17 @@ final class AutomatonCache {
   private static final int BACK = -7;
   private static final int CALL = -8;
 
-  /** An automaton's number in keys (identity). */
+  /** An automaton's number in keys, by identity, then by content ({@link #automaton}). */
   private final Map<Dfa, Integer> automata = new IdentityHashMap<>();
+
+  /** The automata numbered so far by their sizes ({@link #sizes}), to compare contents within. */
+  private final Map<Long, List<Dfa>> bySizes = new HashMap<>();
+
+  /**
+   * What an NFA reads of an automaton ({@link Nfa#embedding}), computed once per automaton for the
+   * keys and the builds.
+   */
+  private final Map<Dfa, int[]> embeddings = new IdentityHashMap<>();
 
   /** The result by key: a {@link Dfa}, {@link #EMPTY_LANGUAGE}, or the exception. */
   private final Map<Key, Object> results = new HashMap<>();
@@ -86,7 +99,7 @@ final class AutomatonCache {
     compiled++;
     Dfa d;
     try {
-      d = Automata.compile(re, source, maxStates);
+      d = Automata.compile(re, source, maxStates, embeddings);
     } catch (AutomatonTooLargeException e) {
       results.put(key, e);
       throw e;
@@ -139,7 +152,7 @@ final class AutomatonCache {
       write(r.item(), out, seen);
     } else if (re instanceof Re.Automaton a) {
       out.add(AUTOMATON);
-      out.add(automata.computeIfAbsent(a.dfa(), x -> automata.size()));
+      out.add(automaton(a.dfa()));
     } else if (re instanceof Re.Call c) {
       // Built as the marker of compiled rule c.rule() (an unresolved call, -1, fails in the NFA).
       out.add(CALL);
@@ -147,6 +160,45 @@ final class AutomatonCache {
     } else {
       throw new IllegalStateException("unknown node " + re);
     }
+  }
+
+  /**
+   * The number of {@code dfa} in keys: the same for automata that an NFA embeds alike ({@link
+   * Nfa#embedding}), such as the same value's automaton compiled again from another tree, or an
+   * intersection computed twice. Contents are compared only between automata of the same sizes.
+   */
+  private int automaton(Dfa dfa) {
+    Integer id = automata.get(dfa);
+    if (id != null) {
+      return id;
+    }
+    List<Dfa> same = bySizes.computeIfAbsent(sizes(dfa), x -> new ArrayList<>());
+    for (Dfa d : same) {
+      if (Arrays.equals(embedding(d), embedding(dfa))) {
+        id = automata.get(d);
+        automata.put(dfa, id);
+        return id;
+      }
+    }
+    id = automata.size();
+    automata.put(dfa, id);
+    same.add(dfa);
+    return id;
+  }
+
+  /** The state, class and accepting state counts of {@code dfa}. */
+  private static long sizes(Dfa dfa) {
+    int accepting = 0;
+    for (int s = 0; s < dfa.stateCount(); s++) {
+      if (dfa.isAccepting(s)) {
+        accepting++;
+      }
+    }
+    return ((long) dfa.stateCount() << 40) ^ ((long) dfa.classCount() << 32) ^ accepting;
+  }
+
+  private int[] embedding(Dfa dfa) {
+    return embeddings.computeIfAbsent(dfa, Nfa::embedding);
   }
 
   private static final class Key {

@@ -2,8 +2,10 @@ package dev.leap.fsm.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leap.fsm.AutomatonTooLargeException;
 import dev.leap.fsm.ConstraintException;
 import dev.leap.testkit.RandomRegex;
 import java.util.ArrayDeque;
@@ -17,10 +19,12 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * The subset construction's shortcut (a class whose NFA targets equal the previous class's takes
- * its DFA state without a closure) against its naive twin, which computes every class's closure
- * from the class's first byte; and the minimizer's row-major grouping of identical columns against
- * grouping whole columns. Both must give exactly the same tables, not only the same languages.
+ * The subset construction's shortcuts (a class whose NFA targets equal the previous class's takes
+ * its DFA state without a closure; a single target's closure looked up once per NFA state; subsets
+ * found by content in a pool) against its naive twin, which computes every class's closure from the
+ * class's first byte; and the minimizer's row-major grouping of identical columns against grouping
+ * whole columns. Both must give exactly the same tables, not only the same languages, and the
+ * construction must stop at the same state count against a limit.
  */
 class DeterminizerTest {
 
@@ -123,6 +127,109 @@ class DeterminizerTest {
       compared++;
     }
     assertTrue(compared > 300, "compared " + compared);
+  }
+
+  /**
+   * Trees as the JSON Schema compiler writes them: minimal automata embedded in alternations,
+   * concatenations and repetitions of themselves and of regexes, so that most classes of most
+   * subsets have one NFA target (the case the single-target look-up serves).
+   */
+  @Test
+  void embeddedAutomataGiveTheTableOfComputingEveryClosure() {
+    RandomRegex gen = new RandomRegex(2732L);
+    SplittableRandom r = new SplittableRandom(2733L);
+    int compared = 0;
+    for (int round = 0; round < 300; round++) {
+      Re tree;
+      String what;
+      try {
+        String a = gen.next(3);
+        String b = gen.next(2);
+        Re.Automaton da =
+            new Re.Automaton(Automata.compileNonEmpty(RegexParser.parse(a), a, 5_000));
+        Re.Automaton db =
+            new Re.Automaton(Automata.compileNonEmpty(RegexParser.parse(b), b, 5_000));
+        Re parsed = RegexParser.parse(gen.next(2));
+        what = a + " / " + b;
+        tree =
+            switch (r.nextInt(4)) {
+              case 0 -> new Re.Alt(List.of(da, db, new Re.Concat(List.of(da, db))));
+              case 1 ->
+                  new Re.Concat(List.of(da, new Re.Repeat(new Re.Concat(List.of(db, da)), 0, -1)));
+              case 2 -> new Re.Repeat(new Re.Alt(List.of(da, parsed)), 1, 1 + r.nextInt(4));
+              default -> new Re.Concat(List.of(parsed, da, new Re.Alt(List.of(db, parsed)), da));
+            };
+      } catch (ConstraintException e) {
+        continue;
+      }
+      Nfa nfa = Nfa.build(tree, what);
+      Determinizer.RawDfa fast;
+      try {
+        fast = Determinizer.determinize(nfa, 20_000, what);
+      } catch (ConstraintException e) {
+        continue;
+      }
+      Determinizer.RawDfa twin = naive(nfa, fast.classOf(), fast.classes());
+      assertEquals(twin.states(), fast.states(), what);
+      assertArrayEquals(twin.table(), fast.table(), what);
+      assertArrayEquals(twin.accepting(), fast.accepting(), what);
+      compared++;
+    }
+    assertTrue(compared > 200, "compared " + compared);
+  }
+
+  /**
+   * The construction stops at the state count the twin reaches: one state short of the twin's count
+   * fails, reporting that count plus one; the twin's count passes.
+   */
+  @Test
+  void stopsAtTheTwinsStateCount() {
+    RandomRegex gen = new RandomRegex(2734L);
+    int compared = 0;
+    for (int round = 0; round < 300; round++) {
+      String regex = gen.next(3);
+      Nfa nfa;
+      Determinizer.RawDfa fast;
+      try {
+        nfa = Nfa.build(RegexParser.parse(regex), regex);
+        fast = Determinizer.determinize(nfa, 5_000, regex);
+      } catch (ConstraintException e) {
+        continue;
+      }
+      int states = naive(nfa, fast.classOf(), fast.classes()).states();
+      if (states < 2) {
+        continue;
+      }
+      AutomatonTooLargeException e =
+          assertThrows(
+              AutomatonTooLargeException.class,
+              () -> Determinizer.determinize(nfa, states - 1, regex),
+              regex);
+      assertEquals(states, e.reached(), regex);
+      assertEquals(states, Determinizer.determinize(nfa, states, regex).states(), regex);
+      compared++;
+    }
+    assertTrue(compared > 200, "compared " + compared);
+  }
+
+  /** The rows as runs: maximal (the runs of the dense table are the same runs). */
+  @Test
+  void runsAreTheRunsOfTheDenseTable() {
+    RandomRegex gen = new RandomRegex(2735L);
+    for (int round = 0; round < 300; round++) {
+      String regex = "(\"[^\"\\\\]*\"|" + gen.next(3) + ")(,[a-z]+:[^\\x00-\\x1f]{0,3})*";
+      Determinizer.Runs runs;
+      try {
+        runs = Determinizer.runs(Nfa.build(RegexParser.parse(regex), regex), 5_000, regex);
+      } catch (ConstraintException e) {
+        continue;
+      }
+      Determinizer.Runs again = Determinizer.Runs.of(runs.dense());
+      assertArrayEquals(again.rowStart(), runs.rowStart(), regex);
+      assertArrayEquals(again.lo(), runs.lo(), regex);
+      assertArrayEquals(again.hi(), runs.hi(), regex);
+      assertArrayEquals(again.target(), runs.target(), regex);
+    }
   }
 
   @Test

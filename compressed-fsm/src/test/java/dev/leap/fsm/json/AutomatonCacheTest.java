@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link AutomatonCache} against compiling every tree ({@link Automata#compile}, its twin): the
- * same tables for random trees, one compile for the same DAG built twice from new objects, two for
- * DAGs that share differently (their NFAs differ), and a limit reached remembered with its
- * exception.
+ * same tables for random trees, one compile for the same DAG built twice from new objects (also
+ * around automata compiled twice), two for DAGs that share differently (their NFAs differ), and a
+ * limit reached remembered with its exception.
  */
 class AutomatonCacheTest {
 
@@ -79,6 +79,35 @@ class AutomatonCacheTest {
     assertSameTable(first, unshared, "the same language");
     cache.compile(dag("ab", "d", true), "test", 1_000);
     assertEquals(3, cache.compiled);
+  }
+
+  /**
+   * Embedded automata are keyed by content: a tree around an automaton compiled again (a new object
+   * with the same canonical table) is the tree compiled before; a different automaton is not.
+   */
+  @Test
+  void automataWithEqualTablesAreOneKey() {
+    AutomatonCache cache = new AutomatonCache();
+    Re inner = dag("ab", "c", true);
+    Dfa a1 = Automata.compile(inner, "test", 1_000);
+    Dfa a2 = Automata.compile(dag("ab", "c", true), "test", 1_000);
+    Dfa other = Automata.compile(dag("ab", "d", true), "test", 1_000);
+    Dfa first = cache.compile(around(a1), "test", 1_000);
+    Dfa again = cache.compile(around(a2), "test", 1_000);
+    assertSame(first, again);
+    assertEquals(1, cache.compiled);
+    assertSameTable(Automata.compile(around(a2), "test", 1_000), again, "the direct compile");
+    Dfa different = cache.compile(around(other), "test", 1_000);
+    assertEquals(2, cache.compiled);
+    assertSameTable(Automata.compile(around(other), "test", 1_000), different, "another automaton");
+  }
+
+  /** {@code x a x*} for the automaton {@code a}: two nodes of it, one shared. */
+  private static Re around(Dfa a) {
+    Re.Automaton node = new Re.Automaton(a);
+    return new Re.Concat(
+        List.of(
+            Trees.lit("x"), node, Trees.rep(new Re.Concat(List.of(node, Trees.lit("x"))), 0, -1)));
   }
 
   @Test
