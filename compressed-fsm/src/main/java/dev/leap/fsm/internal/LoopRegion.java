@@ -147,7 +147,9 @@ public final class LoopRegion {
     for (int t : succ[0]) {
       markComponent(component, cyclic, component[t], inRegion);
     }
-    // Canonical numbering: breadth first from the state over bytes 0-255, inside the region.
+    // Canonical numbering: breadth first from the state over bytes 0-255, inside the region
+    // (every state of the region is reached; one that were not would count as outside, its
+    // bytes as exits, which keeps the masks exact).
     int[] number = new int[n];
     Arrays.fill(number, -1);
     int[] order = new int[n];
@@ -171,7 +173,7 @@ public final class LoopRegion {
       int[] row = byClass[order[i]];
       for (int b = 0; b < 256; b++) {
         int t = row[classOf[b]];
-        if (t >= 0 && inRegion[t]) {
+        if (t >= 0 && inRegion[t] && number[t] >= 0) {
           table[i * 256 + b] = number[t];
           internal = true;
         } else {
