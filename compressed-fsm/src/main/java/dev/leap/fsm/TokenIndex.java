@@ -41,6 +41,11 @@ public final class TokenIndex {
   public static final long PRECOMPUTE_NANOS_PER_TOKEN = 40;
 
   /**
+   * The least time {@link #precompute()} may spend: 5 ms (a small vocabulary's masks are cheaper).
+   */
+  public static final long PRECOMPUTE_MIN_NANOS = 5_000_000;
+
+  /**
    * A loop region's exit bytes are walked token by token when at most {@code 1 / EXIT_WALK_SHARE}
    * of the vocabulary holds them; otherwise the sorted walk is cheaper.
    */
@@ -90,7 +95,7 @@ public final class TokenIndex {
    * way). Returns how many states have a mask now.
    */
   public int precompute() {
-    return precompute(PRECOMPUTE_NANOS_PER_TOKEN * size);
+    return precompute(Math.max(PRECOMPUTE_MIN_NANOS, PRECOMPUTE_NANOS_PER_TOKEN * size));
   }
 
   /** {@link #precompute()} with a time budget of {@code budgetNanos}. */
