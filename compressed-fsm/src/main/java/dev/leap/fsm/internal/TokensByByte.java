@@ -1,6 +1,8 @@
 package dev.leap.fsm.internal;
 
 import dev.leap.vocab.SortedVocabulary;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -27,39 +29,28 @@ public final class TokensByByte {
 
   private static TokensByByte build(SortedVocabulary v) {
     byte[][] bytes = v.tokenBytes();
-    int[] count = new int[256];
-    long[] seen = new long[4];
-    for (byte[] b : bytes) {
-      if (b == null) {
-        continue;
-      }
-      java.util.Arrays.fill(seen, 0);
-      for (byte x : b) {
-        int u = x & 0xFF;
-        if ((seen[u >>> 6] & (1L << u)) == 0) {
-          seen[u >>> 6] |= 1L << u;
-          count[u]++;
-        }
-      }
-    }
-    int[][] tokens = new int[256][];
+    IntArrayList[] lists = new IntArrayList[256];
     for (int u = 0; u < 256; u++) {
-      tokens[u] = new int[count[u]];
+      lists[u] = new IntArrayList();
     }
-    int[] fill = new int[256];
+    long[] seen = new long[4];
     for (int id = 0; id < bytes.length; id++) {
       byte[] b = bytes[id];
       if (b == null) {
         continue;
       }
-      java.util.Arrays.fill(seen, 0);
+      Arrays.fill(seen, 0);
       for (byte x : b) {
         int u = x & 0xFF;
         if ((seen[u >>> 6] & (1L << u)) == 0) {
           seen[u >>> 6] |= 1L << u;
-          tokens[u][fill[u]++] = id;
+          lists[u].add(id);
         }
       }
+    }
+    int[][] tokens = new int[256][];
+    for (int u = 0; u < 256; u++) {
+      tokens[u] = lists[u].toIntArray();
     }
     return new TokensByByte(tokens);
   }

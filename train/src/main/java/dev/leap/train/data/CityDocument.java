@@ -59,7 +59,9 @@ public final class CityDocument {
     "describe", "record", "emphasise", "note", "remember", "document"
   };
   private static final String[] SEASONS = {"spring", "summer", "autumn", "winter"};
-  private static final String[] SECTIONS = {
+
+  /** Section headings of the articles (also {@link StyledDocument}'s). */
+  static final String[] SECTIONS = {
     "History",
     "Geography",
     "Climate",

@@ -27,23 +27,6 @@ import java.util.SplittableRandom;
 final class StyledDocument {
   private StyledDocument() {}
 
-  static final String[] SECTIONS = {
-    "History",
-    "Geography",
-    "Climate",
-    "Districts",
-    "Economy",
-    "Culture",
-    "Transport",
-    "Education",
-    "Architecture",
-    "Sport",
-    "Festivals",
-    "Government",
-    "Demographics",
-    "Tourism"
-  };
-
   static String text(City city, long seed, int targetTokens, Tokenizer tokenizer, Layout layout) {
     SplittableRandom r = new SplittableRandom(seed ^ 0x57_11EDL);
     String n = city.name();
@@ -155,7 +138,7 @@ final class StyledDocument {
     }
     sb.append(countryLate ? openingWithoutCountry(r, n) : opening(r, city, neighbour))
         .append("\n\n");
-    List<String> sections = new ArrayList<>(List.of(SECTIONS));
+    List<String> sections = new ArrayList<>(List.of(CityDocument.SECTIONS));
     Collections.shuffle(sections, new Random(r.nextLong()));
     int factSections = Math.max(2, Math.min(sections.size(), 2 + targetTokens / 400));
     List<List<String>> placed = new ArrayList<>();

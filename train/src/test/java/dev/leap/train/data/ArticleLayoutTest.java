@@ -105,7 +105,7 @@ class ArticleLayoutTest {
         }
       }
       for (HeadingStyle s : HeadingStyle.values()) {
-        for (String title : StyledDocument.SECTIONS) {
+        for (String title : CityDocument.SECTIONS) {
           if (doc.contains("\n" + s.format(title) + "\n")) {
             styles.add(s);
           }
