@@ -16,6 +16,19 @@ import java.util.List;
 public final class BenchData {
   private BenchData() {}
 
+  /** JSONSchemaBench's subsets, in the order every report lists them. */
+  public static final List<String> SCHEMA_BENCH_SUBSETS =
+      List.of(
+          "Glaiveai2K",
+          "Github_trivial",
+          "Github_easy",
+          "Github_medium",
+          "Github_hard",
+          "Kubernetes",
+          "Snowplow",
+          "WashingtonPost",
+          "JME");
+
   /** How to get the external corpora, quoted in every error about them. */
   static final String HOW_TO_GET = "scripts/fetch-shared.sh fetches the corpora and tokenizers";
 

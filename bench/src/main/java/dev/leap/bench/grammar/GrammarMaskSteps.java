@@ -50,17 +50,7 @@ public final class GrammarMaskSteps {
         compileMs, cg.describe());
     ObjectMapper m = Json.MAPPER;
     Path dir = BenchData.file("corpora/jsonschemabench");
-    String[] subsets = {
-      "Glaiveai2K",
-      "Github_trivial",
-      "Github_easy",
-      "Github_medium",
-      "Github_hard",
-      "Kubernetes",
-      "Snowplow",
-      "WashingtonPost",
-      "JME"
-    };
+    List<String> subsets = BenchData.SCHEMA_BENCH_SUBSETS;
     List<byte[]> texts = new ArrayList<>();
     for (String name : subsets) {
       Path file = dir.resolve(name + ".jsonl.gz");

@@ -113,20 +113,10 @@ public final class SchemaCoverage {
     TokenizerJsonVocabulary llama3 = tokenizer.vocabulary();
     ForcedTokens forcedTokens = new ForcedTokens(tokenizer);
     ObjectMapper m = Json.MAPPER;
-    String[] subsets =
+    List<String> subsets =
         args.length > 1
-            ? Arrays.copyOfRange(args, 1, args.length)
-            : new String[] {
-              "Glaiveai2K",
-              "Github_trivial",
-              "Github_easy",
-              "Github_medium",
-              "Github_hard",
-              "Kubernetes",
-              "Snowplow",
-              "WashingtonPost",
-              "JME"
-            };
+            ? List.of(Arrays.copyOfRange(args, 1, args.length))
+            : BenchData.SCHEMA_BENCH_SUBSETS;
     ObjectNode report = m.createObjectNode();
     ArrayNode rows = report.putArray("subsets");
     List<Double> allCompileMs = new ArrayList<>();

@@ -29,17 +29,6 @@ import java.util.zip.GZIPInputStream;
 final class CaseSample {
   private CaseSample() {}
 
-  static final String[] SUBSETS = {
-    "Glaiveai2K",
-    "Github_trivial",
-    "Github_easy",
-    "Github_medium",
-    "Github_hard",
-    "Kubernetes",
-    "Snowplow",
-    "WashingtonPost",
-    "JME"
-  };
   static final String[] GRAMMARS = {"arithmetic", "json", "sql-select", "tool-call"};
 
   /**
@@ -135,7 +124,7 @@ final class CaseSample {
       seen.add(c.id());
     }
     Path dir = BenchData.file("corpora/jsonschemabench");
-    for (String subset : SUBSETS) {
+    for (String subset : BenchData.SCHEMA_BENCH_SUBSETS) {
       Path file = dir.resolve(subset + ".jsonl.gz");
       if (!Files.exists(file)) {
         continue;
@@ -248,7 +237,7 @@ final class CaseSample {
     }
     Path dir = BenchData.file("corpora/jsonschemabench");
     List<Instance> jsonTexts = new ArrayList<>();
-    for (String subset : SUBSETS) {
+    for (String subset : BenchData.SCHEMA_BENCH_SUBSETS) {
       Path file = dir.resolve(subset + ".jsonl.gz");
       if (!Files.exists(file)) {
         continue;
