@@ -1,5 +1,6 @@
 package dev.leap.fsm;
 
+import dev.leap.fsm.internal.DfaWalk;
 import dev.leap.fsm.internal.LoopRegion;
 import dev.leap.fsm.internal.TokensByByte;
 import dev.leap.fsm.internal.VocabView;
@@ -272,51 +273,6 @@ public final class TokenIndex {
     @Override
     public int hashCode() {
       return Arrays.hashCode(mask);
-    }
-  }
-
-  /**
-   * The DFA as the vocabulary walk's recognizer: the state after each depth of the current token
-   * ({@link Dfa#DEAD} once it died); a token is allowed when its whole walk stays alive, and a
-   * death after {@code d} bytes is the answer of every token that shares them.
-   */
-  private static final class DfaWalk implements SortedWalk.Recognizer {
-    private final Dfa dfa;
-    private final int[] stack;
-    private final long[] mask;
-
-    DfaWalk(Dfa dfa, int state, int maxLen, long[] mask) {
-      this.dfa = dfa;
-      this.stack = new int[maxLen + 1];
-      this.mask = mask;
-      stack[0] = state;
-    }
-
-    @Override
-    public boolean alive(int depth) {
-      return stack[depth] != Dfa.DEAD;
-    }
-
-    @Override
-    public void push(int depth, byte b) {
-      stack[depth + 1] = dfa.step(stack[depth], b);
-    }
-
-    @Override
-    public void complete(int id, int length) {
-      if (stack[length] != Dfa.DEAD) {
-        mask[id >>> 6] |= 1L << id;
-      }
-    }
-
-    @Override
-    public int died(int id, byte[] bytes, int depth) {
-      return depth;
-    }
-
-    @Override
-    public void sameAsDied(int id) {
-      throw new IllegalStateException("a DFA's deaths are skipped, never reported");
     }
   }
 }

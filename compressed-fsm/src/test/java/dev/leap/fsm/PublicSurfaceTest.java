@@ -48,6 +48,7 @@ class PublicSurfaceTest {
             "dev.leap.fsm.internal.LoopRegion",
             "dev.leap.fsm.internal.LoopRegion$Finder",
             "dev.leap.fsm.internal.Determinizer$RawDfa",
+            "dev.leap.fsm.internal.DfaWalk",
             "dev.leap.fsm.internal.Minimizer",
             "dev.leap.fsm.internal.Nfa",
             "dev.leap.fsm.internal.Re",

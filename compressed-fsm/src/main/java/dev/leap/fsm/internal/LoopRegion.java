@@ -233,42 +233,15 @@ public final class LoopRegion {
 
   /** The walk behind {@link #stay}, over the region's own table (the naive-twin tests call it). */
   long[] computeStay(SortedVocabulary v, int vocabSize) {
-    IntBinaryOperator step = (q, b) -> table[q * 256 + (b & 0xFF)];
-    VocabView view = VocabView.of(v, loopBytes(step, 0, -1, 256), vocabSize);
+    int[] identity = new int[256];
+    Arrays.setAll(identity, b -> b);
+    long[] all = new long[(size + 63) >>> 6];
+    Arrays.fill(all, -1L);
+    Dfa local = new Dfa(size, identity, 256, table, all);
+    VocabView view = VocabView.of(v, loopBytes(local::step, 0, Dfa.DEAD, 256), vocabSize);
     long[] mask = view.loopOnly == null ? new long[(vocabSize + 63) >>> 6] : view.loopOnly.clone();
-    int[] stack = new int[v.maxLength() + 1];
     SortedWalk.walk(
-        view.ids,
-        view.links,
-        v.tokenBytes(),
-        new SortedWalk.Recognizer() {
-          @Override
-          public boolean alive(int depth) {
-            return stack[depth] >= 0;
-          }
-
-          @Override
-          public void push(int depth, byte b) {
-            stack[depth + 1] = table[stack[depth] * 256 + (b & 0xFF)];
-          }
-
-          @Override
-          public void complete(int id, int length) {
-            if (stack[length] >= 0) {
-              mask[id >>> 6] |= 1L << id;
-            }
-          }
-
-          @Override
-          public int died(int id, byte[] bytes, int depth) {
-            return depth;
-          }
-
-          @Override
-          public void sameAsDied(int id) {
-            throw new IllegalStateException("deaths are skipped, never reported");
-          }
-        });
+        view.ids, view.links, v.tokenBytes(), new DfaWalk(local, 0, v.maxLength(), mask));
     return mask;
   }
 
