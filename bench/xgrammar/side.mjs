@@ -18,6 +18,13 @@ import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 
+// stdout carries the replies only: the WebAssembly module prints its own warnings (for example
+// "WARNING: ..." for a schema keyword it ignores) through console.log, so console output goes to
+// stderr.
+console.log = (...args) => console.error(...args);
+console.info = console.log;
+console.warn = console.log;
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const lib = path.join(here, "node_modules", "@mlc-ai", "web-xgrammar", "lib", "index.js");
 const cjs = path.join(here, "node_modules", ".leap-web-xgrammar.cjs");

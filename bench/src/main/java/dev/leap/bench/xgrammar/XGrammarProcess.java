@@ -47,7 +47,13 @@ final class XGrammarProcess implements AutoCloseable {
                   new BufferedReader(
                       new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = r.readLine(); line != null; line = r.readLine()) {
-                  q.add(line);
+                  // Replies are JSON objects; anything else (a warning printed by the module
+                  // despite side.mjs) is passed on to stderr, not taken for a reply.
+                  if (line.startsWith("{")) {
+                    q.add(line);
+                  } else {
+                    System.err.println("xgrammar: " + line);
+                  }
                 }
               } catch (IOException ignored) {
                 // the process ended
