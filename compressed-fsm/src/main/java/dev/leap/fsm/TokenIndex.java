@@ -1,5 +1,6 @@
 package dev.leap.fsm;
 
+import dev.leap.fsm.internal.CountedLoop;
 import dev.leap.fsm.internal.DfaWalk;
 import dev.leap.fsm.internal.LoopRegion;
 import dev.leap.fsm.internal.TokensByByte;
@@ -64,6 +65,7 @@ public final class TokenIndex {
   private final int[] counts;
   private final Map<MaskKey, long[]> shared = new HashMap<>();
   private final LoopRegion.Finder regions;
+  private final CountedLoop.Finder counted;
 
   private TokenIndex(Dfa dfa, Vocabulary vocab) {
     this.dfa = dfa;
@@ -79,6 +81,7 @@ public final class TokenIndex {
     this.masks = new AtomicReferenceArray<>(dfa.stateCount());
     this.counts = new int[dfa.stateCount()];
     this.regions = LoopRegion.finder(dfa);
+    this.counted = CountedLoop.finder(dfa);
     Arrays.fill(counts, -1);
   }
 
@@ -205,6 +208,9 @@ public final class TokenIndex {
   private long[] compute(int state) {
     long[] mask = regionMask(state);
     if (mask == null) {
+      mask = countedMask(state);
+    }
+    if (mask == null) {
       VocabView view =
           VocabView.of(sortedVocab, LoopRegion.loopBytes(dfa::step, state, Dfa.DEAD, 256), size);
       mask = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
@@ -235,6 +241,35 @@ public final class TokenIndex {
       return null;
     }
     long[] mask = region.stay(sortedVocab, size).clone();
+    addExitTokens(state, exits, byByte, mask);
+    return mask;
+  }
+
+  /**
+   * The mask of {@code state} from the counted loop it starts ({@link CountedLoop}: a string with
+   * {@code maxLength}), without end-of-sequence ids, or null when it starts none or too many tokens
+   * hold the loop's exit bytes.
+   */
+  private long[] countedMask(int state) {
+    CountedLoop loop = counted.of(state);
+    if (loop == null) {
+      return null;
+    }
+    TokensByByte byByte = TokensByByte.of(sortedVocab);
+    long[] exits = loop.exits();
+    if (byByte.count(exits) > size / EXIT_WALK_SHARE) {
+      return null;
+    }
+    long[] mask = loop.stay(sortedVocab, size);
+    addExitTokens(state, exits, byByte, mask);
+    return mask;
+  }
+
+  /**
+   * Adds to {@code mask} the tokens holding an {@code exits} byte whose walk from {@code state}
+   * lives.
+   */
+  private void addExitTokens(int state, long[] exits, TokensByByte byByte, long[] mask) {
     for (int b = 0; b < 256; b++) {
       if ((exits[b >>> 6] & (1L << b)) == 0) {
         continue;
@@ -245,7 +280,6 @@ public final class TokenIndex {
         }
       }
     }
-    return mask;
   }
 
   private long[] intern(long[] mask) {

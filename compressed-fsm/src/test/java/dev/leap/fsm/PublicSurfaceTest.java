@@ -42,6 +42,8 @@ class PublicSurfaceTest {
             // (and for bench, which compiles on the class path).
             "dev.leap.fsm.internal.Automata",
             "dev.leap.fsm.internal.CharRanges",
+            "dev.leap.fsm.internal.CountedLoop",
+            "dev.leap.fsm.internal.CountedLoop$Finder",
             "dev.leap.fsm.internal.Determinizer",
             "dev.leap.fsm.internal.Interrupts",
             "dev.leap.fsm.internal.Json",

@@ -257,6 +257,56 @@ class TokenIndexTest {
   }
 
   /**
+   * Counted loops ({@link dev.leap.fsm.internal.CountedLoop}: strings with a least and a most count
+   * of characters, multi-byte characters and escapes counting one, bounded runs of letters and
+   * digits) inside random regexes, on three real vocabularies: every state's mask against walking
+   * each token. The chains must be found (else the shortcut would go untested).
+   */
+  @Test
+  void countedLoopsOnRealVocabularies() {
+    long seed = 5151L;
+    String ch = "([^\"\\\\\\x00-\\x1F]|\\\\[\"\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4})";
+    String[] templates = {
+      "\\{\"a\":\"C\"(,\"b\":(%s))?\\}",
+      "\\[\"C\"(,\"C\")*\\](%s)",
+      "(%s)\"C\":[0-9]{1,R}",
+      "\\{\"k\":\"[a-z]{0,R}\",\"v\":\"C\"\\}(%s)"
+    };
+    for (String name : new String[] {"gpt2", "llama3", "qwen3"}) {
+      Path file = Shared.require("tokenizers/" + name + "/tokenizer.json");
+      TokenizerJsonVocabulary v = TokenizerJsonVocabulary.load(file).withEos(0);
+      RandomRegex gen = new RandomRegex(seed);
+      SplittableRandom rnd = new SplittableRandom(seed);
+      int counted = 0;
+      int done = 0;
+      while (done < 4) {
+        int least = rnd.nextInt(4);
+        String c = ch + "{" + least + "," + (least + 2 + rnd.nextInt(10)) + "}";
+        String regex =
+            String.format(
+                templates[rnd.nextInt(templates.length)]
+                    .replace("C", c)
+                    .replace("R", String.valueOf(2 + rnd.nextInt(6))),
+                gen.next(2));
+        CompressedFsm fsm;
+        try {
+          fsm = CompressedFsm.compile(regex, 2000);
+        } catch (ConstraintException e) {
+          continue;
+        }
+        dev.leap.fsm.internal.CountedLoop.Finder finder =
+            dev.leap.fsm.internal.CountedLoop.finder(fsm.dfa());
+        for (int st = 0; st < fsm.dfa().stateCount(); st++) {
+          counted += finder.of(st) != null ? 1 : 0;
+        }
+        checkAllStates(fsm, v, name + " seed " + seed + " /" + regex + "/", Integer.MAX_VALUE);
+        done++;
+      }
+      assertTrue(counted >= 12, name + ": the regexes must have counted loops, got " + counted);
+    }
+  }
+
+  /**
    * {@link TokenIndex#precompute}: with no time the initial state's mask only, with unbounded time
    * every state's (all are reachable in a minimal DFA), and the masks it computed equal the naive
    * twin's; an index that precomputed and one that computes on first use agree.
