@@ -16,15 +16,17 @@ import java.util.function.IntBinaryOperator;
  * DFA compiled against that vocabulary.
  *
  * <p>The region {@code R} of a state {@code s}: {@code s}, its strongly connected component and the
- * components of its direct successors, where a component counts only when it has a cycle. Loops are
- * looked for among the at most {@link #EXPLORE_LIMIT} states nearest to {@code s} and without the
- * edges on the double quote's byte class: in JSON a quote ends a string, and a loop through it is
- * the loop of the enclosing array or object, whose shape is particular to each schema, while the
- * string's own loop recurs in every schema (a cycle among the explored states is a cycle of the
- * DFA, and any set of states gives exact masks, so these choices only decide what is shared).
- * Inside a JSON string {@code R} is the string's body: the plain-character loop, the states inside
- * a multi-byte UTF-8 character and inside an escape; right after a string's opening quote it is
- * that state and the body.
+ * components of its direct successors, where a component counts only when it has a cycle. A state
+ * with no cycle that near, whose bytes all lead to one state (and that one's to one, at most {@link
+ * #CHAIN_LIMIT} times: the digits of a {@code \\u} escape), takes that chain and the region of its
+ * end. Loops are looked for among the at most {@link #EXPLORE_LIMIT} states nearest to {@code s}
+ * and without the edges on the double quote's byte class: in JSON a quote ends a string, and a loop
+ * through it is the loop of the enclosing array or object, whose shape is particular to each
+ * schema, while the string's own loop recurs in every schema (a cycle among the explored states is
+ * a cycle of the DFA, and any set of states gives exact masks, so these choices only decide what is
+ * shared). Inside a JSON string {@code R} is the string's body: the plain-character loop, the
+ * states inside a multi-byte UTF-8 character and inside an escape; right after a string's opening
+ * quote it is that state and the body.
  *
  * <p>The invariant that makes a mask exact: a token whose walk from {@code s} ends alive either
  * never leaves {@code R} (it is in {@link #stay}, computed from {@code R}'s transitions alone), or
@@ -40,6 +42,12 @@ import java.util.function.IntBinaryOperator;
 public final class LoopRegion {
   /** A live target beyond the explored states. */
   private static final int UNEXPLORED = -2;
+
+  /**
+   * How many sole successors ({@link #soleSuccessor}) are followed from a state with no loop near
+   * it to one with a loop near it: the four digits of a {@code \\u} escape.
+   */
+  static final int CHAIN_LIMIT = 4;
 
   /** How many states nearest to {@code s} are searched for cycles. */
   static final int EXPLORE_LIMIT = 64;
@@ -97,11 +105,19 @@ public final class LoopRegion {
 
     /** The region of {@code state}, as {@link LoopRegion#of(Dfa, int)}. */
     public LoopRegion of(int state) {
-      return selfLoopNear(dfa, state, rep) ? region(dfa, state, rep, classOf, quoteClass) : null;
+      int x = state;
+      for (int m = 0; m <= CHAIN_LIMIT && x != Dfa.DEAD; m++) {
+        if (selfLoopNear(dfa, x, rep)) {
+          return region(dfa, state, m, rep, classOf, quoteClass);
+        }
+        x = soleSuccessor(dfa, x, rep, classOf, quoteClass);
+      }
+      return null;
     }
   }
 
-  private static LoopRegion region(Dfa dfa, int state, int[] rep, int[] classOf, int quoteClass) {
+  private static LoopRegion region(
+      Dfa dfa, int state, int chain, int[] rep, int[] classOf, int quoteClass) {
     // Breadth-first exploration of the nearest states, edges by byte class, not through quotes.
     int[] explored = new int[EXPLORE_LIMIT];
     SmallIndex index = new SmallIndex();
@@ -142,9 +158,18 @@ public final class LoopRegion {
     int[] component = new Tarjan(succ).components();
     boolean[] cyclic = cyclicComponents(component, succ);
     boolean[] inRegion = new boolean[n];
+    // The state, the chain of sole successors before the loops (Finder.of), the loops.
+    int last = 0;
     inRegion[0] = true;
-    markComponent(component, cyclic, component[0], inRegion);
-    for (int t : succ[0]) {
+    for (int i = 0; i < chain; i++) {
+      if (succ[last].length == 0) {
+        break;
+      }
+      last = succ[last][0];
+      inRegion[last] = true;
+    }
+    markComponent(component, cyclic, component[last], inRegion);
+    for (int t : succ[last]) {
       markComponent(component, cyclic, component[t], inRegion);
     }
     // Canonical numbering: breadth first from the state over bytes 0-255, inside the region
@@ -325,6 +350,25 @@ public final class LoopRegion {
       }
     }
     return Arrays.stream(rep).filter(b -> b >= 0).toArray();
+  }
+
+  /**
+   * The one state all of {@code state}'s live non-quote bytes lead to (inside a {@code \\u} escape,
+   * each hexadecimal digit's state), or {@link Dfa#DEAD} if none or several.
+   */
+  private static int soleSuccessor(Dfa dfa, int state, int[] rep, int[] classOf, int quoteClass) {
+    int sole = Dfa.DEAD;
+    for (int b : rep) {
+      int t = dfa.step(state, b);
+      if (t == Dfa.DEAD || classOf[b] == quoteClass) {
+        continue;
+      }
+      if (sole != Dfa.DEAD && t != sole) {
+        return Dfa.DEAD;
+      }
+      sole = t;
+    }
+    return sole;
   }
 
   /** Whether {@code state} or one of its direct successors has a self-loop. */

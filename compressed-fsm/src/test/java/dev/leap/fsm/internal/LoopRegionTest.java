@@ -84,9 +84,32 @@ class LoopRegionTest {
 
   @Test
   void noRegionWithoutALoopNearby() {
-    Dfa d = CompressedFsm.compile("abc[0-9]{2}x*").dfa();
-    assertNull(LoopRegion.of(d, 0), "no loop within one step of the start");
-    int nearLoop = d.walk(0, "abc12".getBytes(StandardCharsets.UTF_8));
+    Dfa d = CompressedFsm.compile("abcdef[0-9]{2}x*").dfa();
+    assertNull(LoopRegion.of(d, 0), "no loop within one step of the start, nor five sole steps");
+    int nearLoop = d.walk(0, "abcdef12".getBytes(StandardCharsets.UTF_8));
     assertNotNull(LoopRegion.of(d, nearLoop));
+    int chainToLoop = d.walk(0, "abcde".getBytes(StandardCharsets.UTF_8));
+    assertNotNull(LoopRegion.of(d, chainToLoop), "f, then a digit: two sole steps to the loop");
+  }
+
+  /**
+   * Inside a {@code \\u} escape each digit's state leads to one state only: its region is that
+   * chain and the string's body, left on the closing quote alone.
+   */
+  @Test
+  void escapeDigitsTakeTheStringBody() {
+    Dfa d = CompressedFsm.compile(STR).dfa();
+    int[] at = {
+      d.walk(0, "\"ab\\u".getBytes(StandardCharsets.UTF_8)),
+      d.walk(0, "\"ab\\u0".getBytes(StandardCharsets.UTF_8)),
+      d.walk(0, "\"ab\\u00e".getBytes(StandardCharsets.UTF_8))
+    };
+    for (int s : at) {
+      LoopRegion r = LoopRegion.of(d, s);
+      assertNotNull(r, "state " + s);
+      long[] quote = new long[4];
+      quote['"' >>> 6] |= 1L << '"';
+      assertArrayEquals(quote, r.exits(), "state " + s);
+    }
   }
 }
