@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 /**
@@ -232,17 +233,9 @@ public final class TokenIndex {
    */
   private long[] regionMask(int state) {
     LoopRegion region = regions.of(state);
-    if (region == null) {
-      return null;
-    }
-    TokensByByte byByte = TokensByByte.of(sortedVocab);
-    long[] exits = region.exits();
-    if (byByte.count(exits) > size / EXIT_WALK_SHARE) {
-      return null;
-    }
-    long[] mask = region.stay(sortedVocab, size).clone();
-    addExitTokens(state, exits, byByte, mask);
-    return mask;
+    return region == null
+        ? null
+        : stayAndExits(state, region.exits(), () -> region.stay(sortedVocab, size).clone());
   }
 
   /**
@@ -252,24 +245,21 @@ public final class TokenIndex {
    */
   private long[] countedMask(int state) {
     CountedLoop loop = counted.of(state);
-    if (loop == null) {
-      return null;
-    }
-    TokensByByte byByte = TokensByByte.of(sortedVocab);
-    long[] exits = loop.exits();
-    if (byByte.count(exits) > size / EXIT_WALK_SHARE) {
-      return null;
-    }
-    long[] mask = loop.stay(sortedVocab, size);
-    addExitTokens(state, exits, byByte, mask);
-    return mask;
+    return loop == null
+        ? null
+        : stayAndExits(state, loop.exits(), () -> loop.stay(sortedVocab, size));
   }
 
   /**
-   * Adds to {@code mask} the tokens holding an {@code exits} byte whose walk from {@code state}
-   * lives.
+   * {@code stay} (a fresh array) and the tokens holding an {@code exits} byte whose walk from
+   * {@code state} lives, or null when more than {@code size / }{@link #EXIT_WALK_SHARE} hold one.
    */
-  private void addExitTokens(int state, long[] exits, TokensByByte byByte, long[] mask) {
+  private long[] stayAndExits(int state, long[] exits, Supplier<long[]> stay) {
+    TokensByByte byByte = TokensByByte.of(sortedVocab);
+    if (byByte.count(exits) > size / EXIT_WALK_SHARE) {
+      return null;
+    }
+    long[] mask = stay.get();
     for (int b = 0; b < 256; b++) {
       if ((exits[b >>> 6] & (1L << b)) == 0) {
         continue;
@@ -280,6 +270,7 @@ public final class TokenIndex {
         }
       }
     }
+    return mask;
   }
 
   private long[] intern(long[] mask) {
