@@ -18,15 +18,15 @@ import java.util.function.IntBinaryOperator;
  * <p>The region {@code R} of a state {@code s}: {@code s}, its strongly connected component and the
  * components of its direct successors, where a component counts only when it has a cycle. A state
  * with no cycle that near, whose bytes all lead to one state (and that one's to one, at most {@link
- * #CHAIN_LIMIT} times: the digits of a {@code \\u} escape), takes that chain and the region of its
- * end. Loops are looked for among the at most {@link #EXPLORE_LIMIT} states nearest to {@code s}
- * and without the edges on the double quote's byte class: in JSON a quote ends a string, and a loop
- * through it is the loop of the enclosing array or object, whose shape is particular to each
- * schema, while the string's own loop recurs in every schema (a cycle among the explored states is
- * a cycle of the DFA, and any set of states gives exact masks, so these choices only decide what is
- * shared). Inside a JSON string {@code R} is the string's body: the plain-character loop, the
- * states inside a multi-byte UTF-8 character and inside an escape; right after a string's opening
- * quote it is that state and the body.
+ * #CHAIN_LIMIT} times: the four hexadecimal digits of a JSON Unicode escape), takes that chain and
+ * the region of its end. Loops are looked for among the at most {@link #EXPLORE_LIMIT} states
+ * nearest to {@code s} and without the edges on the double quote's byte class: in JSON a quote ends
+ * a string, and a loop through it is the loop of the enclosing array or object, whose shape is
+ * particular to each schema, while the string's own loop recurs in every schema (a cycle among the
+ * explored states is a cycle of the DFA, and any set of states gives exact masks, so these choices
+ * only decide what is shared). Inside a JSON string {@code R} is the string's body: the
+ * plain-character loop, the states inside a multi-byte UTF-8 character and inside an escape; right
+ * after a string's opening quote it is that state and the body.
  *
  * <p>The invariant that makes a mask exact: a token whose walk from {@code s} ends alive either
  * never leaves {@code R} (it is in {@link #stay}, computed from {@code R}'s transitions alone), or
@@ -45,7 +45,7 @@ public final class LoopRegion {
 
   /**
    * How many sole successors ({@link #soleSuccessor}) are followed from a state with no loop near
-   * it to one with a loop near it: the four digits of a {@code \\u} escape.
+   * it to one with a loop near it: the four hexadecimal digits of a JSON Unicode escape.
    */
   static final int CHAIN_LIMIT = 4;
 
@@ -353,8 +353,8 @@ public final class LoopRegion {
   }
 
   /**
-   * The one state all of {@code state}'s live non-quote bytes lead to (inside a {@code \\u} escape,
-   * each hexadecimal digit's state), or {@link Dfa#DEAD} if none or several.
+   * The one state all of {@code state}'s live non-quote bytes lead to (inside a JSON Unicode
+   * escape, each hexadecimal digit's state), or {@link Dfa#DEAD} if none or several.
    */
   private static int soleSuccessor(Dfa dfa, int state, int[] rep, int[] classOf, int quoteClass) {
     int sole = Dfa.DEAD;

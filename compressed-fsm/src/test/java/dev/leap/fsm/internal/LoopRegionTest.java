@@ -93,7 +93,7 @@ class LoopRegionTest {
   }
 
   /**
-   * Inside a {@code \\u} escape each digit's state leads to one state only: its region is that
+   * Inside a JSON Unicode escape each digit's state leads to one state only: its region is that
    * chain and the string's body, left on the closing quote alone.
    */
   @Test
