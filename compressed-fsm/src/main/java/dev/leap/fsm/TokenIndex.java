@@ -3,14 +3,13 @@ package dev.leap.fsm;
 import dev.leap.fsm.internal.CountedLoop;
 import dev.leap.fsm.internal.DfaWalk;
 import dev.leap.fsm.internal.LoopRegion;
+import dev.leap.fsm.internal.SharedMasks;
 import dev.leap.fsm.internal.TokensByByte;
 import dev.leap.fsm.internal.VocabView;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.SortedWalk;
 import dev.leap.vocab.Vocabulary;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
@@ -64,7 +63,7 @@ public final class TokenIndex {
   private final int[] eos;
   private final AtomicReferenceArray<long[]> masks;
   private final int[] counts;
-  private final Map<MaskKey, long[]> shared = new HashMap<>();
+  private final SharedMasks shared = new SharedMasks();
   private final LoopRegion.Finder regions;
   private final CountedLoop.Finder counted;
 
@@ -200,11 +199,11 @@ public final class TokenIndex {
    * The mask of {@code state}. Near a loop ({@link LoopRegion}: inside a JSON string, right after
    * its opening quote) the tokens that never leave the loop's region are the region's {@link
    * LoopRegion#stay} set, shared per vocabulary and region shape, and only the tokens holding one
-   * of the region's exit bytes are walked, one by one from {@link TokensByByte} (when there are at
-   * most {@code size / }{@link #EXIT_WALK_SHARE} of them). Elsewhere, tokens made only of the bytes
-   * of a loop reached in one step ({@link LoopRegion#loopBytes}) are allowed without a walk, when
-   * there are at least {@link VocabView#MIN_LOOP_BYTES} such bytes; the rest of the vocabulary is
-   * walked through a view without them, shared per vocabulary and byte set ({@link VocabView#of}).
+   * of the region's exit bytes are walked (when there are at most {@code size / }{@link
+   * #EXIT_WALK_SHARE} of them). Elsewhere, tokens made only of the bytes of a loop reached in one
+   * step ({@link LoopRegion#loopBytes}) are allowed without a walk, when there are at least {@link
+   * VocabView#MIN_LOOP_BYTES} such bytes; the rest of the vocabulary is walked through a view
+   * without them, shared per vocabulary and byte set ({@link VocabView#of}).
    */
   private long[] compute(int state) {
     long[] mask = regionMask(state);
@@ -253,51 +252,28 @@ public final class TokenIndex {
   /**
    * {@code stay} (a fresh array) and the tokens holding an {@code exits} byte whose walk from
    * {@code state} lives, or null when more than {@code size / }{@link #EXIT_WALK_SHARE} hold one.
+   * Those tokens are walked as one sorted list ({@link VocabView#holding}, shared per vocabulary
+   * and byte set): a prefix they share is stepped once, and a death skips every token that shares
+   * it.
    */
   private long[] stayAndExits(int state, long[] exits, Supplier<long[]> stay) {
-    TokensByByte byByte = TokensByByte.of(sortedVocab);
-    if (byByte.count(exits) > size / EXIT_WALK_SHARE) {
+    if (TokensByByte.of(sortedVocab).count(exits) > size / EXIT_WALK_SHARE) {
       return null;
     }
     long[] mask = stay.get();
-    for (int b = 0; b < 256; b++) {
-      if ((exits[b >>> 6] & (1L << b)) == 0) {
-        continue;
-      }
-      for (int id : byByte.containing(b)) {
-        if ((mask[id >>> 6] & (1L << id)) == 0 && nextState(state, id) != Dfa.DEAD) {
-          mask[id >>> 6] |= 1L << id;
-        }
-      }
-    }
+    VocabView holding = VocabView.holding(sortedVocab, exits, size);
+    SortedWalk.walk(holding.ids, holding.links, tokenBytes, new DfaWalk(dfa, state, maxLen, mask));
     return mask;
   }
 
   private long[] intern(long[] mask) {
-    synchronized (shared) {
-      long[] prev = shared.putIfAbsent(new MaskKey(mask), mask);
-      return prev == null ? mask : prev;
-    }
+    return shared.intern(mask);
   }
 
   /** Rough heap footprint of the index and its computed masks, in bytes. */
   public long ramBytesUsed() {
     long total = 64L + sortedVocab.size() * 8L + size * 8L;
-    synchronized (shared) {
-      total += shared.size() * (16L + words * 8L);
-    }
+    total += shared.size() * (16L + words * 8L);
     return total + masks.length() * 8L;
-  }
-
-  private record MaskKey(long[] mask) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof MaskKey k && Arrays.equals(k.mask, mask);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(mask);
-    }
   }
 }

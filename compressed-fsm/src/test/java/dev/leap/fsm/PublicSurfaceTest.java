@@ -63,6 +63,7 @@ class PublicSurfaceTest {
             "dev.leap.fsm.internal.Re$Repeat",
             "dev.leap.fsm.internal.RegexParser",
             "dev.leap.fsm.internal.RuleCalls",
+            "dev.leap.fsm.internal.SharedMasks",
             "dev.leap.fsm.internal.TokensByByte",
             "dev.leap.fsm.internal.Trees",
             "dev.leap.fsm.internal.Utf8Ranges",

@@ -1,11 +1,10 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.internal.SharedMasks;
 import dev.leap.fsm.internal.VocabView;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.Vocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
-import java.util.Arrays;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -44,7 +43,7 @@ public final class CompiledGrammar {
    */
   private final AtomicReferenceArray<RuleTokenWalk.Sets> sets;
 
-  private final ConcurrentHashMap<MaskKey, long[]> shared = new ConcurrentHashMap<>();
+  private final SharedMasks shared = new SharedMasks();
   private final ThreadLocal<RuleTokenWalk> walkers;
   private final double compileMs;
   private final int stackTops;
@@ -117,7 +116,7 @@ public final class CompiledGrammar {
           walkers
               .get()
               .compute(r, node - nodeBase[r], view(rules[r].loopBytes(node - nodeBase[r])));
-      long[] mask = shared.computeIfAbsent(new MaskKey(fresh.accepted()), k -> k.mask);
+      long[] mask = shared.intern(fresh.accepted());
       fresh = new RuleTokenWalk.Sets(mask, fresh.uncertain());
       if (!sets.compareAndSet(node, null, fresh)) {
         fresh = sets.get(node);
@@ -251,17 +250,5 @@ public final class CompiledGrammar {
     return String.format(
         "%d stack-top rule states, uncertain tokens total %d (max %d per state), compiled in %.1f ms",
         stackTops, uncertainTotal(), uncertainMax(), compileMs);
-  }
-
-  private record MaskKey(long[] mask) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof MaskKey k && Arrays.equals(k.mask, mask);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(mask);
-    }
   }
 }

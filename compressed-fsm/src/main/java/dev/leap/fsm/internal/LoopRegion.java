@@ -35,9 +35,11 @@ import java.util.function.IntBinaryOperator;
  * the dead state needs no exit byte, and such a token is rejected by both halves.
  *
  * <p>Canonical form ({@link #equals}): {@code R}'s states numbered in breadth-first order from
- * {@code s} over bytes 0-255, each byte's target as that number or -1 outside {@code R}. Two states
- * with equal forms (in one DFA or in two) have the same {@link #stay} set for a vocabulary,
- * whatever follows their regions. Immutable.
+ * {@code s} over bytes 0-255, each byte's target as that number or -1 outside {@code R}, kept as
+ * runs of bytes with one target (a few per state, where the full table is 256 entries per state:
+ * the form is built and hashed for every state whose mask is computed, the table only for a form
+ * met the first time or a counted loop). Two states with equal forms (in one DFA or in two) have
+ * the same {@link #stay} set for a vocabulary, whatever follows their regions. Immutable.
  */
 public final class LoopRegion {
   /** A live target beyond the explored states. */
@@ -62,15 +64,21 @@ public final class LoopRegion {
       Collections.synchronizedMap(new WeakHashMap<>());
 
   private final int size;
-  private final int[] table;
+
+  /** Per region state in canonical order: its run count, then each run's (first byte, target). */
+  private final int[] form;
+
+  /** The form as a {@code 256 * size} table, built on first use (the same from any thread). */
+  private volatile int[] table;
+
   private final long[] exits;
   private final int hash;
 
-  private LoopRegion(int size, int[] table, long[] exits) {
+  private LoopRegion(int size, int[] form, long[] exits) {
     this.size = size;
-    this.table = table;
+    this.form = form;
     this.exits = exits;
-    this.hash = Arrays.hashCode(table);
+    this.hash = Arrays.hashCode(form);
   }
 
   /**
@@ -91,12 +99,15 @@ public final class LoopRegion {
   public static final class Finder {
     private final Dfa dfa;
     private final int[] rep;
+    private final int[] repAscending;
     private final int[] classOf = new int[256];
     private final int quoteClass;
 
     private Finder(Dfa dfa) {
       this.dfa = dfa;
       this.rep = classRepresentatives(dfa);
+      this.repAscending = rep.clone();
+      Arrays.sort(repAscending);
       for (int b = 0; b < 256; b++) {
         classOf[b] = dfa.classOf(b);
       }
@@ -108,7 +119,7 @@ public final class LoopRegion {
       int x = state;
       for (int m = 0; m <= CHAIN_LIMIT && x != Dfa.DEAD; m++) {
         if (selfLoopNear(dfa, x, rep)) {
-          return region(dfa, state, m, rep, classOf, quoteClass);
+          return region(dfa, state, m, rep, repAscending, classOf, quoteClass);
         }
         x = soleSuccessor(dfa, x, rep, classOf, quoteClass);
       }
@@ -117,7 +128,7 @@ public final class LoopRegion {
   }
 
   private static LoopRegion region(
-      Dfa dfa, int state, int chain, int[] rep, int[] classOf, int quoteClass) {
+      Dfa dfa, int state, int chain, int[] rep, int[] repAscending, int[] classOf, int quoteClass) {
     // Breadth-first exploration of the nearest states, edges by byte class, not through quotes.
     int[] explored = new int[EXPLORE_LIMIT];
     SmallIndex index = new SmallIndex();
@@ -183,7 +194,8 @@ public final class LoopRegion {
     number[0] = size++;
     for (int i = 0; i < size; i++) {
       int[] row = byClass[order[i]];
-      for (int b = 0; b < 256; b++) {
+      // Each class's first byte, ascending: the targets are met in the order of bytes 0-255.
+      for (int b : repAscending) {
         int t = row[classOf[b]];
         if (t >= 0 && inRegion[t] && number[t] < 0) {
           order[size] = t;
@@ -191,36 +203,73 @@ public final class LoopRegion {
         }
       }
     }
-    int[] table = new int[size * 256];
+    int[] form = new int[size * 8];
+    int p = 0;
     long[] exits = new long[4];
     boolean internal = false;
     for (int i = 0; i < size; i++) {
       int[] row = byClass[order[i]];
+      int countAt = p++;
+      int runs = 0;
+      int previous = Integer.MIN_VALUE;
       for (int b = 0; b < 256; b++) {
         int t = row[classOf[b]];
+        int v;
         if (t >= 0 && inRegion[t] && number[t] >= 0) {
-          table[i * 256 + b] = number[t];
+          v = number[t];
           internal = true;
         } else {
-          table[i * 256 + b] = -1;
+          v = -1;
           if (t != -1) {
             exits[b >>> 6] |= 1L << b;
           }
         }
+        if (v != previous) {
+          if (p + 2 > form.length) {
+            form = Arrays.copyOf(form, form.length * 2);
+          }
+          form[p++] = b;
+          form[p++] = v;
+          runs++;
+          previous = v;
+        }
       }
+      form[countAt] = runs;
     }
     int exitCount = 0;
     for (long w : exits) {
       exitCount += Long.bitCount(w);
     }
-    return !internal || exitCount > MAX_EXITS ? null : new LoopRegion(size, table, exits);
+    return !internal || exitCount > MAX_EXITS
+        ? null
+        : new LoopRegion(size, Arrays.copyOf(form, p), exits);
+  }
+
+  /** The canonical form as a table: entry {@code q * 256 + b} is the target of byte b from q. */
+  private int[] table() {
+    int[] t = table;
+    if (t == null) {
+      t = new int[size * 256];
+      int p = 0;
+      for (int q = 0; q < size; q++) {
+        int runs = form[p++];
+        for (int r = 0; r < runs; r++) {
+          int from = form[p + 2 * r];
+          int to = r + 1 < runs ? form[p + 2 * r + 2] : 256;
+          Arrays.fill(t, q * 256 + from, q * 256 + to, form[p + 2 * r + 1]);
+        }
+        p += 2 * runs;
+      }
+      table = t;
+    }
+    return t;
   }
 
   /**
    * The region's state after byte {@code b} from its state {@code q} (canonical numbers), or -1.
    */
   int target(int q, int b) {
-    return table[q * 256 + b];
+    return table()[q * 256 + b];
   }
 
   /** States in the region. */
@@ -262,7 +311,7 @@ public final class LoopRegion {
     Arrays.setAll(identity, b -> b);
     long[] all = new long[(size + 63) >>> 6];
     Arrays.fill(all, -1L);
-    Dfa local = new Dfa(size, identity, 256, table, all);
+    Dfa local = new Dfa(size, identity, 256, table(), all);
     VocabView view = VocabView.of(v, loopBytes(local::step, 0, Dfa.DEAD, 256), vocabSize);
     long[] mask = view.loopOnly == null ? new long[(vocabSize + 63) >>> 6] : view.loopOnly.clone();
     SortedWalk.walk(
@@ -320,7 +369,7 @@ public final class LoopRegion {
     return o instanceof LoopRegion r
         && r.hash == hash
         && r.size == size
-        && Arrays.equals(r.table, table);
+        && Arrays.equals(r.form, form);
   }
 
   @Override

@@ -41,6 +41,10 @@ public final class VocabView {
   private static final Map<SortedVocabulary, ConcurrentHashMap<Key, VocabView>> VIEWS =
       Collections.synchronizedMap(new WeakHashMap<>());
 
+  /** Views by vocabulary and byte set for {@link #holding}. */
+  private static final Map<SortedVocabulary, ConcurrentHashMap<Key, VocabView>> HOLDING =
+      Collections.synchronizedMap(new WeakHashMap<>());
+
   private static final Map<SortedVocabulary, VocabView> FULL =
       Collections.synchronizedMap(new WeakHashMap<>());
 
@@ -67,6 +71,19 @@ public final class VocabView {
     ConcurrentHashMap<Key, VocabView> views =
         VIEWS.computeIfAbsent(v, k -> new ConcurrentHashMap<>());
     return views.computeIfAbsent(new Key(loop), k -> without(v, k.loop, vocabSize));
+  }
+
+  /**
+   * The shared view of the tokens holding at least one byte of {@code bytes} (four words, a 256-bit
+   * set): {@link #without} the complement, built once per vocabulary and set. Do not modify {@code
+   * bytes} afterwards.
+   */
+  public static VocabView holding(SortedVocabulary v, long[] bytes, int vocabSize) {
+    ConcurrentHashMap<Key, VocabView> views =
+        HOLDING.computeIfAbsent(v, k -> new ConcurrentHashMap<>());
+    return views.computeIfAbsent(
+        new Key(bytes),
+        k -> without(v, new long[] {~k.loop[0], ~k.loop[1], ~k.loop[2], ~k.loop[3]}, vocabSize));
   }
 
   /** All of the sorted vocabulary. */

@@ -13,6 +13,10 @@ import dev.leap.testkit.Shared;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.TokenizerJsonVocabulary;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -111,5 +115,85 @@ class LoopRegionTest {
       quote['"' >>> 6] |= 1L << '"';
       assertArrayEquals(quote, r.exits(), "state " + s);
     }
+  }
+
+  /**
+   * The canonical form against the DFA it came from, for every state of seeded random regexes with
+   * loops: numbering region states breadth first over bytes 0-255 from 0 (as the form says), each
+   * byte's target is the DFA's step mapped to that numbering, -1 exactly where the DFA leaves the
+   * region (dead, or live outside it: then the byte is an exit); and two regions are equal exactly
+   * when their tables are.
+   */
+  @Test
+  void canonicalFormAgreesWithTheDfa() {
+    SplittableRandom rnd = new SplittableRandom(2711);
+    String[] parts = {"[a-z]", "[0-9]", "x", "\\\\", "[^\"]", "é", "(ab|c)", "[a-f0-9]"};
+    List<LoopRegion> seen = new ArrayList<>();
+    int checked = 0;
+    for (int k = 0; k < 40; k++) {
+      StringBuilder re = new StringBuilder("\"");
+      for (int i = 0, n = 1 + rnd.nextInt(4); i < n; i++) {
+        re.append('(').append(parts[rnd.nextInt(parts.length)]);
+        re.append('|').append(parts[rnd.nextInt(parts.length)]).append(")*");
+        re.append(parts[rnd.nextInt(parts.length)]);
+      }
+      re.append("\"").append(rnd.nextBoolean() ? "," + STR : "");
+      Dfa d = CompressedFsm.compile(re.toString()).dfa();
+      LoopRegion.Finder f = LoopRegion.finder(d);
+      for (int s = 0; s < d.stateCount(); s++) {
+        LoopRegion r = f.of(s);
+        if (r == null) {
+          continue;
+        }
+        int[] state = new int[r.size()];
+        Arrays.fill(state, -1);
+        state[0] = s;
+        int numbered = 1;
+        for (int q = 0; q < numbered; q++) {
+          for (int b = 0; b < 256; b++) {
+            int t = r.target(q, b);
+            int real = d.step(state[q], b);
+            if (t < 0) {
+              boolean exit = (r.exits()[b >>> 6] & (1L << b)) != 0;
+              boolean inside = false;
+              for (int x = 0; x < numbered; x++) {
+                inside |= state[x] == real;
+              }
+              assertTrue(real == Dfa.DEAD || exit, "state " + s + " byte " + b);
+              assertTrue(!inside || real == Dfa.DEAD || exit, "state " + s + " byte " + b);
+            } else {
+              if (t == numbered) {
+                state[numbered++] = real;
+              }
+              assertTrue(t < numbered, "breadth-first numbering, state " + s + " byte " + b);
+              assertEquals(state[t], real, "state " + s + " byte " + b);
+            }
+          }
+        }
+        assertEquals(r.size(), numbered, "every region state numbered, state " + s);
+        for (LoopRegion o : seen) {
+          assertEquals(sameTable(o, r), o.equals(r), "equality is the table's, state " + s);
+        }
+        if (seen.size() < 200) {
+          seen.add(r);
+        }
+        checked++;
+      }
+    }
+    assertTrue(checked > 100, "regions checked: " + checked);
+  }
+
+  private static boolean sameTable(LoopRegion a, LoopRegion b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int q = 0; q < a.size(); q++) {
+      for (int x = 0; x < 256; x++) {
+        if (a.target(q, x) != b.target(q, x)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 }
