@@ -47,12 +47,6 @@ public final class TokenIndex {
    */
   public static final long PRECOMPUTE_MIN_NANOS = 5_000_000;
 
-  /**
-   * A loop region's exit bytes are walked token by token when at most {@code 1 / EXIT_WALK_SHARE}
-   * of the vocabulary holds them; otherwise the sorted walk is cheaper.
-   */
-  static final int EXIT_WALK_SHARE = 16;
-
   private final Dfa dfa;
   private final Vocabulary vocab;
   private final int size;
@@ -200,10 +194,10 @@ public final class TokenIndex {
    * its opening quote) the tokens that never leave the loop's region are the region's {@link
    * LoopRegion#stay} set, shared per vocabulary and region shape, and only the tokens holding one
    * of the region's exit bytes are walked (when there are at most {@code size / }{@link
-   * #EXIT_WALK_SHARE} of them). Elsewhere, tokens made only of the bytes of a loop reached in one
-   * step ({@link LoopRegion#loopBytes}) are allowed without a walk, when there are at least {@link
-   * VocabView#MIN_LOOP_BYTES} such bytes; the rest of the vocabulary is walked through a view
-   * without them, shared per vocabulary and byte set ({@link VocabView#of}).
+   * TokensByByte#WALK_SHARE} of them). Elsewhere, tokens made only of the bytes of a loop reached
+   * in one step ({@link LoopRegion#loopBytes}) are allowed without a walk, when there are at least
+   * {@link VocabView#MIN_LOOP_BYTES} such bytes; the rest of the vocabulary is walked through a
+   * view without them, shared per vocabulary and byte set ({@link VocabView#of}).
    */
   private long[] compute(int state) {
     long[] mask = regionMask(state);
@@ -251,13 +245,13 @@ public final class TokenIndex {
 
   /**
    * {@code stay} (a fresh array) and the tokens holding an {@code exits} byte whose walk from
-   * {@code state} lives, or null when more than {@code size / }{@link #EXIT_WALK_SHARE} hold one.
-   * Those tokens are walked as one sorted list ({@link VocabView#holding}, shared per vocabulary
-   * and byte set): a prefix they share is stepped once, and a death skips every token that shares
-   * it.
+   * {@code state} lives, or null when more than {@code size / }{@link TokensByByte#WALK_SHARE} hold
+   * one. Those tokens are walked as one sorted list ({@link VocabView#holding}, shared per
+   * vocabulary and byte set): a prefix they share is stepped once, and a death skips every token
+   * that shares it.
    */
   private long[] stayAndExits(int state, long[] exits, Supplier<long[]> stay) {
-    if (TokensByByte.of(sortedVocab).count(exits) > size / EXIT_WALK_SHARE) {
+    if (!TokensByByte.of(sortedVocab).fewHold(exits, size)) {
       return null;
     }
     long[] mask = stay.get();

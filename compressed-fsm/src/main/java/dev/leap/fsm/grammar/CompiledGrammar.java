@@ -1,6 +1,8 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.internal.LoopRegion;
 import dev.leap.fsm.internal.SharedMasks;
+import dev.leap.fsm.internal.TokensByByte;
 import dev.leap.fsm.internal.VocabView;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.Vocabulary;
@@ -112,10 +114,11 @@ public final class CompiledGrammar {
     RuleTokenWalk.Sets s = sets.get(node);
     if (s == null) {
       int r = ruleOf(node);
-      RuleTokenWalk.Sets fresh =
-          walkers
-              .get()
-              .compute(r, node - nodeBase[r], view(rules[r].loopBytes(node - nodeBase[r])));
+      int state = node - nodeBase[r];
+      RuleTokenWalk.Sets fresh = regionSets(r, state);
+      if (fresh == null) {
+        fresh = walkers.get().compute(r, state, view(rules[r].loopBytes(state)));
+      }
       long[] mask = shared.intern(fresh.accepted());
       fresh = new RuleTokenWalk.Sets(mask, fresh.uncertain());
       if (!sets.compareAndSet(node, null, fresh)) {
@@ -124,6 +127,24 @@ public final class CompiledGrammar {
       s = fresh;
     }
     return s;
+  }
+
+  /**
+   * The sets of a state inside a loop of plain text ({@link RuleAutomaton#region}: a string's
+   * body), or null when it has no such region or too many tokens hold its exit bytes: the tokens
+   * that never leave the region are accepted (its {@link LoopRegion#stay} set, shared per
+   * vocabulary and region shape with every DFA and grammar), those holding an exit byte are walked
+   * as usual, and the rest die inside the rule.
+   */
+  private RuleTokenWalk.Sets regionSets(int r, int state) {
+    LoopRegion region = rules[r].region(state);
+    if (region == null || !TokensByByte.of(sorted).fewHold(region.exits(), vocab.size())) {
+      return null;
+    }
+    VocabView holding = VocabView.holding(sorted, region.exits(), vocab.size());
+    return walkers
+        .get()
+        .compute(r, state, holding.ids, holding.links, region.stay(sorted, vocab.size()).clone());
   }
 
   /**

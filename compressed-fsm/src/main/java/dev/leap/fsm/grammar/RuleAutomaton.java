@@ -172,6 +172,58 @@ final class RuleAutomaton {
     return LoopRegion.loopBytes(dfa::step, state, Dfa.DEAD, DIGIT0);
   }
 
+  /**
+   * The loop region of {@code state} ({@link LoopRegion}) over this rule's text alone, or null:
+   * null also when the state may end the rule or calls one, and the region never holds such a
+   * state. So a token that stays in the region stays alive in this rule and cannot end it, and a
+   * token that leaves it holds an exit byte; one that does neither dies inside the rule without its
+   * end: rejected whatever the stack.
+   */
+  LoopRegion region(int state) {
+    if ((kind[state] & (HAS_CALLS | ACCEPTING)) != 0) {
+      return null;
+    }
+    LoopRegion.Finder f = regions;
+    if (f == null) {
+      f = LoopRegion.finder(textOnly());
+      regions = f;
+    }
+    return f.of(state);
+  }
+
+  /** Built on first use by {@link #region} (the same from any thread). */
+  private volatile LoopRegion.Finder regions;
+
+  /**
+   * This rule's DFA without calls and without the edges out of the states that may end the rule or
+   * call one (every state accepting, so the result is a valid DFA): a loop found in it is a loop of
+   * plain text in which the rule can neither end nor call.
+   */
+  private Dfa textOnly() {
+    int n = dfa.stateCount();
+    int classes = dfa.classCount() + 1;
+    int[] classOf = new int[256];
+    int[] rep = new int[classes];
+    java.util.Arrays.fill(rep, -1);
+    for (int b = 0; b < 256; b++) {
+      classOf[b] = b < DIGIT0 ? dfa.classOf(b) : classes - 1;
+      if (rep[classOf[b]] < 0) {
+        rep[classOf[b]] = b;
+      }
+    }
+    int[] table = new int[n * classes];
+    for (int s = 0; s < n; s++) {
+      boolean stops = (kind[s] & (HAS_CALLS | ACCEPTING)) != 0;
+      for (int c = 0; c < classes; c++) {
+        table[s * classes + c] =
+            stops || rep[c] < 0 || c == classes - 1 ? Dfa.DEAD : dfa.step(s, rep[c]);
+      }
+    }
+    long[] all = new long[(n + 63) >>> 6];
+    java.util.Arrays.fill(all, -1L);
+    return new Dfa(n, classOf, classes, table, all);
+  }
+
   boolean hasByte(int state, int b) {
     return (byteSets[4 * state + ((b & 0xFF) >>> 6)] & (1L << b)) != 0;
   }

@@ -2,6 +2,7 @@ package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.internal.VocabView;
+import dev.leap.vocab.SkipLinks;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.SortedWalk;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -82,16 +83,30 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
    * ahead).
    */
   Sets compute(int r, int s, VocabView view) {
+    return compute(
+        r,
+        s,
+        view.ids,
+        view.links,
+        view.loopOnly == null ? new long[words] : view.loopOnly.clone());
+  }
+
+  /**
+   * The sets of stack top {@code (r, s)} when the tokens outside {@code ids} (a subsequence of the
+   * sorted vocabulary, {@code links} its skip links) are known: {@code accepted} holds those
+   * accepted (taken, not copied), every other one outside is rejected.
+   */
+  Sets compute(int r, int s, int[] ids, SkipLinks links, long[] accepted) {
     this.a = rules[r];
     this.r = r;
     this.fol = follow[r];
-    this.accepted = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
+    this.accepted = accepted;
     uncertain.clear();
     bare[0] = s;
     alive[0] = true;
     ends[0] = false;
     pending[0] = false;
-    SortedWalk.walk(view.ids, view.links, tokenBytes, this);
+    SortedWalk.walk(ids, links, tokenBytes, this);
     Sets out = new Sets(accepted, uncertain.toIntArray());
     accepted = null;
     return out;

@@ -62,6 +62,9 @@ public final class TokensByByte {
     return tokens[b];
   }
 
+  /** See {@link #fewHold}. */
+  public static final int WALK_SHARE = 16;
+
   /** How many (token, byte) pairs the bytes of {@code set} (four words, 256 bits) have together. */
   public int count(long[] set) {
     int n = 0;
@@ -71,5 +74,14 @@ public final class TokensByByte {
       }
     }
     return n;
+  }
+
+  /**
+   * Whether the tokens holding a byte of {@code set} are few enough to walk them alone (at most
+   * {@code 1 / }{@link #WALK_SHARE} of the vocabulary, counted by {@link #count}); otherwise a walk
+   * of the whole sorted vocabulary is cheaper.
+   */
+  public boolean fewHold(long[] set, int vocabSize) {
+    return count(set) <= vocabSize / WALK_SHARE;
   }
 }

@@ -76,4 +76,64 @@ class RuleTokenWalkTest {
     }
     assertTrue(compared > 100, "states compared: " + compared);
   }
+
+  /**
+   * A compiled grammar's sets (through the loop-region path where a state has one: the region's
+   * stay set, the tokens holding an exit byte walked) against walking the full vocabulary, for
+   * every stack-top state of the example grammars on real vocabularies and of random grammars with
+   * strings.
+   */
+  @Test
+  void loopRegionsEqualTheFullWalk() {
+    int regions = 0;
+    for (String voc : List.of("gpt2", "llama3")) {
+      Vocabulary v =
+          TokenizerJsonVocabulary.load(Shared.require("tokenizers/" + voc + "/tokenizer.json"));
+      for (String n : List.of("json", "tool-call", "arithmetic")) {
+        regions += checkSets(Grammar.parse(Examples.text(n)), v);
+      }
+    }
+    SplittableRandom rnd = new SplittableRandom(78);
+    Vocabulary small = dev.leap.fsm.SmallVocabulary.create();
+    int grammars = 0;
+    while (grammars < 60) {
+      try {
+        String text = RandomGrammars.grammar(rnd);
+        String withString = text + "\nstr ::= \"\\\"\" ( [^\"\\\\] | \"\\\\\" [\"n] )* \"\\\"\"\n";
+        Grammar g = Grammar.parse(withString.replaceFirst("::= ", "::= str "), 2_000);
+        grammars++;
+        regions += checkSets(g, small);
+      } catch (GrammarSyntaxException | dev.leap.fsm.AutomatonTooLargeException e) {
+        // skip
+      }
+    }
+    assertTrue(regions > 20, "states through a loop region: " + regions);
+  }
+
+  /** Compares every stack-top state; returns how many went through a loop region. */
+  private static int checkSets(Grammar g, Vocabulary v) {
+    CompiledGrammar cg = CompiledGrammar.compileLazily(g, v);
+    SortedVocabulary sv = SortedVocabulary.of(v);
+    RuleAutomaton[] rules = cg.rules;
+    RuleTokenWalk walk = new RuleTokenWalk(rules, FollowBytes.of(rules), sv, v.size());
+    int regions = 0;
+    for (int r = 0; r < rules.length; r++) {
+      for (int s = 0; s < rules[r].stateCount(); s++) {
+        if (!rules[r].hasBytes(s)) {
+          continue;
+        }
+        RuleTokenWalk.Sets a = walk.compute(r, s, VocabView.full(sv));
+        RuleTokenWalk.Sets b = cg.sets(cg.nodeBase[r] + s);
+        String where = rules[r].name + " state " + s;
+        assertArrayEquals(a.accepted(), b.accepted(), "accepted, " + where);
+        int[] ua = a.uncertain().clone();
+        int[] ub = b.uncertain().clone();
+        java.util.Arrays.sort(ua);
+        java.util.Arrays.sort(ub);
+        assertArrayEquals(ua, ub, "uncertain, " + where);
+        regions += rules[r].region(s) != null ? 1 : 0;
+      }
+    }
+    return regions;
+  }
 }
