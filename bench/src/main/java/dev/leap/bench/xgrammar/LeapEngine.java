@@ -13,10 +13,10 @@ import dev.leap.vocab.Vocabulary;
 
 /**
  * One compiled Leap constraint as the runtime builds it ({@code CompiledConstraint}): a DFA with
- * its lazy {@link TokenIndex} and jump edges, or a grammar ({@link CompiledGrammar#compileLazily}:
- * each rule state's token sets on first use) with a fresh {@link GrammarMatcher} per request. The
- * first mask is timed separately by the caller. {@link #walk} is one request that feeds an
- * instance's token ids.
+ * its lazy {@link TokenIndex} and jump edges, or a grammar ({@link CompiledGrammar#compileLazily}
+ * and {@link CompiledGrammar#precompute}: the first rule states' token sets within a time budget,
+ * the others on first use) with a fresh {@link GrammarMatcher} per request. The first mask is timed
+ * separately by the caller. {@link #walk} is one request that feeds an instance's token ids.
  */
 final class LeapEngine {
   private final CompressedFsm fsm;
@@ -58,12 +58,14 @@ final class LeapEngine {
       default -> throw new IllegalArgumentException(kind);
     }
     if (recursive != null) {
-      return new LeapEngine(
-          null,
-          null,
-          eager
-              ? CompiledGrammar.compile(recursive, vocab)
-              : CompiledGrammar.compileLazily(recursive, vocab));
+      CompiledGrammar g;
+      if (eager) {
+        g = CompiledGrammar.compile(recursive, vocab);
+      } else {
+        g = CompiledGrammar.compileLazily(recursive, vocab);
+        g.precompute(); // as the runtime's compile does (CompiledRules)
+      }
+      return new LeapEngine(null, null, g);
     }
     TokenIndex index = TokenIndex.of(f.dfa(), vocab);
     if (eager) {

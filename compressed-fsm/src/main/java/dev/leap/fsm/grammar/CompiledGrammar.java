@@ -1,5 +1,6 @@
 package dev.leap.fsm.grammar;
 
+import dev.leap.fsm.TokenIndex;
 import dev.leap.fsm.internal.LoopRegion;
 import dev.leap.fsm.internal.SharedMasks;
 import dev.leap.fsm.internal.TokensByByte;
@@ -19,8 +20,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>{@link #compile} computes every state's sets up front, on all cores; {@link #compileLazily}
  * computes a state's sets the first time a matcher needs them (large grammars of which a request
- * visits a small part; the answers are the same). Immutable as seen from outside and thread-safe:
- * the cache is filled with compare-and-set (two threads may compute one state twice; one result is
+ * visits a small part; the answers are the same), and {@link #precompute} those of its first states
+ * within a time budget, as the runtime does. Immutable as seen from outside and thread-safe: the
+ * cache is filled with compare-and-set (two threads may compute one state twice; one result is
  * kept, both equal). Identical accepted sets are stored once.
  */
 public final class CompiledGrammar {
@@ -107,6 +109,66 @@ public final class CompiledGrammar {
    */
   public static CompiledGrammar compileLazily(Grammar grammar, Vocabulary vocab) {
     return new CompiledGrammar(grammar, vocab, false);
+  }
+
+  /**
+   * Computes stack-top sets breadth first from the root rule's start (through text bytes, into
+   * called rules and on to the states after the calls, so in about the order requests reach them)
+   * until the time spent here passes the budget a {@link TokenIndex#precompute()} has for this
+   * vocabulary (by at most one state's sets): a small grammar gets every state's sets before its
+   * first request, as {@link #compile} would, a large one its first states; the rest are computed
+   * on first use as before (the sets are the same either way). One thread. Returns how many
+   * stack-top states have their sets now.
+   */
+  public int precompute() {
+    return precompute(
+        Math.max(
+            TokenIndex.PRECOMPUTE_MIN_NANOS, TokenIndex.PRECOMPUTE_NANOS_PER_TOKEN * vocab.size()));
+  }
+
+  /** {@link #precompute()} with a time budget of {@code budgetNanos}. */
+  public int precompute(long budgetNanos) {
+    long deadline = System.nanoTime() + budgetNanos;
+    int nodes = nodeBase[rules.length];
+    boolean[] seen = new boolean[nodes];
+    int[] queue = new int[nodes];
+    int head = 0;
+    int tail = 0;
+    queue[tail++] = 0;
+    seen[0] = true;
+    int done = 0;
+    while (head < tail) {
+      int node = queue[head++];
+      int r = ruleOf(node);
+      int s = node - nodeBase[r];
+      RuleAutomaton a = rules[r];
+      if (a.hasBytes(s)) {
+        sets(node);
+        done++;
+        if (System.nanoTime() - deadline >= 0) {
+          break;
+        }
+      }
+      for (int w = 0; w < 4; w++) {
+        for (long bits = a.byteSets[4 * s + w]; bits != 0; bits &= bits - 1) {
+          int t = a.step(s, 64 * w + Long.numberOfTrailingZeros(bits));
+          tail = enqueue(nodeBase[r] + t, seen, queue, tail);
+        }
+      }
+      for (int c = a.callStart[s]; c < a.callStart[s + 1]; c++) {
+        tail = enqueue(nodeBase[a.callee[c]], seen, queue, tail);
+        tail = enqueue(nodeBase[r] + a.callTarget[c], seen, queue, tail);
+      }
+    }
+    return done;
+  }
+
+  private static int enqueue(int node, boolean[] seen, int[] queue, int tail) {
+    if (!seen[node]) {
+      seen[node] = true;
+      queue[tail++] = node;
+    }
+    return tail;
   }
 
   /** The sets of stack-top node {@code node}, computed on first use. */

@@ -237,4 +237,48 @@ class GrammarMaskTest {
     System.out.println("small vocabulary: states compared " + compared);
     assertTrue(compared >= 300, "states compared: " + compared);
   }
+
+  /**
+   * {@link CompiledGrammar#precompute}: with room for all, every stack-top state's sets (as an
+   * eager compile has them, equal mask for mask along texts); with none, the root's start alone.
+   */
+  @Test
+  void precomputeFillsTheFirstStatesWithinItsBudget() {
+    Vocabulary gpt2 =
+        TokenizerJsonVocabulary.load(Shared.require("tokenizers/gpt2/tokenizer.json"));
+    for (String n : List.of("json", "tool-call", "arithmetic")) {
+      Grammar g = Grammar.parse(Examples.text(n));
+      CompiledGrammar some = CompiledGrammar.compileLazily(g, gpt2);
+      assertEquals(1, some.precompute(0), n);
+      CompiledGrammar all = CompiledGrammar.compileLazily(g, gpt2);
+      assertEquals(all.stackTopStates(), all.precompute(Long.MAX_VALUE), n);
+      CompiledGrammar eager = CompiledGrammar.compile(g, gpt2);
+      SplittableRandom rnd = new SplittableRandom(5);
+      for (int walk = 0; walk < 3; walk++) {
+        GrammarMatcher a = all.newMatcher();
+        GrammarMatcher e = eager.newMatcher();
+        int sa = a.initialState();
+        int se = e.initialState();
+        for (int step = 0; step < 30; step++) {
+          long[] expected = e.allowed(se);
+          assertSameMask(expected, a.allowed(sa), gpt2, n + ", walk " + walk + " step " + step);
+          List<Integer> ids = new ArrayList<>();
+          for (int id = 0; id < gpt2.size(); id++) {
+            if ((expected[id >>> 6] & (1L << id)) != 0 && gpt2.tokenBytes(id) != null) {
+              ids.add(id);
+            }
+          }
+          if (ids.isEmpty()) {
+            break;
+          }
+          int id = ids.get(rnd.nextInt(ids.size()));
+          sa = a.nextState(sa, id);
+          se = e.nextState(se, id);
+          if (se < 0) {
+            break;
+          }
+        }
+      }
+    }
+  }
 }

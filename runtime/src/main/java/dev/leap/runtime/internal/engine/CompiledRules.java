@@ -23,6 +23,7 @@ final class CompiledRules extends CompiledConstraint {
   static CompiledRules of(
       Grammar recursive, Tokenizer tokenizer, boolean healing, int logitsVocab) {
     CompiledGrammar cg = CompiledGrammar.compileLazily(recursive, tokenizer);
+    cg.precompute(); // the first states' sets here, off the step loop; the others on first use
     GrammarMatcher first = cg.newMatcher();
     first.allowed(first.initialState());
     return new CompiledRules(
