@@ -26,6 +26,15 @@ public record SkipLinks(int[] lcp, int[] skip1, int[] skip2) {
       int m = Arrays.mismatch(p, c);
       lcp[j] = m < 0 ? Math.min(p.length, c.length) : m;
     }
+    return ofLcp(lcp);
+  }
+
+  /**
+   * The links of a sorted token sequence whose common-prefix lengths are {@code lcp} ({@code
+   * lcp[0]} is 0; the array is kept, not copied).
+   */
+  public static SkipLinks ofLcp(int[] lcp) {
+    int n = lcp.length;
     int[] skip1 = new int[n];
     int[] skip2 = new int[n];
     int next1 = n;

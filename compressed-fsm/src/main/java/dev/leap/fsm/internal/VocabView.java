@@ -2,7 +2,6 @@ package dev.leap.fsm.internal;
 
 import dev.leap.vocab.SkipLinks;
 import dev.leap.vocab.SortedVocabulary;
-import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
@@ -48,7 +47,7 @@ public final class VocabView {
   private static final Map<SortedVocabulary, VocabView> FULL =
       Collections.synchronizedMap(new WeakHashMap<>());
 
-  private VocabView(int[] ids, SkipLinks links, long[] loopOnly) {
+  VocabView(int[] ids, SkipLinks links, long[] loopOnly) {
     this.ids = ids;
     this.links = links;
     this.loopOnly = loopOnly;
@@ -94,28 +93,48 @@ public final class VocabView {
   /**
    * The view without the tokens made only of bytes in {@code loop} (four words, a 256-bit set),
    * built now (not shared).
+   *
+   * <p>One pass over the sorted vocabulary with no byte comparison between tokens: a token shares
+   * its first {@code lcp} bytes with the one before, so when the one before holds a byte outside
+   * {@code loop} within those, so does this one, and otherwise only its bytes from {@code lcp} on
+   * are looked at; the common-prefix length of two kept tokens is the least {@code lcp} between
+   * them in the full order (sorted strings share with a later one at most what each neighbour pair
+   * between them shares). Equal to filtering the ids and recomputing {@link SkipLinks#of} (the twin
+   * in {@code VocabViewTest}).
    */
   public static VocabView without(SortedVocabulary v, long[] loop, int vocabSize) {
     byte[][] bytes = v.tokenBytes();
     int[] all = v.ids();
+    int[] fullLcp = v.links().lcp();
     long[] left = new long[(vocabSize + 63) >>> 6];
-    IntArrayList kept = new IntArrayList();
-    for (int id : all) {
-      boolean inLoop = true;
-      for (byte b : bytes[id]) {
-        if ((loop[(b & 0xFF) >>> 6] & (1L << b)) == 0) {
-          inLoop = false;
-          break;
+    int n = all.length;
+    int[] kept = new int[n];
+    int[] keptLcp = new int[n];
+    int k = 0;
+    int outside = 0; // the previous token's first byte outside the loop (its length if none)
+    int shared = 0; // the least lcp since the last kept token: what the next kept one shares
+    for (int j = 0; j < n; j++) {
+      int id = all[j];
+      byte[] b = bytes[id];
+      int l = fullLcp[j];
+      shared = Math.min(shared, l);
+      if (outside >= l) {
+        int i = l;
+        while (i < b.length && (loop[(b[i] & 0xFF) >>> 6] & (1L << b[i])) != 0) {
+          i++;
         }
+        outside = i;
       }
-      if (inLoop) {
+      if (outside >= b.length) {
         left[id >>> 6] |= 1L << id;
       } else {
-        kept.add(id);
+        kept[k] = id;
+        keptLcp[k] = k == 0 ? 0 : shared;
+        k++;
+        shared = Integer.MAX_VALUE;
       }
     }
-    int[] ids = kept.toIntArray();
-    return new VocabView(ids, SkipLinks.of(ids, bytes), left);
+    return new VocabView(Arrays.copyOf(kept, k), SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)), left);
   }
 
   private record Key(long[] loop) {
