@@ -51,6 +51,11 @@ public final class SortedVocabulary {
       }
     }
     sort(ids, 0, live, 0, tokenBytes);
+    // Copies allocated in byte order lie side by side in memory, in the order every walk reads
+    // them (the vocabulary's own arrays, allocated in id order, are scattered for a walk).
+    for (int id : ids) {
+      tokenBytes[id] = tokenBytes[id].clone();
+    }
     links = SkipLinks.of(ids, tokenBytes);
     lcp = links.lcp();
     skip1 = links.skip1();
