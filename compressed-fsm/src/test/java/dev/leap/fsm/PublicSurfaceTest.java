@@ -41,6 +41,7 @@ class PublicSurfaceTest {
             // packages
             // (and for bench, which compiles on the class path).
             "dev.leap.fsm.internal.Automata",
+            "dev.leap.fsm.internal.BlockView",
             "dev.leap.fsm.internal.CharRanges",
             "dev.leap.fsm.internal.CountedLoop",
             "dev.leap.fsm.internal.CountedLoop$Finder",

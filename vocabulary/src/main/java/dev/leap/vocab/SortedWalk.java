@@ -46,11 +46,24 @@ public final class SortedWalk {
 
   /** Walks the tokens {@code ids} (sorted by bytes, with their {@code links}) through {@code r}. */
   public static void walk(int[] ids, SkipLinks links, byte[][] tokenBytes, Recognizer r) {
+    walk(ids, links, 0, ids.length, tokenBytes, r);
+  }
+
+  /**
+   * Walks the tokens at positions {@code [from, to)} of {@code ids} through {@code r}: a range that
+   * starts where the one before differs in its first byte ({@code lcp[from] == 0}; position 0, or
+   * the start of the tokens that begin with one byte value).
+   */
+  public static void walk(
+      int[] ids, SkipLinks links, int from, int to, byte[][] tokenBytes, Recognizer r) {
     int[] lcp = links.lcp();
     int[] skip1 = links.skip1();
     int[] skip2 = links.skip2();
-    int n = ids.length;
-    int j = 0;
+    if (from < to && lcp[from] != 0) {
+      throw new IllegalArgumentException("a walk starts where the first byte changes: " + from);
+    }
+    int n = to;
+    int j = from;
     while (j < n) {
       int id = ids[j];
       byte[] b = tokenBytes[id];

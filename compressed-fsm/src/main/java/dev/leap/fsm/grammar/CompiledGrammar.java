@@ -171,7 +171,12 @@ public final class CompiledGrammar {
     return tail;
   }
 
-  /** The sets of stack-top node {@code node}, computed on first use. */
+  /**
+   * The sets of stack-top node {@code node}, computed on first use: through its loop region when it
+   * has one ({@link #regionSets}), else, for a state without calls, block by block of the first
+   * byte ({@link RuleTokenWalk#computeByBlocks}: the tokens that stay in the loop one step ahead
+   * accepted unwalked), else by walking the vocabulary without the state's own loop tokens.
+   */
   RuleTokenWalk.Sets sets(int node) {
     RuleTokenWalk.Sets s = sets.get(node);
     if (s == null) {
@@ -179,7 +184,10 @@ public final class CompiledGrammar {
       int state = node - nodeBase[r];
       RuleTokenWalk.Sets fresh = regionSets(r, state);
       if (fresh == null) {
-        fresh = walkers.get().compute(r, state, view(rules[r].loopBytes(state)));
+        fresh =
+            (rules[r].kind[state] & RuleAutomaton.HAS_CALLS) == 0
+                ? walkers.get().computeByBlocks(r, state)
+                : walkers.get().compute(r, state, view(rules[r].loopBytes(state)));
       }
       long[] mask = shared.intern(fresh.accepted());
       fresh = new RuleTokenWalk.Sets(mask, fresh.uncertain());

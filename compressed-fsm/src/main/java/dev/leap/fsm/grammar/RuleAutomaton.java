@@ -6,6 +6,7 @@ import dev.leap.fsm.internal.RuleCalls;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One compiled rule: a minimal byte DFA whose edges may also <em>call</em> another compiled rule.
@@ -67,6 +68,7 @@ final class RuleAutomaton {
     this.name = name;
     this.dfa = dfa;
     int n = dfa.stateCount();
+    loops = new AtomicReferenceArray<>(n);
     callStart = new int[n + 1];
     IntArrayList callees = new IntArrayList();
     IntArrayList targets = new IntArrayList();
@@ -167,10 +169,21 @@ final class RuleAutomaton {
    * {@code step(t, b) = t} for one successor {@code t} (the one with the most), so such a token
    * goes to {@code t} and stays there. With {@code t = state}, the state's self-loop bytes (inside
    * a string, an identifier); otherwise the state just before such a loop (after an opening quote).
+   * Computed once per state and shared: do not modify.
    */
   long[] loopBytes(int state) {
-    return LoopRegion.loopBytes(dfa::step, state, Dfa.DEAD, DIGIT0);
+    long[] l = loops.get(state);
+    if (l == null) {
+      l = LoopRegion.loopBytes(dfa::step, state, Dfa.DEAD, DIGIT0);
+      if (!loops.compareAndSet(state, null, l)) {
+        l = loops.get(state);
+      }
+    }
+    return l;
   }
+
+  /** {@link #loopBytes} per state, filled on first use (the same from any thread). */
+  private final AtomicReferenceArray<long[]> loops;
 
   /**
    * The loop region of {@code state} ({@link LoopRegion}) over this rule's text alone, or null:

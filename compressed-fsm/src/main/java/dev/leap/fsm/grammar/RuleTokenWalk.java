@@ -1,6 +1,7 @@
 package dev.leap.fsm.grammar;
 
 import dev.leap.fsm.Dfa;
+import dev.leap.fsm.internal.BlockView;
 import dev.leap.fsm.internal.VocabView;
 import dev.leap.vocab.SkipLinks;
 import dev.leap.vocab.SortedVocabulary;
@@ -39,6 +40,7 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
   private final RuleAutomaton[] rules;
   private final long[][] follow;
   private final Stacks stacks;
+  private final SortedVocabulary sorted;
   private final byte[][] tokenBytes;
   private final int words;
 
@@ -60,6 +62,7 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
     this.rules = rules;
     this.follow = follow;
     this.stacks = new Stacks(rules, Integer.MAX_VALUE, 1_000_000);
+    this.sorted = vocab;
     this.tokenBytes = vocab.tokenBytes();
     this.words = (vocabSize + 63) >>> 6;
     int depth = vocab.maxLength() + 1;
@@ -97,6 +100,82 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
    * accepted (taken, not copied), every other one outside is rejected.
    */
   Sets compute(int r, int s, int[] ids, SkipLinks links, long[] accepted) {
+    begin(r, s, accepted);
+    SortedWalk.walk(ids, links, tokenBytes, this);
+    return finish();
+  }
+
+  /**
+   * The sets of stack top {@code (r, s)}, {@code s} a state without calls (its first byte is its
+   * own step), block by block of the first byte ({@link BlockView}): a block whose first byte dies
+   * is skipped; one whose step {@code t} lies just before a loop of at least {@link
+   * dev.leap.fsm.internal.VocabView#MIN_LOOP_BYTES} bytes ({@link RuleAutomaton#loopBytes} of
+   * {@code t}) has its tokens made of those bytes after the first accepted without a walk (they
+   * stay alive in the loop) and only the rest walked; any other block is walked whole. The same
+   * sets as walking the full vocabulary ({@code RuleTokenWalkTest}).
+   */
+  Sets computeByBlocks(int r, int s) {
+    RuleAutomaton ra = rules[r];
+    long[] acc = new long[words];
+    begin(r, s, acc);
+    int[] allIds = sorted.ids();
+    SkipLinks allLinks = sorted.links();
+    for (int b = 0; b < RuleAutomaton.DIGIT0; b++) {
+      int t = ra.step(s, b);
+      if (t == Dfa.DEAD) {
+        continue;
+      }
+      BlockView v = BlockView.of(sorted, b, loopAfter(r, t));
+      if (v.loopOnly == null) {
+        SortedWalk.walk(allIds, allLinks, v.lo, v.hi, tokenBytes, this);
+      } else {
+        v.addLoopOnly(acc);
+        SortedWalk.walk(v.ids, v.links, tokenBytes, this);
+      }
+    }
+    return finish();
+  }
+
+  /**
+   * The bytes of a loop one step ahead of state {@code t} of rule {@code r}: its own ({@link
+   * RuleAutomaton#loopBytes}) when it calls nothing; else the widest of those of the stack tops it
+   * opens (after {@code " "}, a called identifier rule's start), each of which a token made of its
+   * bytes walks into and stays in, alive. Cached per walker.
+   */
+  private long[] loopAfter(int r, int t) {
+    RuleAutomaton ra = rules[r];
+    if ((ra.kind[t] & RuleAutomaton.HAS_CALLS) == 0) {
+      return ra.loopBytes(t);
+    }
+    long key = ((long) r << 32) | t;
+    long[] best = loopsAfterCalls.get(key);
+    if (best == null) {
+      IntArrayList tops = new IntArrayList();
+      stacks.close(stacks.frame(r, t, Stacks.CONTEXT), tops);
+      best = NO_LOOP;
+      int widest = 0;
+      for (int i = 0; i < tops.size(); i++) {
+        int f = tops.getInt(i);
+        long[] l = rules[stacks.rule(f)].loopBytes(stacks.state(f));
+        int bits =
+            Long.bitCount(l[0]) + Long.bitCount(l[1]) + Long.bitCount(l[2]) + Long.bitCount(l[3]);
+        if (bits > widest) {
+          widest = bits;
+          best = l;
+        }
+      }
+      loopsAfterCalls.put(key, best);
+    }
+    return best;
+  }
+
+  private static final long[] NO_LOOP = new long[4];
+
+  /** {@link #loopAfter} of states with calls, by {@code (rule << 32) | state}. */
+  private final java.util.HashMap<Long, long[]> loopsAfterCalls = new java.util.HashMap<>();
+
+  /** Starts the sets of {@code (r, s)}: depth 0 is the bare state, nothing answered yet. */
+  private void begin(int r, int s, long[] accepted) {
     this.a = rules[r];
     this.r = r;
     this.fol = follow[r];
@@ -106,7 +185,9 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
     alive[0] = true;
     ends[0] = false;
     pending[0] = false;
-    SortedWalk.walk(ids, links, tokenBytes, this);
+  }
+
+  private Sets finish() {
     Sets out = new Sets(accepted, uncertain.toIntArray());
     accepted = null;
     return out;

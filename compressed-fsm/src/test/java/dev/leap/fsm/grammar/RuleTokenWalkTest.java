@@ -79,9 +79,10 @@ class RuleTokenWalkTest {
 
   /**
    * A compiled grammar's sets (through the loop-region path where a state has one: the region's
-   * stay set, the tokens holding an exit byte walked) against walking the full vocabulary, for
-   * every stack-top state of the example grammars on real vocabularies and of random grammars with
-   * strings.
+   * stay set, the tokens holding an exit byte walked; else block by block of the first byte, the
+   * tokens that stay in the loop one step after it accepted unwalked) against walking the full
+   * vocabulary, for every stack-top state of the example grammars on real vocabularies and of
+   * random grammars with strings.
    */
   @Test
   void loopRegionsEqualTheFullWalk() {
@@ -93,6 +94,11 @@ class RuleTokenWalkTest {
         regions += checkSets(Grammar.parse(Examples.text(n)), v);
       }
     }
+    // Identifiers followed by a space and another identifier: the blocks of " word" tokens.
+    regions +=
+        checkSets(
+            Grammar.parse(Examples.text("sql-select")),
+            TokenizerJsonVocabulary.load(Shared.require("tokenizers/gpt2/tokenizer.json")));
     SplittableRandom rnd = new SplittableRandom(78);
     Vocabulary small = dev.leap.fsm.SmallVocabulary.create();
     int grammars = 0;

@@ -1,0 +1,199 @@
+package dev.leap.fsm.internal;
+
+import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedVocabulary;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The tokens that begin with one byte value {@code b} (a <em>block</em>: one contiguous range
+ * {@code [lo, hi)} of the sorted vocabulary), split for a state whose step on {@code b} lands just
+ * before a loop: the tokens whose bytes after the first are all in a byte set {@code L} ({@link
+ * #loopOnly}), and the rest ({@link #ids}, with their own {@link SkipLinks}), the only ones a walk
+ * needs to visit.
+ *
+ * <p>Why: with {@code L} the bytes of the loop one step ahead of {@code t = step(s, b)} ({@link
+ * LoopRegion#loopBytes}: every token of {@code L} bytes walks from {@code t} into that loop and
+ * stays), every token {@code b L*} stays alive from {@code s}. After an identifier in a grammar,
+ * {@code " "} leads to a place where a new identifier may start, so the tens of thousands of {@code
+ * " word"} tokens of a byte-level vocabulary are accepted without a walk. Built once per
+ * vocabulary, byte and set, and shared (as {@link VocabView}s are). Immutable; the arrays are
+ * shared and must not be modified.
+ */
+public final class BlockView {
+  /** The block's range in the full sorted order: the tokens whose first byte is {@link #first}. */
+  public final int lo;
+
+  public final int hi;
+
+  /** The block's first byte. */
+  public final int first;
+
+  /**
+   * The tokens {@code first L*}, or null when this view has no set (then walk {@code [lo, hi)} of
+   * the full order).
+   */
+  public final int[] loopOnly;
+
+  /**
+   * {@link #loopOnly} as a bitset over the vocabulary when that is the cheaper form to OR into a
+   * mask (more tokens than half the mask's words), else null.
+   */
+  private final long[] loopOnlyBits;
+
+  /** The other tokens of the block in byte order, or null with {@link #loopOnly}. */
+  public final int[] ids;
+
+  /** {@link #ids}' links (their first common prefix is 0: a walk starts at depth 0). */
+  public final SkipLinks links;
+
+  private BlockView(int first, int lo, int hi, int[] loopOnly, int[] ids, SkipLinks links) {
+    this.first = first;
+    this.lo = lo;
+    this.hi = hi;
+    this.loopOnly = loopOnly;
+    this.ids = ids;
+    this.links = links;
+    this.loopOnlyBits = null;
+  }
+
+  private BlockView(BlockView v, long[] loopOnlyBits) {
+    this.first = v.first;
+    this.lo = v.lo;
+    this.hi = v.hi;
+    this.loopOnly = v.loopOnly;
+    this.ids = v.ids;
+    this.links = v.links;
+    this.loopOnlyBits = loopOnlyBits;
+  }
+
+  /** Sets the bits of {@link #loopOnly} in {@code mask} (a bitset over the vocabulary). */
+  public void addLoopOnly(long[] mask) {
+    if (loopOnlyBits != null) {
+      for (int w = 0; w < mask.length; w++) {
+        mask[w] |= loopOnlyBits[w];
+      }
+    } else {
+      for (int id : loopOnly) {
+        mask[id >>> 6] |= 1L << id;
+      }
+    }
+  }
+
+  private static final Map<SortedVocabulary, BlockView[]> RANGES =
+      Collections.synchronizedMap(new WeakHashMap<>());
+
+  private static final Map<SortedVocabulary, ConcurrentHashMap<Key, BlockView>> SPLIT =
+      Collections.synchronizedMap(new WeakHashMap<>());
+
+  /** The block of {@code first} without a split (its range only), shared per vocabulary. */
+  public static BlockView range(SortedVocabulary v, int first) {
+    return RANGES.computeIfAbsent(v, BlockView::ranges)[first];
+  }
+
+  /**
+   * The block of {@code first} split by {@code loop} (four words, a 256-bit set; do not modify it
+   * afterwards), shared per vocabulary, byte and set; {@link #range} when the set has fewer than
+   * {@link VocabView#MIN_LOOP_BYTES} bytes (little to leave out) or the block is empty.
+   */
+  public static BlockView of(SortedVocabulary v, int first, long[] loop) {
+    BlockView r = range(v, first);
+    int bits =
+        Long.bitCount(loop[0])
+            + Long.bitCount(loop[1])
+            + Long.bitCount(loop[2])
+            + Long.bitCount(loop[3]);
+    if (bits < VocabView.MIN_LOOP_BYTES || r.lo == r.hi) {
+      return r;
+    }
+    ConcurrentHashMap<Key, BlockView> views =
+        SPLIT.computeIfAbsent(v, k -> new ConcurrentHashMap<>());
+    return views.computeIfAbsent(new Key(first, loop), k -> split(v, r, k.loop));
+  }
+
+  private static BlockView[] ranges(SortedVocabulary v) {
+    BlockView[] out = new BlockView[256];
+    int n = v.size();
+    int j = 0;
+    for (int b = 0; b < 256; b++) {
+      int lo = j;
+      while (j < n && (v.bytesAt(j)[0] & 0xFF) == b) {
+        j++;
+      }
+      out[b] = new BlockView(b, lo, j, null, null, null);
+    }
+    return out;
+  }
+
+  /**
+   * The split of block {@code r} by {@code loop}, in one pass as {@link VocabView#without} (whose
+   * reasoning it follows, from the second byte on); {@code BlockViewTest} checks it against
+   * filtering token by token.
+   */
+  static BlockView split(SortedVocabulary v, BlockView r, long[] loop) {
+    byte[][] bytes = v.tokenBytes();
+    int[] all = v.ids();
+    int[] fullLcp = v.links().lcp();
+    int n = r.hi - r.lo;
+    int[] in = new int[n];
+    int[] kept = new int[n];
+    int[] keptLcp = new int[n];
+    int ins = 0;
+    int k = 0;
+    int outside = 1; // the previous token's first byte after the first outside the set
+    int shared = 0;
+    for (int j = r.lo; j < r.hi; j++) {
+      int id = all[j];
+      byte[] b = bytes[id];
+      int l = j == r.lo ? 1 : fullLcp[j];
+      shared = Math.min(shared, l);
+      if (outside >= l) {
+        int i = Math.max(l, 1);
+        while (i < b.length && (loop[(b[i] & 0xFF) >>> 6] & (1L << b[i])) != 0) {
+          i++;
+        }
+        outside = i;
+      }
+      if (outside >= b.length) {
+        in[ins++] = id;
+      } else {
+        kept[k] = id;
+        keptLcp[k] = k == 0 ? 0 : shared;
+        k++;
+        shared = Integer.MAX_VALUE;
+      }
+    }
+    BlockView out =
+        new BlockView(
+            r.first,
+            r.lo,
+            r.hi,
+            Arrays.copyOf(in, ins),
+            Arrays.copyOf(kept, k),
+            SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)));
+    int words = (bytes.length + 63) >>> 6;
+    if (ins > words / 2) {
+      long[] bits = new long[words];
+      for (int i = 0; i < ins; i++) {
+        bits[in[i] >>> 6] |= 1L << in[i];
+      }
+      out = new BlockView(out, bits);
+    }
+    return out;
+  }
+
+  private record Key(int first, long[] loop) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key k && k.first == first && Arrays.equals(k.loop, loop);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(loop) * 31 + first;
+    }
+  }
+}
