@@ -7,6 +7,7 @@ import dev.leap.vocab.SkipLinks;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.SortedWalk;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.HashMap;
 
 /**
  * The per-(rule, state) token precomputation: for a stack top {@code (r, s)}, which tokens are
@@ -109,10 +110,10 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
    * The sets of stack top {@code (r, s)}, {@code s} a state without calls (its first byte is its
    * own step), block by block of the first byte ({@link BlockView}): a block whose first byte dies
    * is skipped; one whose step {@code t} lies just before a loop of at least {@link
-   * dev.leap.fsm.internal.VocabView#MIN_LOOP_BYTES} bytes ({@link RuleAutomaton#loopBytes} of
-   * {@code t}) has its tokens made of those bytes after the first accepted without a walk (they
-   * stay alive in the loop) and only the rest walked; any other block is walked whole. The same
-   * sets as walking the full vocabulary ({@code RuleTokenWalkTest}).
+   * VocabView#MIN_LOOP_BYTES} bytes ({@link #loopAfter}) has its tokens made of those bytes after
+   * the first accepted without a walk (they stay alive in the loop) and only the rest walked; any
+   * other block is walked whole. The same sets as walking the full vocabulary ({@code
+   * RuleTokenWalkTest}).
    */
   Sets computeByBlocks(int r, int s) {
     RuleAutomaton ra = rules[r];
@@ -172,7 +173,7 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
   private static final long[] NO_LOOP = new long[4];
 
   /** {@link #loopAfter} of states with calls, by {@code (rule << 32) | state}. */
-  private final java.util.HashMap<Long, long[]> loopsAfterCalls = new java.util.HashMap<>();
+  private final HashMap<Long, long[]> loopsAfterCalls = new HashMap<>();
 
   /** Starts the sets of {@code (r, s)}: depth 0 is the bare state, nothing answered yet. */
   private void begin(int r, int s, long[] accepted) {

@@ -50,24 +50,15 @@ public final class BlockView {
   /** {@link #ids}' links (their first common prefix is 0: a walk starts at depth 0). */
   public final SkipLinks links;
 
-  private BlockView(int first, int lo, int hi, int[] loopOnly, int[] ids, SkipLinks links) {
+  private BlockView(
+      int first, int lo, int hi, int[] loopOnly, long[] loopOnlyBits, int[] ids, SkipLinks links) {
     this.first = first;
     this.lo = lo;
     this.hi = hi;
     this.loopOnly = loopOnly;
+    this.loopOnlyBits = loopOnlyBits;
     this.ids = ids;
     this.links = links;
-    this.loopOnlyBits = null;
-  }
-
-  private BlockView(BlockView v, long[] loopOnlyBits) {
-    this.first = v.first;
-    this.lo = v.lo;
-    this.hi = v.hi;
-    this.loopOnly = v.loopOnly;
-    this.ids = v.ids;
-    this.links = v.links;
-    this.loopOnlyBits = loopOnlyBits;
   }
 
   /** Sets the bits of {@link #loopOnly} in {@code mask} (a bitset over the vocabulary). */
@@ -123,7 +114,7 @@ public final class BlockView {
       while (j < n && (v.bytesAt(j)[0] & 0xFF) == b) {
         j++;
       }
-      out[b] = new BlockView(b, lo, j, null, null, null);
+      out[b] = new BlockView(b, lo, j, null, null, null, null);
     }
     return out;
   }
@@ -166,23 +157,22 @@ public final class BlockView {
         shared = Integer.MAX_VALUE;
       }
     }
-    BlockView out =
-        new BlockView(
-            r.first,
-            r.lo,
-            r.hi,
-            Arrays.copyOf(in, ins),
-            Arrays.copyOf(kept, k),
-            SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)));
     int words = (bytes.length + 63) >>> 6;
+    long[] bits = null;
     if (ins > words / 2) {
-      long[] bits = new long[words];
+      bits = new long[words];
       for (int i = 0; i < ins; i++) {
         bits[in[i] >>> 6] |= 1L << in[i];
       }
-      out = new BlockView(out, bits);
     }
-    return out;
+    return new BlockView(
+        r.first,
+        r.lo,
+        r.hi,
+        Arrays.copyOf(in, ins),
+        bits,
+        Arrays.copyOf(kept, k),
+        SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)));
   }
 
   private record Key(int first, long[] loop) {
