@@ -4,8 +4,6 @@ import dev.leap.fsm.Dfa;
 import dev.leap.fsm.internal.LoopRegion;
 import dev.leap.fsm.internal.RuleCalls;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -111,28 +109,29 @@ final class RuleAutomaton {
     callTarget = targets.toIntArray();
     // Live states: from 0 through text bytes and whole calls.
     boolean[] seen = new boolean[n];
-    Deque<Integer> todo = new ArrayDeque<>();
-    todo.add(0);
+    int[] todo = new int[n];
+    int tail = 0;
+    todo[tail++] = 0;
     seen[0] = true;
-    int live = 0;
-    while (!todo.isEmpty()) {
-      int s = todo.poll();
-      live++;
-      for (int b = 0; b < DIGIT0; b++) {
-        int t = dfa.step(s, b);
-        if (t != Dfa.DEAD && !seen[t]) {
-          seen[t] = true;
-          todo.add(t);
+    for (int head = 0; head < tail; head++) {
+      int s = todo[head];
+      for (int w = 0; w < 4; w++) {
+        for (long bits = byteSets[4 * s + w]; bits != 0; bits &= bits - 1) {
+          int t = dfa.step(s, 64 * w + Long.numberOfTrailingZeros(bits));
+          if (!seen[t]) {
+            seen[t] = true;
+            todo[tail++] = t;
+          }
         }
       }
       for (int i = callStart[s]; i < callStart[s + 1]; i++) {
         if (!seen[callTarget[i]]) {
           seen[callTarget[i]] = true;
-          todo.add(callTarget[i]);
+          todo[tail++] = callTarget[i];
         }
       }
     }
-    liveStates = live;
+    liveStates = tail;
     kind = new byte[n];
     for (int s = 0; s < n; s++) {
       kind[s] =
