@@ -121,17 +121,17 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
     begin(r, s, acc);
     int[] allIds = sorted.ids();
     SkipLinks allLinks = sorted.links();
-    for (int b = 0; b < RuleAutomaton.DIGIT0; b++) {
-      int t = ra.step(s, b);
-      if (t == Dfa.DEAD) {
-        continue;
-      }
-      BlockView v = BlockView.of(sorted, b, loopAfter(r, t));
-      if (v.loopOnly == null) {
-        SortedWalk.walk(allIds, allLinks, v.lo, v.hi, tokenBytes, this);
-      } else {
-        v.addLoopOnly(acc);
-        SortedWalk.walk(v.ids, v.links, tokenBytes, this);
+    for (int w = 0; w < 4; w++) {
+      // The state's text bytes (those with a transition, below the call markers' bytes).
+      for (long bits = ra.byteSets[4 * s + w]; bits != 0; bits &= bits - 1) {
+        int b = 64 * w + Long.numberOfTrailingZeros(bits);
+        BlockView v = BlockView.of(sorted, b, loopAfter(r, ra.step(s, b)));
+        if (v.loopOnly == null) {
+          SortedWalk.walk(allIds, allLinks, v.lo, v.hi, tokenBytes, this);
+        } else {
+          v.addLoopOnly(acc);
+          SortedWalk.walk(v.ids, v.links, tokenBytes, this);
+        }
       }
     }
     return finish();
@@ -158,8 +158,7 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
       for (int i = 0; i < tops.size(); i++) {
         int f = tops.getInt(i);
         long[] l = rules[stacks.rule(f)].loopBytes(stacks.state(f));
-        int bits =
-            Long.bitCount(l[0]) + Long.bitCount(l[1]) + Long.bitCount(l[2]) + Long.bitCount(l[3]);
+        int bits = VocabView.bytesIn(l);
         if (bits > widest) {
           widest = bits;
           best = l;

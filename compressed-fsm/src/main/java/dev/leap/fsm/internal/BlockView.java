@@ -92,12 +92,7 @@ public final class BlockView {
    */
   public static BlockView of(SortedVocabulary v, int first, long[] loop) {
     BlockView r = range(v, first);
-    int bits =
-        Long.bitCount(loop[0])
-            + Long.bitCount(loop[1])
-            + Long.bitCount(loop[2])
-            + Long.bitCount(loop[3]);
-    if (bits < VocabView.MIN_LOOP_BYTES || r.lo == r.hi) {
+    if (VocabView.bytesIn(loop) < VocabView.MIN_LOOP_BYTES || r.lo == r.hi) {
       return r;
     }
     ConcurrentHashMap<Key, BlockView> views =
@@ -120,59 +115,20 @@ public final class BlockView {
   }
 
   /**
-   * The split of block {@code r} by {@code loop}, in one pass as {@link VocabView#without} (whose
-   * reasoning it follows, from the second byte on); {@code BlockViewTest} checks it against
-   * filtering token by token.
+   * The split of block {@code r} by {@code loop}: one pass from the second byte on ({@link
+   * SortedPartition}); {@code BlockViewTest} checks it against filtering token by token.
    */
   static BlockView split(SortedVocabulary v, BlockView r, long[] loop) {
-    byte[][] bytes = v.tokenBytes();
-    int[] all = v.ids();
-    int[] fullLcp = v.links().lcp();
-    int n = r.hi - r.lo;
-    int[] in = new int[n];
-    int[] kept = new int[n];
-    int[] keptLcp = new int[n];
-    int ins = 0;
-    int k = 0;
-    int outside = 1; // the previous token's first byte after the first outside the set
-    int shared = 0;
-    for (int j = r.lo; j < r.hi; j++) {
-      int id = all[j];
-      byte[] b = bytes[id];
-      int l = j == r.lo ? 1 : fullLcp[j];
-      shared = Math.min(shared, l);
-      if (outside >= l) {
-        int i = Math.max(l, 1);
-        while (i < b.length && (loop[(b[i] & 0xFF) >>> 6] & (1L << b[i])) != 0) {
-          i++;
-        }
-        outside = i;
-      }
-      if (outside >= b.length) {
-        in[ins++] = id;
-      } else {
-        kept[k] = id;
-        keptLcp[k] = k == 0 ? 0 : shared;
-        k++;
-        shared = Integer.MAX_VALUE;
-      }
-    }
-    int words = (bytes.length + 63) >>> 6;
+    SortedPartition p = SortedPartition.of(v, r.lo, r.hi, 1, loop);
+    int words = (v.tokenBytes().length + 63) >>> 6;
     long[] bits = null;
-    if (ins > words / 2) {
+    if (p.in.length > words / 2) {
       bits = new long[words];
-      for (int i = 0; i < ins; i++) {
-        bits[in[i] >>> 6] |= 1L << in[i];
+      for (int id : p.in) {
+        bits[id >>> 6] |= 1L << id;
       }
     }
-    return new BlockView(
-        r.first,
-        r.lo,
-        r.hi,
-        Arrays.copyOf(in, ins),
-        bits,
-        Arrays.copyOf(kept, k),
-        SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)));
+    return new BlockView(r.first, r.lo, r.hi, p.in, bits, p.kept, p.links);
   }
 
   private record Key(int first, long[] loop) {

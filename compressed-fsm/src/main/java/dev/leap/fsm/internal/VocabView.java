@@ -59,12 +59,7 @@ public final class VocabView {
    * vocabulary without the tokens made only of those bytes. Do not modify {@code loop} afterwards.
    */
   public static VocabView of(SortedVocabulary v, long[] loop, int vocabSize) {
-    int bits =
-        Long.bitCount(loop[0])
-            + Long.bitCount(loop[1])
-            + Long.bitCount(loop[2])
-            + Long.bitCount(loop[3]);
-    if (bits < MIN_LOOP_BYTES) {
+    if (bytesIn(loop) < MIN_LOOP_BYTES) {
       return FULL.computeIfAbsent(v, VocabView::full);
     }
     ConcurrentHashMap<Key, VocabView> views =
@@ -92,49 +87,24 @@ public final class VocabView {
 
   /**
    * The view without the tokens made only of bytes in {@code loop} (four words, a 256-bit set),
-   * built now (not shared).
-   *
-   * <p>One pass over the sorted vocabulary with no byte comparison between tokens: a token shares
-   * its first {@code lcp} bytes with the one before, so when the one before holds a byte outside
-   * {@code loop} within those, so does this one, and otherwise only its bytes from {@code lcp} on
-   * are looked at; the common-prefix length of two kept tokens is the least {@code lcp} between
-   * them in the full order (sorted strings share with a later one at most what each neighbour pair
-   * between them shares). Equal to filtering the ids and recomputing {@link SkipLinks#of} (the twin
-   * in {@code VocabViewTest}).
+   * built now (not shared): one pass over the sorted vocabulary ({@link SortedPartition}), equal to
+   * filtering the ids and recomputing {@link SkipLinks#of} (the twin in {@code VocabViewTest}).
    */
   public static VocabView without(SortedVocabulary v, long[] loop, int vocabSize) {
-    byte[][] bytes = v.tokenBytes();
-    int[] all = v.ids();
-    int[] fullLcp = v.links().lcp();
+    SortedPartition p = SortedPartition.of(v, 0, v.size(), 0, loop);
     long[] left = new long[(vocabSize + 63) >>> 6];
-    int n = all.length;
-    int[] kept = new int[n];
-    int[] keptLcp = new int[n];
-    int k = 0;
-    int outside = 0; // the previous token's first byte outside the loop (its length if none)
-    int shared = 0; // the least lcp since the last kept token: what the next kept one shares
-    for (int j = 0; j < n; j++) {
-      int id = all[j];
-      byte[] b = bytes[id];
-      int l = fullLcp[j];
-      shared = Math.min(shared, l);
-      if (outside >= l) {
-        int i = l;
-        while (i < b.length && (loop[(b[i] & 0xFF) >>> 6] & (1L << b[i])) != 0) {
-          i++;
-        }
-        outside = i;
-      }
-      if (outside >= b.length) {
-        left[id >>> 6] |= 1L << id;
-      } else {
-        kept[k] = id;
-        keptLcp[k] = k == 0 ? 0 : shared;
-        k++;
-        shared = Integer.MAX_VALUE;
-      }
+    for (int id : p.in) {
+      left[id >>> 6] |= 1L << id;
     }
-    return new VocabView(Arrays.copyOf(kept, k), SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)), left);
+    return new VocabView(p.kept, p.links, left);
+  }
+
+  /** How many bytes {@code set} (four words, a 256-bit set) holds. */
+  public static int bytesIn(long[] set) {
+    return Long.bitCount(set[0])
+        + Long.bitCount(set[1])
+        + Long.bitCount(set[2])
+        + Long.bitCount(set[3]);
   }
 
   private record Key(long[] loop) {

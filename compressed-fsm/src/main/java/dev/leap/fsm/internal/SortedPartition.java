@@ -1,0 +1,74 @@
+package dev.leap.fsm.internal;
+
+import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedVocabulary;
+import java.util.Arrays;
+
+/**
+ * A range {@code [lo, hi)} of the sorted vocabulary split in two: the tokens whose bytes from index
+ * {@code from} on all lie in a byte set ({@link #in}), and the rest ({@link #kept}, in byte order,
+ * with their own {@link #links}). The one pass behind {@link VocabView#without} ({@code from} 0,
+ * the whole order) and {@link BlockView} ({@code from} 1, the tokens of one first byte).
+ *
+ * <p>No byte is compared between tokens: a token shares its first {@code lcp} bytes with the one
+ * before, so when the one before holds a byte outside the set within those (at or after {@code
+ * from}), so does this one, and otherwise only its bytes from {@code max(lcp, from)} on are looked
+ * at; the common-prefix length of two kept tokens is the least {@code lcp} between them in the full
+ * order (sorted strings share with a later one at most what each neighbour pair between them
+ * shares). The twins in {@code VocabViewTest} and {@code BlockViewTest} filter token by token and
+ * recompute the links with {@link SkipLinks#of}.
+ */
+final class SortedPartition {
+  /** The ids whose bytes from {@code from} on are all in the set, in byte order. */
+  final int[] in;
+
+  /** The other ids, in byte order. */
+  final int[] kept;
+
+  /** {@link #kept}'s links (the first common prefix is 0: a walk starts at depth 0). */
+  final SkipLinks links;
+
+  private SortedPartition(int[] in, int[] kept, SkipLinks links) {
+    this.in = in;
+    this.kept = kept;
+    this.links = links;
+  }
+
+  /** Splits positions {@code [lo, hi)} of {@code v}'s order by {@code set} (four words). */
+  static SortedPartition of(SortedVocabulary v, int lo, int hi, int from, long[] set) {
+    byte[][] bytes = v.tokenBytes();
+    int[] all = v.ids();
+    int[] fullLcp = v.links().lcp();
+    int n = hi - lo;
+    int[] in = new int[n];
+    int[] kept = new int[n];
+    int[] keptLcp = new int[n];
+    int ins = 0;
+    int k = 0;
+    int outside = from; // the previous token's first byte at or after 'from' outside the set
+    int shared = 0; // the least lcp since the last kept token: what the next kept one shares
+    for (int j = lo; j < hi; j++) {
+      int id = all[j];
+      byte[] b = bytes[id];
+      int l = j == lo ? 0 : fullLcp[j];
+      shared = Math.min(shared, l);
+      if (outside >= l) {
+        int i = Math.max(l, from);
+        while (i < b.length && (set[(b[i] & 0xFF) >>> 6] & (1L << b[i])) != 0) {
+          i++;
+        }
+        outside = i;
+      }
+      if (outside >= b.length) {
+        in[ins++] = id;
+      } else {
+        kept[k] = id;
+        keptLcp[k] = k == 0 ? 0 : shared;
+        k++;
+        shared = Integer.MAX_VALUE;
+      }
+    }
+    return new SortedPartition(
+        Arrays.copyOf(in, ins), Arrays.copyOf(kept, k), SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)));
+  }
+}
