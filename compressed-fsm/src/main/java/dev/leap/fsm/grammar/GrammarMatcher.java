@@ -125,27 +125,65 @@ public final class GrammarMatcher implements ByteAutomaton {
     return intern(spare, (flags & Stacks.ACCEPT) != 0);
   }
 
-  /** Whether {@code bytes} can be walked from {@code state} (without interning the result). */
-  private boolean survives(int[] cur, byte[] bytes) {
-    IntArrayList out = bufA;
-    IntArrayList spare = bufB;
-    int n = cur.length;
-    int[] src = cur;
-    for (int i = 0; i < bytes.length; i++) {
-      if (n == 0) {
-        return false;
+  /**
+   * Survival walk of a state's uncertain tokens, sharing their common prefixes: {@code level[d]}
+   * holds the stacks after the first {@code d} bytes of {@link #walked} (level 0 is the
+   * configuration), valid for {@code d <= depth}; {@code live[d]} says whether those {@code d}
+   * bytes could be walked. Tokens come in byte order (as {@link RuleTokenWalk.Sets#uncertain} lists
+   * them), so most start at the prefix they share with the one before. The same answers as walking
+   * each token from the configuration alone (the stack sets after a prefix do not depend on what
+   * follows).
+   */
+  private IntArrayList[] level = {new IntArrayList()};
+
+  private boolean[] live = {true};
+  private byte[] walked;
+  private int depth;
+
+  /** Starts the survival walks of {@link #survives} from configuration {@code cur}. */
+  private void beginSurvival(int[] cur) {
+    level[0].clear();
+    level[0].addElements(0, cur);
+    live[0] = true;
+    walked = null;
+    depth = 0;
+  }
+
+  /**
+   * Whether {@code bytes} can be walked from the configuration of {@link #beginSurvival} (without
+   * interning the result).
+   */
+  private boolean survives(byte[] bytes) {
+    int d = 0;
+    if (walked != null) {
+      int max = Math.min(depth, Math.min(walked.length, bytes.length));
+      while (d < max && walked[d] == bytes[d]) {
+        d++;
       }
-      int flags = stacks.step(src, n, bytes[i], out);
-      if (out.isEmpty() && flags == 0) {
-        return false;
-      }
-      n = out.size();
-      src = out.elements();
-      IntArrayList t = out;
-      out = spare;
-      spare = t;
     }
-    return true;
+    walked = bytes;
+    if (level.length <= bytes.length) {
+      int n = Math.max(bytes.length + 1, 2 * level.length);
+      IntArrayList[] grown = Arrays.copyOf(level, n);
+      for (int i = level.length; i < n; i++) {
+        grown[i] = new IntArrayList();
+      }
+      level = grown;
+      live = Arrays.copyOf(live, n);
+    }
+    while (d < bytes.length && live[d]) {
+      IntArrayList src = level[d];
+      IntArrayList out = level[d + 1];
+      if (src.isEmpty()) {
+        live[d + 1] = false;
+      } else {
+        int flags = stacks.step(src.elements(), src.size(), bytes[d], out);
+        live[d + 1] = !(out.isEmpty() && flags == 0);
+      }
+      d++;
+    }
+    depth = d;
+    return d == bytes.length && live[d];
   }
 
   /**
@@ -200,9 +238,10 @@ public final class GrammarMatcher implements ByteAutomaton {
         }
       }
     }
+    beginSurvival(cur);
     for (int i = 0; i < distinct; i++) {
       for (int id : g.sets(nodes[i]).uncertain()) {
-        if ((mask[id >>> 6] & (1L << id)) == 0 && survives(cur, g.tokenBytes[id])) {
+        if ((mask[id >>> 6] & (1L << id)) == 0 && survives(g.tokenBytes[id])) {
           mask[id >>> 6] |= 1L << id;
         }
       }
