@@ -144,12 +144,22 @@ final class CopyTrainer {
           TokenizerCorpus.texts(o.seed(), o.tokenizerArticles(), o.tokenizerArticles() * 4);
       BpeTrainer.Merges merges = BpeTrainer.train(texts, o.vocabSize());
       Path tmp = o.workDir().resolve("tokenizer.tmp");
-      BpeTrainer.write(merges, tmp);
+      int tokens = merges.vocabSize();
+      if (o.digitGroup() > 1) {
+        VocabularyExtension.Extension e = VocabularyExtension.digitGroups(merges, o.digitGroup());
+        VocabularyExtension.write(e, tmp);
+        tokens = e.newEos() + 1;
+      } else {
+        BpeTrainer.write(merges, tmp);
+      }
       Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
       log.printf(
           Locale.ROOT,
-          "trained the tokenizer: %,d tokens from %,d texts in %.0f s -> %s%n",
-          merges.vocabSize(),
+          "trained the tokenizer: %,d tokens (%s) from %,d texts in %.0f s -> %s%n",
+          tokens,
+          o.digitGroup() > 1
+              ? "with digit groups of up to " + o.digitGroup() + " digits"
+              : "single digits",
           texts.size(),
           (System.nanoTime() - t0) / 1e9,
           dir.resolve("tokenizer.json"));

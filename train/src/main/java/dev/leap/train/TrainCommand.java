@@ -206,9 +206,11 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--digit-group",
-      defaultValue = "3",
+      defaultValue = "2",
       description =
-          "copy: with --init-from, the longest digit group that becomes one token (2 to 4). Default: ${DEFAULT-VALUE}.")
+          "copy: the longest digit group that becomes one token (2 to 4; 1 keeps single digits), in the tokenizer "
+              + "trained for a fresh run and in the extension of --init-from's. Groups of two let the model copy "
+              + "populations (BENCHMARKS, issue 25, e19 and e20). Default: ${DEFAULT-VALUE}.")
   int digitGroup;
 
   @Option(
@@ -280,6 +282,14 @@ public final class TrainCommand implements Callable<Integer> {
       return 0;
     }
     if (copy) {
+      if (digitGroup < (initFrom != null ? 2 : 1) || digitGroup > 4) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(),
+            "--digit-group must be "
+                + (initFrom != null ? "2 to 4 with --init-from" : "1 (single digits) to 4")
+                + ", not "
+                + digitGroup);
+      }
       float peak = lr != null ? lr : 3e-3f;
       CopyTrainer.Options o =
           new CopyTrainer.Options(

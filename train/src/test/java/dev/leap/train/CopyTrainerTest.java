@@ -51,6 +51,19 @@ class CopyTrainerTest {
       int warm,
       Path initFrom,
       int initStep) {
+    return options(
+        work, phases, flatAfter, minSwap, warm, initFrom, initStep, initFrom != null ? 3 : 1);
+  }
+
+  static CopyTrainer.Options options(
+      Path work,
+      int[] phases,
+      int flatAfter,
+      double minSwap,
+      int warm,
+      Path initFrom,
+      int initStep,
+      int digitGroup) {
     return new CopyTrainer.Options(
         64,
         2,
@@ -83,7 +96,7 @@ class CopyTrainerTest {
         0,
         initFrom,
         initStep,
-        3,
+        digitGroup,
         0.05);
   }
 
@@ -415,14 +428,22 @@ class CopyTrainerTest {
             () -> new CopyTrainer(wider, new PrintWriter(new StringWriter())).run());
     assertTrue(e.getMessage().contains("not this recipe's shape"), e.getMessage());
 
-    // The stop rule: a swap test that must reach 100 nats by step 4 stops the run there.
+    // The stop rule: a swap test that must reach 100 nats by step 4 stops the run there. This run
+    // starts fresh with digit groups of two: its tokenizer is trained, then extended by the 100
+    // two-digit strings.
     Path flat = tmp.resolve("flat");
     StringWriter flatOut = new StringWriter();
     assertEquals(
         CopyTrainer.Outcome.FLAT,
-        new CopyTrainer(options(flat, phases, 4, 100), new PrintWriter(flatOut)).run());
+        new CopyTrainer(options(flat, phases, 4, 100, 0, null, 0, 2), new PrintWriter(flatOut))
+            .run());
     assertTrue(flatOut.toString().contains("the swap test stayed flat"), flatOut.toString());
     assertEquals(4, Files.readAllLines(flat.resolve("train-log.jsonl")).size());
     assertTrue(Checkpoint.exists(flat.resolve("checkpoint")));
+    HfTokenizer paired = HfTokenizer.load(flat.resolve("tokenizer/tokenizer.json"));
+    assertEquals(512 + 100, paired.size());
+    assertArrayEquals(new int[] {511 + 100}, paired.eosIds());
+    assertEquals(4, paired.encode("1234567").length, "12|34|56|7");
+    assertArrayEquals(tok.encode("Velmora is a city."), paired.encode("Velmora is a city."));
   }
 }
