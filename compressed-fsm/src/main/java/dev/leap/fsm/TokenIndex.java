@@ -208,7 +208,7 @@ public final class TokenIndex {
       VocabView view =
           VocabView.of(sortedVocab, LoopRegion.loopBytes(dfa::step, state, Dfa.DEAD, 256), size);
       mask = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
-      SortedWalk.walk(view.ids, view.links, tokenBytes, new DfaWalk(dfa, state, maxLen, mask));
+      SortedWalk.walk(view.tokens, new DfaWalk(dfa, state, maxLen, mask));
     }
     if (dfa.isAccepting(state)) {
       for (int e : eos) {
@@ -256,7 +256,7 @@ public final class TokenIndex {
     }
     long[] mask = stay.get();
     VocabView holding = VocabView.holding(sortedVocab, exits, size);
-    SortedWalk.walk(holding.ids, holding.links, tokenBytes, new DfaWalk(dfa, state, maxLen, mask));
+    SortedWalk.walk(holding.tokens, new DfaWalk(dfa, state, maxLen, mask));
     return mask;
   }
 

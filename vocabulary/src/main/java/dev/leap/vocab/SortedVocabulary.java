@@ -25,6 +25,7 @@ public final class SortedVocabulary {
   private final byte[][] tokenBytes;
   private final int[] ids;
   private final SkipLinks links;
+  private final SortedTokens tokens;
   private final int[] lcp;
   private final int[] skip1;
   private final int[] skip2;
@@ -51,12 +52,8 @@ public final class SortedVocabulary {
       }
     }
     sort(ids, 0, live, 0, tokenBytes);
-    // Copies allocated in byte order lie side by side in memory, in the order every walk reads
-    // them (the vocabulary's own arrays, allocated in id order, are scattered for a walk).
-    for (int id : ids) {
-      tokenBytes[id] = tokenBytes[id].clone();
-    }
     links = SkipLinks.of(ids, tokenBytes);
+    tokens = SortedTokens.of(ids, tokenBytes, links);
     lcp = links.lcp();
     skip1 = links.skip1();
     skip2 = links.skip2();
@@ -160,7 +157,12 @@ public final class SortedVocabulary {
     return tokenBytes[ids[j]];
   }
 
-  /** {@link #lcp}, {@link #skip1} and {@link #skip2} together, for {@link SortedWalk}. */
+  /** The whole order with its bytes end to end, for {@link SortedWalk}. */
+  public SortedTokens tokens() {
+    return tokens;
+  }
+
+  /** {@link #lcp}, {@link #skip1} and {@link #skip2} together. */
   public SkipLinks links() {
     return links;
   }

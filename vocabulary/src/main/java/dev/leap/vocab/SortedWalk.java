@@ -31,11 +31,11 @@ public final class SortedWalk {
 
     /**
      * Token {@code id} died: the configuration after {@code depth >= 1} of its bytes is dead, and
-     * {@code bytes[depth]} comes next. Returns how many leading bytes (at least 1, at most {@code
+     * its byte {@code next} comes next. Returns how many leading bytes (at least 1, at most {@code
      * depth + 1}) the following tokens must share with it to get the same answer: positive, they
      * are skipped; negative (minus that count), each is passed to {@link #sameAsDied}.
      */
-    int died(int id, byte[] bytes, int depth);
+    int died(int id, int depth, byte next);
 
     /**
      * A following token that gets the answer of the last {@link #died} that returned a negative
@@ -44,18 +44,21 @@ public final class SortedWalk {
     void sameAsDied(int id);
   }
 
-  /** Walks the tokens {@code ids} (sorted by bytes, with their {@code links}) through {@code r}. */
-  public static void walk(int[] ids, SkipLinks links, byte[][] tokenBytes, Recognizer r) {
-    walk(ids, links, 0, ids.length, tokenBytes, r);
+  /** Walks every token of {@code tokens} through {@code r}. */
+  public static void walk(SortedTokens tokens, Recognizer r) {
+    walk(tokens, 0, tokens.size(), r);
   }
 
   /**
-   * Walks the tokens at positions {@code [from, to)} of {@code ids} through {@code r}: a range that
-   * starts where the one before differs in its first byte ({@code lcp[from] == 0}; position 0, or
-   * the start of the tokens that begin with one byte value).
+   * Walks the tokens at positions {@code [from, to)} of {@code tokens} through {@code r}: a range
+   * that starts where the one before differs in its first byte ({@code lcp[from] == 0}; position 0,
+   * or the start of the tokens that begin with one byte value).
    */
-  public static void walk(
-      int[] ids, SkipLinks links, int from, int to, byte[][] tokenBytes, Recognizer r) {
+  public static void walk(SortedTokens tokens, int from, int to, Recognizer r) {
+    int[] ids = tokens.ids();
+    byte[] bytes = tokens.bytes();
+    int[] start = tokens.start();
+    SkipLinks links = tokens.links();
     int[] lcp = links.lcp();
     int[] skip1 = links.skip1();
     int[] skip2 = links.skip2();
@@ -66,11 +69,11 @@ public final class SortedWalk {
     int j = from;
     while (j < n) {
       int id = ids[j];
-      byte[] b = tokenBytes[id];
-      int len = b.length;
+      int at = start[j];
+      int len = start[j + 1] - at;
       int d = lcp[j];
       while (d < len && r.alive(d)) {
-        r.push(d, b[d]);
+        r.push(d, bytes[at + d]);
         d++;
       }
       if (d == len) {
@@ -78,7 +81,7 @@ public final class SortedWalk {
         j++;
         continue;
       }
-      int shared = r.died(id, b, d);
+      int shared = r.died(id, d, bytes[at + d]);
       if (shared < 0) {
         shared = -shared;
         j++;

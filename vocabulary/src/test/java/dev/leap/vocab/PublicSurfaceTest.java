@@ -17,6 +17,7 @@ class PublicSurfaceTest {
         List.of(
             "dev.leap.vocab.SkipLinks",
             "dev.leap.vocab.SortedVocabulary",
+            "dev.leap.vocab.SortedTokens",
             "dev.leap.vocab.SortedWalk",
             "dev.leap.vocab.SortedWalk$Recognizer",
             "dev.leap.vocab.TokenizerJsonVocabulary",

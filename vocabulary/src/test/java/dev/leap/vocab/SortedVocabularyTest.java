@@ -85,6 +85,10 @@ class SortedVocabularyTest {
           }
           assertEquals(common, s.lcp()[j], "lcp at " + j);
         }
+        SortedTokens t = s.tokens();
+        assertEquals(ids[j], t.ids()[j]);
+        assertArrayEquals(
+            b, Arrays.copyOfRange(t.bytes(), t.start()[j], t.start()[j + 1]), "bytes end to end");
         assertEquals(naiveSkip(s, j, 1), s.skip1()[j], "skip1 at " + j);
         assertEquals(naiveSkip(s, j, 2), s.skip2()[j], "skip2 at " + j);
       }

@@ -214,7 +214,7 @@ public final class CompiledGrammar {
     VocabView holding = VocabView.holding(sorted, region.exits(), vocab.size());
     return walkers
         .get()
-        .compute(r, state, holding.ids, holding.links, region.stay(sorted, vocab.size()).clone());
+        .compute(r, state, holding.tokens, region.stay(sorted, vocab.size()).clone());
   }
 
   /**

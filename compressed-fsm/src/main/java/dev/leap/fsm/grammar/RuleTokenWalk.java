@@ -3,7 +3,7 @@ package dev.leap.fsm.grammar;
 import dev.leap.fsm.Dfa;
 import dev.leap.fsm.internal.BlockView;
 import dev.leap.fsm.internal.VocabView;
-import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedTokens;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.SortedWalk;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -42,7 +42,6 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
   private final long[][] follow;
   private final Stacks stacks;
   private final SortedVocabulary sorted;
-  private final byte[][] tokenBytes;
   private final int words;
 
   // Per depth: a bare state of r (>= 0) or -1 with frames in cfg[d]; alive, ends, pending.
@@ -64,7 +63,6 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
     this.follow = follow;
     this.stacks = new Stacks(rules, Integer.MAX_VALUE, 1_000_000);
     this.sorted = vocab;
-    this.tokenBytes = vocab.tokenBytes();
     this.words = (vocabSize + 63) >>> 6;
     int depth = vocab.maxLength() + 1;
     bare = new int[depth];
@@ -88,21 +86,17 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
    */
   Sets compute(int r, int s, VocabView view) {
     return compute(
-        r,
-        s,
-        view.ids,
-        view.links,
-        view.loopOnly == null ? new long[words] : view.loopOnly.clone());
+        r, s, view.tokens, view.loopOnly == null ? new long[words] : view.loopOnly.clone());
   }
 
   /**
-   * The sets of stack top {@code (r, s)} when the tokens outside {@code ids} (a subsequence of the
-   * sorted vocabulary, {@code links} its skip links) are known: {@code accepted} holds those
-   * accepted (taken, not copied), every other one outside is rejected.
+   * The sets of stack top {@code (r, s)} when the tokens outside {@code tokens} (a subsequence of
+   * the sorted vocabulary) are known: {@code accepted} holds those accepted (taken, not copied),
+   * every other one outside is rejected.
    */
-  Sets compute(int r, int s, int[] ids, SkipLinks links, long[] accepted) {
+  Sets compute(int r, int s, SortedTokens tokens, long[] accepted) {
     begin(r, s, accepted);
-    SortedWalk.walk(ids, links, tokenBytes, this);
+    SortedWalk.walk(tokens, this);
     return finish();
   }
 
@@ -119,18 +113,17 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
     RuleAutomaton ra = rules[r];
     long[] acc = new long[words];
     begin(r, s, acc);
-    int[] allIds = sorted.ids();
-    SkipLinks allLinks = sorted.links();
+    SortedTokens all = sorted.tokens();
     for (int w = 0; w < 4; w++) {
       // The state's text bytes (those with a transition, below the call markers' bytes).
       for (long bits = ra.byteSets[4 * s + w]; bits != 0; bits &= bits - 1) {
         int b = 64 * w + Long.numberOfTrailingZeros(bits);
         BlockView v = BlockView.of(sorted, b, loopAfter(r, ra.step(s, b)));
         if (v.loopOnly == null) {
-          SortedWalk.walk(allIds, allLinks, v.lo, v.hi, tokenBytes, this);
+          SortedWalk.walk(all, v.lo, v.hi, this);
         } else {
           v.addLoopOnly(acc);
-          SortedWalk.walk(v.ids, v.links, tokenBytes, this);
+          SortedWalk.walk(v.tokens, this);
         }
       }
     }
@@ -220,12 +213,12 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
    * answers are reported for each such token; rejections are skipped.
    */
   @Override
-  public int died(int id, byte[] b, int d) {
+  public int died(int id, int d, byte next) {
     int shared;
     boolean unsure;
     if (ends[d]) {
       shared = d + 1;
-      unsure = pending[d] || FollowBytes.contains(fol, b[d]);
+      unsure = pending[d] || FollowBytes.contains(fol, next);
     } else {
       shared = d;
       unsure = pending[d];

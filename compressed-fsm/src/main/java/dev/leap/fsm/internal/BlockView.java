@@ -1,6 +1,7 @@
 package dev.leap.fsm.internal;
 
 import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedTokens;
 import dev.leap.vocab.SortedVocabulary;
 import java.util.Arrays;
 import java.util.Collections;
@@ -34,7 +35,7 @@ public final class BlockView {
 
   /**
    * The tokens {@code first L*}, or null when this view has no set (then walk {@code [lo, hi)} of
-   * the full order).
+   * the full order, {@link SortedVocabulary#tokens}).
    */
   public final int[] loopOnly;
 
@@ -50,15 +51,19 @@ public final class BlockView {
   /** {@link #ids}' links (their first common prefix is 0: a walk starts at depth 0). */
   public final SkipLinks links;
 
+  /** {@link #ids} with their bytes end to end and {@link #links}: what a walk reads. */
+  public final SortedTokens tokens;
+
   private BlockView(
-      int first, int lo, int hi, int[] loopOnly, long[] loopOnlyBits, int[] ids, SkipLinks links) {
+      int first, int lo, int hi, int[] loopOnly, long[] loopOnlyBits, SortedTokens tokens) {
     this.first = first;
     this.lo = lo;
     this.hi = hi;
     this.loopOnly = loopOnly;
     this.loopOnlyBits = loopOnlyBits;
-    this.ids = ids;
-    this.links = links;
+    this.tokens = tokens;
+    this.ids = tokens == null ? null : tokens.ids();
+    this.links = tokens == null ? null : tokens.links();
   }
 
   /** Sets the bits of {@link #loopOnly} in {@code mask} (a bitset over the vocabulary). */
@@ -109,7 +114,7 @@ public final class BlockView {
       while (j < n && (v.bytesAt(j)[0] & 0xFF) == b) {
         j++;
       }
-      out[b] = new BlockView(b, lo, j, null, null, null, null);
+      out[b] = new BlockView(b, lo, j, null, null, null);
     }
     return out;
   }
@@ -128,7 +133,7 @@ public final class BlockView {
         bits[id >>> 6] |= 1L << id;
       }
     }
-    return new BlockView(r.first, r.lo, r.hi, p.in, bits, p.kept, p.links);
+    return new BlockView(r.first, r.lo, r.hi, p.in, bits, p.keptTokens);
   }
 
   private record Key(int first, long[] loop) {

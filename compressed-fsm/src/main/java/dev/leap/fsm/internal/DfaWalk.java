@@ -39,7 +39,7 @@ public final class DfaWalk implements SortedWalk.Recognizer {
   }
 
   @Override
-  public int died(int id, byte[] bytes, int depth) {
+  public int died(int id, int depth, byte next) {
     return depth;
   }
 

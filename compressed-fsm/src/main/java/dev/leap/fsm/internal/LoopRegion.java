@@ -314,8 +314,7 @@ public final class LoopRegion {
     Dfa local = new Dfa(size, identity, 256, table(), all);
     VocabView view = VocabView.of(v, loopBytes(local::step, 0, Dfa.DEAD, 256), vocabSize);
     long[] mask = view.loopOnly == null ? new long[(vocabSize + 63) >>> 6] : view.loopOnly.clone();
-    SortedWalk.walk(
-        view.ids, view.links, v.tokenBytes(), new DfaWalk(local, 0, v.maxLength(), mask));
+    SortedWalk.walk(view.tokens, new DfaWalk(local, 0, v.maxLength(), mask));
     return mask;
   }
 

@@ -1,6 +1,7 @@
 package dev.leap.fsm.internal;
 
 import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedTokens;
 import dev.leap.vocab.SortedVocabulary;
 import java.util.Arrays;
 
@@ -28,10 +29,14 @@ final class SortedPartition {
   /** {@link #kept}'s links (the first common prefix is 0: a walk starts at depth 0). */
   final SkipLinks links;
 
-  private SortedPartition(int[] in, int[] kept, SkipLinks links) {
+  /** {@link #kept} with its bytes end to end and its links, as a walk reads them. */
+  final SortedTokens keptTokens;
+
+  private SortedPartition(int[] in, int[] kept, SkipLinks links, byte[][] bytesById) {
     this.in = in;
     this.kept = kept;
     this.links = links;
+    this.keptTokens = SortedTokens.of(kept, bytesById, links);
   }
 
   /** Splits positions {@code [lo, hi)} of {@code v}'s order by {@code set} (four words). */
@@ -69,6 +74,9 @@ final class SortedPartition {
       }
     }
     return new SortedPartition(
-        Arrays.copyOf(in, ins), Arrays.copyOf(kept, k), SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)));
+        Arrays.copyOf(in, ins),
+        Arrays.copyOf(kept, k),
+        SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)),
+        bytes);
   }
 }

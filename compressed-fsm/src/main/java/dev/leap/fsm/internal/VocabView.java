@@ -1,6 +1,7 @@
 package dev.leap.fsm.internal;
 
 import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedTokens;
 import dev.leap.vocab.SortedVocabulary;
 import java.util.Arrays;
 import java.util.Collections;
@@ -30,6 +31,9 @@ public final class VocabView {
   public final int[] ids;
   public final SkipLinks links;
 
+  /** {@link #ids} with their bytes end to end and {@link #links}: what a walk reads. */
+  public final SortedTokens tokens;
+
   /** Tokens left out of the walk (all of whose bytes are in {@code L}); null for the full view. */
   public final long[] loopOnly;
 
@@ -47,9 +51,10 @@ public final class VocabView {
   private static final Map<SortedVocabulary, VocabView> FULL =
       Collections.synchronizedMap(new WeakHashMap<>());
 
-  VocabView(int[] ids, SkipLinks links, long[] loopOnly) {
-    this.ids = ids;
-    this.links = links;
+  VocabView(SortedTokens tokens, long[] loopOnly) {
+    this.tokens = tokens;
+    this.ids = tokens.ids();
+    this.links = tokens.links();
     this.loopOnly = loopOnly;
   }
 
@@ -82,7 +87,7 @@ public final class VocabView {
 
   /** All of the sorted vocabulary. */
   public static VocabView full(SortedVocabulary v) {
-    return new VocabView(v.ids(), v.links(), null);
+    return new VocabView(v.tokens(), null);
   }
 
   /**
@@ -96,7 +101,7 @@ public final class VocabView {
     for (int id : p.in) {
       left[id >>> 6] |= 1L << id;
     }
-    return new VocabView(p.kept, p.links, left);
+    return new VocabView(p.keptTokens, left);
   }
 
   /** How many bytes {@code set} (four words, a 256-bit set) holds. */

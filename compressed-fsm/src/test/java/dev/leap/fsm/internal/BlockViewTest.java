@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.testkit.Shared;
 import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedTokens;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.TokenizerJsonVocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -75,6 +76,9 @@ class BlockViewTest {
       assertArrayEquals(naive.lcp(), fast.links.lcp(), where);
       assertArrayEquals(naive.skip1(), fast.links.skip1(), where);
       assertArrayEquals(naive.skip2(), fast.links.skip2(), where);
+      SortedTokens naiveTokens = SortedTokens.of(rest.toIntArray(), sorted.tokenBytes(), naive);
+      assertArrayEquals(naiveTokens.bytes(), fast.tokens.bytes(), where);
+      assertArrayEquals(naiveTokens.start(), fast.tokens.start(), where);
       long[] mask = new long[(v.size() + 63) >>> 6];
       fast.addLoopOnly(mask);
       int bits = 0;

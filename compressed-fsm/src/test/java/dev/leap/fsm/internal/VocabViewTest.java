@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import dev.leap.testkit.Shared;
 import dev.leap.vocab.SkipLinks;
+import dev.leap.vocab.SortedTokens;
 import dev.leap.vocab.SortedVocabulary;
 import dev.leap.vocab.TokenizerJsonVocabulary;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -39,7 +40,7 @@ class VocabViewTest {
       }
     }
     int[] ids = kept.toIntArray();
-    return new VocabView(ids, SkipLinks.of(ids, bytes), left);
+    return new VocabView(SortedTokens.of(ids, bytes, SkipLinks.of(ids, bytes)), left);
   }
 
   @ParameterizedTest
@@ -75,6 +76,8 @@ class VocabViewTest {
         assertArrayEquals(naive.links.lcp(), fast.links.lcp(), name + " set " + c);
         assertArrayEquals(naive.links.skip1(), fast.links.skip1(), name + " set " + c);
         assertArrayEquals(naive.links.skip2(), fast.links.skip2(), name + " set " + c);
+        assertArrayEquals(naive.tokens.bytes(), fast.tokens.bytes(), name + " set " + c);
+        assertArrayEquals(naive.tokens.start(), fast.tokens.start(), name + " set " + c);
       }
     }
   }
