@@ -88,11 +88,8 @@ public final class TrainCommand implements Callable<Integer> {
       description = "Steps between checkpoints. Default: 20 (copy: 50).")
   Integer checkpointEvery;
 
-  @Option(
-      names = "--hidden",
-      defaultValue = "256",
-      description = "Hidden size. Default: ${DEFAULT-VALUE}.")
-  int hidden;
+  @Option(names = "--hidden", description = "Hidden size. Default: 256 (copy: 128).")
+  Integer hidden;
 
   @Option(
       names = "--layers",
@@ -110,7 +107,7 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--phases",
-      defaultValue = "2500,4000,4600",
+      defaultValue = "7500,8500,10300",
       split = ",",
       paramLabel = "END1,END2,END3",
       description =
@@ -120,7 +117,7 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--decay",
-      defaultValue = "400",
+      defaultValue = "700",
       description =
           "copy: steps of linear learning-rate decay at the end. Default: ${DEFAULT-VALUE}.")
   int decay;
@@ -140,7 +137,7 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--warm",
-      defaultValue = "1200",
+      defaultValue = "6000",
       description =
           "copy: steps of pure copy and associative-recall drills before the fact cards (recipe C's warm start; "
               + "phase 0, inside phase 1's steps). Default: ${DEFAULT-VALUE}.")
@@ -170,10 +167,10 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--flat-after",
-      defaultValue = "2000",
       description =
-          "copy: stop the run if by this step the swap test never reached --min-swap (0: never stop). Default: ${DEFAULT-VALUE}.")
-  int flatAfter;
+          "copy: stop the run if by this step the swap test never reached --min-swap (0: never stop). Default: the end "
+              + "of phase 1 (the swap test is about 0 through the warm start of token drills).")
+  Integer flatAfter;
 
   @Option(
       names = "--min-swap",
@@ -261,6 +258,48 @@ public final class TrainCommand implements Callable<Integer> {
     return c.withMaxPositions(4096);
   }
 
+  /**
+   * The copy recipe's options from the command line, with its defaults where an option is absent
+   * (hidden 128; the stop rule at the end of phase 1).
+   */
+  CopyTrainer.Options copyOptions(Path w, Path outDir) {
+    float peak = lr != null ? lr : 3e-3f;
+    return new CopyTrainer.Options(
+        hidden != null ? hidden : 128,
+        layers,
+        context,
+        vocab,
+        seed,
+        phases,
+        warmup != null ? warmup : 30,
+        decay,
+        peak,
+        peak / 10,
+        0.1f,
+        1.0f,
+        stepTokens != null ? stepTokens : 500,
+        characters != null ? characters : 1,
+        valueWeight,
+        microBatch,
+        checkpointEvery != null ? checkpointEvery : 50,
+        evalEvery,
+        16,
+        8,
+        flatAfter != null ? flatAfter : phases[0],
+        minSwap,
+        300,
+        w,
+        outDir,
+        dtype,
+        warm,
+        drills,
+        tokenDrills,
+        initFrom,
+        initFrom != null ? initStep : 0,
+        digitGroup,
+        initNoise);
+  }
+
   @Override
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
@@ -290,42 +329,7 @@ public final class TrainCommand implements Callable<Integer> {
                 + ", not "
                 + digitGroup);
       }
-      float peak = lr != null ? lr : 3e-3f;
-      CopyTrainer.Options o =
-          new CopyTrainer.Options(
-              hidden,
-              layers,
-              context,
-              vocab,
-              seed,
-              phases,
-              warmup != null ? warmup : 30,
-              decay,
-              peak,
-              peak / 10,
-              0.1f,
-              1.0f,
-              stepTokens != null ? stepTokens : 500,
-              characters != null ? characters : 1,
-              valueWeight,
-              microBatch,
-              checkpointEvery != null ? checkpointEvery : 50,
-              evalEvery,
-              16,
-              8,
-              flatAfter,
-              minSwap,
-              300,
-              w,
-              outDir,
-              dtype,
-              warm,
-              drills,
-              tokenDrills,
-              initFrom,
-              initFrom != null ? initStep : 0,
-              digitGroup,
-              initNoise);
+      CopyTrainer.Options o = copyOptions(w, outDir);
       if (signalOf != null) {
         log.println(new CopyTrainer(o, log).signalOf(signalOf, 64, 32));
         return 0;
@@ -340,7 +344,7 @@ public final class TrainCommand implements Callable<Integer> {
     float peak = lr != null ? lr : 1.5e-3f;
     Trainer.Options o =
         new Trainer.Options(
-            shape(hidden, layers),
+            shape(hidden != null ? hidden : 256, layers),
             seed,
             steps,
             warmup != null ? warmup : 30,

@@ -1,0 +1,47 @@
+package dev.leap.train;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code leap train --recipe copy} with no other option is the run of BENCHMARKS "Issue 25, r38":
+ * the small model, digit groups of two, a warm start long enough for induction heads to form, and a
+ * stop rule that does not fire during that warm start.
+ */
+class TrainCommandTest {
+
+  private static CopyTrainer.Options parse(String... args) {
+    TrainCommand c = new TrainCommand();
+    new CommandLine(c).parseArgs(args);
+    return c.copyOptions(Path.of("w"), Path.of("w", "model"));
+  }
+
+  @Test
+  void copyDefaultsAreTheRecipeOfR38() {
+    CopyTrainer.Options o = parse("--recipe", "copy");
+    assertEquals(128, o.hidden());
+    assertEquals(4, o.layers());
+    assertEquals(6000, o.warmSteps());
+    assertArrayEquals(new int[] {7500, 8500, 10300}, o.phaseEnds());
+    assertEquals(700, o.decaySteps());
+    assertEquals(3e-3f, o.learningRate());
+    assertEquals(7500, o.flatAfter(), "the stop rule waits for the end of phase 1");
+    assertEquals(2, o.digitGroup());
+    assertEquals(1.0, o.tokenShare());
+    assertEquals(0.3, o.drillShare());
+  }
+
+  @Test
+  void givenOptionsWin() {
+    CopyTrainer.Options o =
+        parse("--recipe", "copy", "--hidden", "256", "--phases", "10,20,30", "--flat-after", "5");
+    assertEquals(256, o.hidden());
+    assertEquals(5, o.flatAfter());
+    assertEquals(30, o.phaseEnds()[2]);
+    assertEquals(10, parse("--recipe", "copy", "--phases", "10,20,30").flatAfter());
+  }
+}
