@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The tokens that begin with one byte value {@code b} (a <em>block</em>: one contiguous range
  * {@code [lo, hi)} of the sorted vocabulary), split for a state whose step on {@code b} lands just
  * before a loop: the tokens whose bytes after the first are all in a byte set {@code L} ({@link
- * #loopOnly}), and the rest ({@link #ids}, with their own {@link SkipLinks}), the only ones a walk
- * needs to visit.
+ * #loopOnly}), and the rest ({@link #tokens}, with their own {@link SkipLinks}), the only ones a
+ * walk needs to visit.
  *
  * <p>Why: with {@code L} the bytes of the loop one step ahead of {@code t = step(s, b)} ({@link
  * LoopRegion#loopBytes}: every token of {@code L} bytes walks from {@code t} into that loop and
@@ -45,13 +45,10 @@ public final class BlockView {
    */
   private final long[] loopOnlyBits;
 
-  /** The other tokens of the block in byte order, or null with {@link #loopOnly}. */
-  public final int[] ids;
-
-  /** {@link #ids}' links (their first common prefix is 0: a walk starts at depth 0). */
-  public final SkipLinks links;
-
-  /** {@link #ids} with their bytes end to end and {@link #links}: what a walk reads. */
+  /**
+   * The other tokens of the block in byte order, with their bytes end to end and their links (the
+   * first common prefix is 0: a walk starts at depth 0); null when {@link #loopOnly} is.
+   */
   public final SortedTokens tokens;
 
   private BlockView(
@@ -62,8 +59,6 @@ public final class BlockView {
     this.loopOnly = loopOnly;
     this.loopOnlyBits = loopOnlyBits;
     this.tokens = tokens;
-    this.ids = tokens == null ? null : tokens.ids();
-    this.links = tokens == null ? null : tokens.links();
   }
 
   /** Sets the bits of {@link #loopOnly} in {@code mask} (a bitset over the vocabulary). */

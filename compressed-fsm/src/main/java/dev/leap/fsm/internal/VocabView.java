@@ -28,10 +28,7 @@ public final class VocabView {
    */
   public static final int MIN_LOOP_BYTES = 32;
 
-  public final int[] ids;
-  public final SkipLinks links;
-
-  /** {@link #ids} with their bytes end to end and {@link #links}: what a walk reads. */
+  /** The tokens a walk visits, in byte order, with their bytes end to end and their links. */
   public final SortedTokens tokens;
 
   /** Tokens left out of the walk (all of whose bytes are in {@code L}); null for the full view. */
@@ -53,8 +50,6 @@ public final class VocabView {
 
   VocabView(SortedTokens tokens, long[] loopOnly) {
     this.tokens = tokens;
-    this.ids = tokens.ids();
-    this.links = tokens.links();
     this.loopOnly = loopOnly;
   }
 

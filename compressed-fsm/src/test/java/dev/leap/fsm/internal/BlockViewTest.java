@@ -71,11 +71,11 @@ class BlockViewTest {
       }
       String where = name + " first byte " + first + " set " + c;
       assertArrayEquals(in.toIntArray(), fast.loopOnly, where);
-      assertArrayEquals(rest.toIntArray(), fast.ids, where);
+      assertArrayEquals(rest.toIntArray(), fast.tokens.ids(), where);
       SkipLinks naive = SkipLinks.of(rest.toIntArray(), sorted.tokenBytes());
-      assertArrayEquals(naive.lcp(), fast.links.lcp(), where);
-      assertArrayEquals(naive.skip1(), fast.links.skip1(), where);
-      assertArrayEquals(naive.skip2(), fast.links.skip2(), where);
+      assertArrayEquals(naive.lcp(), fast.tokens.links().lcp(), where);
+      assertArrayEquals(naive.skip1(), fast.tokens.links().skip1(), where);
+      assertArrayEquals(naive.skip2(), fast.tokens.links().skip2(), where);
       SortedTokens naiveTokens = SortedTokens.of(rest.toIntArray(), sorted.tokenBytes(), naive);
       assertArrayEquals(naiveTokens.bytes(), fast.tokens.bytes(), where);
       assertArrayEquals(naiveTokens.start(), fast.tokens.start(), where);
