@@ -208,7 +208,8 @@ public final class TokenIndex {
       VocabView view =
           VocabView.of(sortedVocab, LoopRegion.loopBytes(dfa::step, state, Dfa.DEAD, 256), size);
       mask = view.loopOnly == null ? new long[words] : view.loopOnly.clone();
-      SortedWalk.walk(view.tokens, new DfaWalk(dfa, state, maxLen, mask));
+      SortedWalk.walkBlocks(
+          view.tokens, liveFirstBytes(state), new DfaWalk(dfa, state, maxLen, mask));
     }
     if (dfa.isAccepting(state)) {
       for (int e : eos) {
@@ -256,8 +257,20 @@ public final class TokenIndex {
     }
     long[] mask = stay.get();
     VocabView holding = VocabView.holding(sortedVocab, exits, size);
-    SortedWalk.walk(holding.tokens, new DfaWalk(dfa, state, maxLen, mask));
+    SortedWalk.walkBlocks(
+        holding.tokens, liveFirstBytes(state), new DfaWalk(dfa, state, maxLen, mask));
     return mask;
+  }
+
+  /** The bytes {@code state} has a transition on (four words, a 256-bit set). */
+  private long[] liveFirstBytes(int state) {
+    long[] live = new long[4];
+    for (int b = 0; b < 256; b++) {
+      if (dfa.step(state, b) != Dfa.DEAD) {
+        live[b >>> 6] |= 1L << b;
+      }
+    }
+    return live;
   }
 
   private long[] intern(long[] mask) {

@@ -18,12 +18,22 @@ public final class SortedTokens {
   private final byte[] bytes;
   private final int[] start;
   private final SkipLinks links;
+  private final int[] blocks;
 
   private SortedTokens(int[] ids, byte[] bytes, int[] start, SkipLinks links) {
     this.ids = ids;
     this.bytes = bytes;
     this.start = start;
     this.links = links;
+    this.blocks = new int[257];
+    int j = 0;
+    for (int b = 0; b < 256; b++) {
+      blocks[b] = j;
+      while (j < ids.length && (bytes[start[j]] & 0xFF) == b) {
+        j++;
+      }
+    }
+    blocks[256] = ids.length;
   }
 
   /**
@@ -43,6 +53,24 @@ public final class SortedTokens {
     for (int j = 0; j < ids.length; j++) {
       byte[] b = bytesById[ids[j]];
       System.arraycopy(b, 0, bytes, start[j], b.length);
+    }
+    return new SortedTokens(ids, bytes, start, links);
+  }
+
+  /**
+   * The sequence {@code ids} (sorted by bytes) whose bytes are already end to end in {@code bytes},
+   * token {@code j} at {@code [start[j], start[j + 1])}, with {@code links}; all kept, not copied.
+   */
+  public static SortedTokens ofStream(int[] ids, byte[] bytes, int[] start, SkipLinks links) {
+    if (links.lcp().length != ids.length || start.length != ids.length + 1) {
+      throw new IllegalArgumentException(
+          "links of "
+              + links.lcp().length
+              + " tokens and "
+              + start.length
+              + " starts for "
+              + ids.length
+              + " ids");
     }
     return new SortedTokens(ids, bytes, start, links);
   }
@@ -72,5 +100,16 @@ public final class SortedTokens {
 
   public SkipLinks links() {
     return links;
+  }
+
+  /**
+   * Where the tokens beginning with byte {@code b} begin: they are the positions {@code
+   * [blockStart(b), blockStart(b + 1))}, empty when none does; {@code blockStart(256)} is {@link
+   * #size}. Lets a walk visit only the blocks of the first bytes that live ({@link
+   * SortedWalk#walkBlocks}) without touching the others, which after a cache flush costs a miss or
+   * more per block head.
+   */
+  public int blockStart(int b) {
+    return blocks[b];
   }
 }

@@ -93,6 +93,7 @@ class SortedVocabularyTest {
         assertEquals(naiveSkip(s, j, 2), s.skip2()[j], "skip2 at " + j);
       }
       assertEquals(longest, s.maxLength());
+      checkBlocks(s, r);
       for (int q = 0; q < 20; q++) {
         byte[] key = new byte[r.nextInt(4)];
         for (int k = 0; k < key.length; k++) {
@@ -113,6 +114,64 @@ class SortedVocabularyTest {
         }
       }
     }
+  }
+
+  /**
+   * {@link SortedTokens#blockStart} against its definition (the first position whose first byte is
+   * at least {@code b}), and {@link SortedWalk#walkBlocks} with a random first-byte set against the
+   * tokens of those first bytes, filtered naively: every one read whole, in order, no other.
+   */
+  private static void checkBlocks(SortedVocabulary s, SplittableRandom r) {
+    SortedTokens t = s.tokens();
+    for (int b = 0; b <= 256; b++) {
+      int expected = 0;
+      while (expected < s.size() && (s.bytesAt(expected)[0] & 0xFF) < b) {
+        expected++;
+      }
+      assertEquals(expected, t.blockStart(b), "block of byte " + b);
+    }
+    long[] first = new long[4];
+    for (int b : new int[] {0x00, 0x41, 0x42, 0x7F, 0x80, 0xC3, 0xFF}) {
+      if (r.nextBoolean()) {
+        first[b >>> 6] |= 1L << b;
+      }
+    }
+    List<Integer> expected = new ArrayList<>();
+    for (int j = 0; j < s.size(); j++) {
+      int b = s.bytesAt(j)[0] & 0xFF;
+      if ((first[b >>> 6] & (1L << b)) != 0) {
+        expected.add(s.ids()[j]);
+      }
+    }
+    List<Integer> read = new ArrayList<>();
+    SortedWalk.walkBlocks(
+        t,
+        first,
+        new SortedWalk.Recognizer() {
+          @Override
+          public boolean alive(int depth) {
+            return true;
+          }
+
+          @Override
+          public void push(int depth, byte b) {}
+
+          @Override
+          public void complete(int id, int length) {
+            read.add(id);
+          }
+
+          @Override
+          public int died(int id, int depth, byte next) {
+            throw new AssertionError("nothing dies");
+          }
+
+          @Override
+          public void sameAsDied(int id) {
+            throw new AssertionError("nothing dies");
+          }
+        });
+    assertEquals(expected, read, "the tokens of the chosen first bytes, in order");
   }
 
   /**

@@ -32,51 +32,70 @@ final class SortedPartition {
   /** {@link #kept} with its bytes end to end and its links, as a walk reads them. */
   final SortedTokens keptTokens;
 
-  private SortedPartition(int[] in, int[] kept, SkipLinks links, byte[][] bytesById) {
+  private SortedPartition(int[] in, int[] kept, SkipLinks links, SortedTokens keptTokens) {
     this.in = in;
     this.kept = kept;
     this.links = links;
-    this.keptTokens = SortedTokens.of(kept, bytesById, links);
+    this.keptTokens = keptTokens;
   }
 
-  /** Splits positions {@code [lo, hi)} of {@code v}'s order by {@code set} (four words). */
+  /**
+   * Splits positions {@code [lo, hi)} of {@code v}'s order by {@code set} (four words). Reads the
+   * order's bytes end to end ({@link SortedVocabulary#tokens}), one forward stream, and copies the
+   * kept tokens' bytes from it.
+   */
   static SortedPartition of(SortedVocabulary v, int lo, int hi, int from, long[] set) {
-    byte[][] bytes = v.tokenBytes();
-    int[] all = v.ids();
-    int[] fullLcp = v.links().lcp();
+    SortedTokens t = v.tokens();
+    byte[] bytes = t.bytes();
+    int[] start = t.start();
+    int[] all = t.ids();
+    int[] fullLcp = t.links().lcp();
     int n = hi - lo;
     int[] in = new int[n];
-    int[] kept = new int[n];
+    int[] keptAt = new int[n];
     int[] keptLcp = new int[n];
     int ins = 0;
     int k = 0;
+    int keptBytes = 0;
     int outside = from; // the previous token's first byte at or after 'from' outside the set
     int shared = 0; // the least lcp since the last kept token: what the next kept one shares
     for (int j = lo; j < hi; j++) {
-      int id = all[j];
-      byte[] b = bytes[id];
+      int at = start[j];
+      int len = start[j + 1] - at;
       int l = j == lo ? 0 : fullLcp[j];
       shared = Math.min(shared, l);
       if (outside >= l) {
         int i = Math.max(l, from);
-        while (i < b.length && (set[(b[i] & 0xFF) >>> 6] & (1L << b[i])) != 0) {
+        while (i < len && (set[(bytes[at + i] & 0xFF) >>> 6] & (1L << bytes[at + i])) != 0) {
           i++;
         }
         outside = i;
       }
-      if (outside >= b.length) {
-        in[ins++] = id;
+      if (outside >= len) {
+        in[ins++] = all[j];
       } else {
-        kept[k] = id;
+        keptAt[k] = j;
         keptLcp[k] = k == 0 ? 0 : shared;
+        keptBytes += len;
         k++;
         shared = Integer.MAX_VALUE;
       }
     }
+    int[] kept = new int[k];
+    int[] keptStart = new int[k + 1];
+    byte[] keptStream = new byte[keptBytes];
+    for (int q = 0; q < k; q++) {
+      int j = keptAt[q];
+      kept[q] = all[j];
+      int len = start[j + 1] - start[j];
+      System.arraycopy(bytes, start[j], keptStream, keptStart[q], len);
+      keptStart[q + 1] = keptStart[q] + len;
+    }
+    SkipLinks links = SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k));
     return new SortedPartition(
         Arrays.copyOf(in, ins),
-        Arrays.copyOf(kept, k),
-        SkipLinks.ofLcp(Arrays.copyOf(keptLcp, k)),
-        bytes);
+        kept,
+        links,
+        SortedTokens.ofStream(kept, keptStream, keptStart, links));
   }
 }
