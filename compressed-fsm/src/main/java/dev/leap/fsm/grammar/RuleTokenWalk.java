@@ -96,8 +96,26 @@ final class RuleTokenWalk implements SortedWalk.Recognizer {
    */
   Sets compute(int r, int s, SortedTokens tokens, long[] accepted) {
     begin(r, s, accepted);
-    SortedWalk.walk(tokens, this);
+    // Only the blocks of the state's own text bytes: a token whose first byte has no transition
+    // dies at depth 1 with r not ended there, so it is rejected whatever follows.
+    SortedWalk.walkBlocks(tokens, ownBytes(r, s), this);
     return finish();
+  }
+
+  /**
+   * {@link #compute(int, int, VocabView)} reading every token of the view, first bytes that die
+   * included: the twin the tests compare the block walks against.
+   */
+  Sets computeWalkingAll(int r, int s, VocabView view) {
+    begin(r, s, view.loopOnly == null ? new long[words] : view.loopOnly.clone());
+    SortedWalk.walk(view.tokens, this);
+    return finish();
+  }
+
+  /** The text bytes state {@code s} of rule {@code r} has a transition on (four words). */
+  private long[] ownBytes(int r, int s) {
+    long[] b = rules[r].byteSets;
+    return new long[] {b[4 * s], b[4 * s + 1], b[4 * s + 2], b[4 * s + 3]};
   }
 
   /**

@@ -40,7 +40,7 @@ class RuleTokenWalkTest {
             == 0) {
           continue;
         }
-        RuleTokenWalk.Sets a = walk.compute(r, s, full);
+        RuleTokenWalk.Sets a = walk.computeWalkingAll(r, s, full);
         RuleTokenWalk.Sets b = walk.compute(r, s, VocabView.without(sv, loop, v.size()));
         assertArrayEquals(a.accepted(), b.accepted(), "accepted, rule " + r + " state " + s);
         int[] ua = a.uncertain().clone();
@@ -128,7 +128,7 @@ class RuleTokenWalkTest {
         if (!rules[r].hasBytes(s)) {
           continue;
         }
-        RuleTokenWalk.Sets a = walk.compute(r, s, VocabView.full(sv));
+        RuleTokenWalk.Sets a = walk.computeWalkingAll(r, s, VocabView.full(sv));
         RuleTokenWalk.Sets b = cg.sets(cg.nodeBase[r] + s);
         String where = rules[r].name + " state " + s;
         assertArrayEquals(a.accepted(), b.accepted(), "accepted, " + where);
