@@ -112,18 +112,28 @@ public final class CompiledGrammar {
   }
 
   /**
+   * The time {@link #precompute()} may spend per token of the vocabulary: 10 ns, a quarter of a
+   * DFA's ({@link TokenIndex#PRECOMPUTE_NANOS_PER_TOKEN}). A rule state's first visit costs about
+   * what a DFA state's does, but a grammar's masks have to walk uncertain tokens through the stack
+   * anyway (XGrammar's p99 per mask on the same grammars is milliseconds), so the compile keeps
+   * less of them.
+   */
+  public static final long PRECOMPUTE_NANOS_PER_TOKEN = 10;
+
+  /** The least time {@link #precompute()} may spend: 1 ms. */
+  public static final long PRECOMPUTE_MIN_NANOS = 1_000_000;
+
+  /**
    * Computes stack-top sets breadth first from the root rule's start (through text bytes, into
    * called rules and on to the states after the calls, so in about the order requests reach them)
-   * until the time spent here passes the budget a {@link TokenIndex#precompute()} has for this
-   * vocabulary (by at most one state's sets): a small grammar gets every state's sets before its
-   * first request, as {@link #compile} would, a large one its first states; the rest are computed
-   * on first use as before (the sets are the same either way). One thread. Returns how many
-   * stack-top states have their sets now.
+   * until the time spent here passes {@link #PRECOMPUTE_NANOS_PER_TOKEN} per vocabulary token, at
+   * least {@link #PRECOMPUTE_MIN_NANOS} (by at most one state's sets): a small grammar gets every
+   * state's sets before its first request, as {@link #compile} would, a large one its first states;
+   * the rest are computed on first use as before (the sets are the same either way). One thread.
+   * Returns how many stack-top states have their sets now.
    */
   public int precompute() {
-    return precompute(
-        Math.max(
-            TokenIndex.PRECOMPUTE_MIN_NANOS, TokenIndex.PRECOMPUTE_NANOS_PER_TOKEN * vocab.size()));
+    return precompute(Math.max(PRECOMPUTE_MIN_NANOS, PRECOMPUTE_NANOS_PER_TOKEN * vocab.size()));
   }
 
   /** {@link #precompute()} with a time budget of {@code budgetNanos}. */
