@@ -25,7 +25,9 @@ import java.util.stream.IntStream;
  * Walking the sorted list through the DFA keeps the state after every prefix depth, so a shared
  * prefix is walked once (an implicit byte trie), and when a token dies at depth {@code d} every
  * following token that shares its first {@code d + 1} bytes is skipped: in one step for deaths at
- * the first or second byte (precomputed skip links), else with one integer comparison each.
+ * the first or second byte (precomputed skip links), else with one integer comparison each. Only
+ * the blocks of the first bytes the state has a transition on are read ({@link
+ * SortedWalk#walkBlocks}): a literal's state touches one block, not the head of every block.
  *
  * <p>The state after an allowed token is {@link #nextState}: the DFA walk of the token's bytes (a
  * few table lookups), so the index stores masks only. Identical masks are shared.
