@@ -264,14 +264,19 @@ public final class TokenIndex {
     return mask;
   }
 
-  /** The bytes {@code state} has a transition on (four words, a 256-bit set). */
+  /**
+   * The bytes {@code state} has a transition on (four words, a 256-bit set), from the DFA's runs of
+   * live transitions ({@link Dfa#forEachRange}).
+   */
   private long[] liveFirstBytes(int state) {
     long[] live = new long[4];
-    for (int b = 0; b < 256; b++) {
-      if (dfa.step(state, b) != Dfa.DEAD) {
-        live[b >>> 6] |= 1L << b;
-      }
-    }
+    dfa.forEachRange(
+        state,
+        (lo, hi, target) -> {
+          for (int b = lo; b <= hi; b++) {
+            live[b >>> 6] |= 1L << b;
+          }
+        });
     return live;
   }
 
