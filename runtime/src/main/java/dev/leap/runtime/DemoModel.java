@@ -1,6 +1,5 @@
 package dev.leap.runtime;
 
-import dev.leap.retokenize.HfTokenizer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -13,28 +12,34 @@ import java.nio.file.StandardCopyOption;
 
 /**
  * The embedded default model ({@code --model demo}): a small Llama-architecture model that Leap
- * trained itself ({@code ./leap train}, module {@code train}) on data it generates — character
- * sheets for the 50 names of SGLang's character benchmark and extraction of facts from fictional
- * city articles — shipped in this jar as a Hugging Face directory ({@code config.json}, {@code
- * generation_config.json}, {@code model.safetensors} in float16, and a {@code
- * tokenizer_config.json} whose chat template joins the messages' contents with newlines, as the
- * model was trained on bare prompts) with the GPT-2 {@code tokenizer.json}. On first use it is
- * copied to {@code $LEAP_CACHE/demo-v4} (default {@code ~/.cache/leap/demo-v4}) and loaded from
+ * trained itself ({@code ./leap train --recipe copy}, module {@code train}) on data it generates —
+ * character sheets for the 50 names of SGLang's character benchmark, and copy drills, fact cards
+ * and articles about fictional cities with open values (names it cannot memorize, read off the
+ * page) — shipped in this jar as a Hugging Face directory ({@code config.json}, {@code
+ * generation_config.json}, {@code model.safetensors} in float16, the project's own byte-level BPE
+ * {@code tokenizer.json}, and a {@code tokenizer_config.json} naming EOS, whose chat template joins
+ * the messages' contents with newlines, as the model was trained on bare prompts). On first use it
+ * is copied to {@code $LEAP_CACHE/demo-v5} (default {@code ~/.cache/leap/demo-v5}) and loaded from
  * there through the same loader as any model.
  *
- * <p>Shape: vocabulary 50,257 (GPT-2), hidden 256, intermediate 768, 4 layers, 8 heads, 4 KV heads,
- * head dim 32, tied embeddings, context 4,096. It knows the character sheets and how to copy a
- * city's facts out of an article; it writes no other meaningful text.
+ * <p>Shape: vocabulary 4,196 (4,096 BPE tokens, the 100 two-digit groups, EOS), hidden 128,
+ * intermediate 384, 4 layers, 4 heads, 2 KV heads, head dim 32, tied embeddings, positions 4,608.
+ * It knows the character sheets and how to copy a city's facts out of an article; it writes no
+ * other meaningful text.
  */
 public final class DemoModel {
   private DemoModel() {}
 
   /** Bump when the shipped weights change, so old caches are not reused. */
-  static final String VERSION = "demo-v4";
+  static final String VERSION = "demo-v5";
 
   private static final String RESOURCES = "/dev/leap/runtime/demo/";
   private static final String[] FILES = {
-    "config.json", "generation_config.json", "model.safetensors", "tokenizer_config.json"
+    "config.json",
+    "generation_config.json",
+    "model.safetensors",
+    "tokenizer.json",
+    "tokenizer_config.json"
   };
 
   /** The demo model's directory, written on first use. */
@@ -90,7 +95,6 @@ public final class DemoModel {
           Files.copy(in, tmp.resolve(f));
         }
       }
-      HfTokenizer.copyGpt2(tmp.resolve("tokenizer.json"));
       try {
         Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException | FileAlreadyExistsException e) {

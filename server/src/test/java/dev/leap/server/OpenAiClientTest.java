@@ -499,7 +499,8 @@ class OpenAiClientTest {
                     .header("Authorization", "Bearer " + KEY)
                     .build(),
                 HttpResponse.BodyHandlers.ofString());
-    assertEquals(4096, Json.MAPPER.readTree(models.body()).at("/data/0/max_model_len").asInt());
+    // The demo model's context: its config's max_position_embeddings (4,608 positions).
+    assertEquals(4608, Json.MAPPER.readTree(models.body()).at("/data/0/max_model_len").asInt());
   }
 
   @Test

@@ -124,12 +124,12 @@ public final class DemoCommand implements Callable<Integer> {
    */
   private void longDocument(Path dir, PrintWriter out) {
     long citySeed = City.EVAL_SEED_BASE + 100;
-    City city = City.of(citySeed);
+    City city = City.open(citySeed);
     String regex = BenchData.cityRegex();
     try (LeapRuntime jf = LeapRuntime.builder().setModelDir(dir).optDtype(dtype).build();
         LeapRuntime tbt =
             LeapRuntime.builder().setModelDir(dir).optJumpForward(false).optDtype(dtype).build()) {
-      String doc = CityDocument.text(city, citySeed, 3000, jf.tokenizer());
+      String doc = CityDocument.text(city, citySeed, 3000, jf.tokenizer(), true);
       String prompt = CityDocument.prompt(doc, CityDocument.questions().get(0));
       out.printf(
           "%nLong-document extraction: a held-out article about a fictional city (%d tokens), SGLang's city_regex.%n",

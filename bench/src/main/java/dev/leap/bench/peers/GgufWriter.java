@@ -37,8 +37,10 @@ import java.util.Map;
  * rotary halves interleaved: row {@code h*hd + 2i + j} takes row {@code h*hd + j*hd/2 + i}; with
  * the KV head count for k), because llama.cpp's Llama rotary embedding pairs adjacent dimensions
  * where Hugging Face's pairs the halves; and the vocabulary says {@code tokenizer.ggml.pre =
- * gpt-2}, its BOS/EOS ids, and {@code add_bos_token = false}, so both engines turn a prompt into
- * the same ids.
+ * gpt-2}, its BOS/EOS ids, and {@code add_bos_token = false}, so that llama.cpp's own tokenizer
+ * turns a prompt into Leap's ids where GPT-2's pre-tokenizer splits the text as the model's does
+ * (GPT-2 itself; the demo model's BPE differs on digit runs and on whitespace before a word, so
+ * {@code leap bench peers} hands llama.cpp Leap's ids instead of text).
  */
 public final class GgufWriter {
   private GgufWriter() {}

@@ -9,10 +9,12 @@ import de.kherud.llama.LlamaModel;
 import de.kherud.llama.ModelParameters;
 import de.kherud.llama.args.LogFormat;
 import dev.leap.bench.Json;
+import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -22,6 +24,11 @@ import java.util.concurrent.Future;
  * grammar or in {@code close()}, so the parent kills it past a time limit). Reads a job (JSON: the
  * GGUF file, threads, context size, prompts to tokenize, completions to run), writes the results
  * (token ids; per completion its text and wall time in ms), then halts without closing the model.
+ *
+ * <p>Prompts come as token ids ({@code promptIds}, Leap's tokenization), handed to llama.cpp's
+ * server as a JSON array of ids, which it takes as the tokenized prompt; java-llama.cpp 4.2.0 has
+ * no setter for that, so {@link #withPromptIds} writes the array into its parameter map by
+ * reflection (this child runs on the class path, where that is allowed).
  *
  * <p>Each completion is greedy (temperature 0, one candidate), with the prompt cache off unless the
  * job asks for it, so every timing includes its prompt's prefill. A job with {@code parallel} P > 1
@@ -59,7 +66,7 @@ public final class LlamaCppChild {
     ArrayNode results = out.putArray("completions");
     for (JsonNode c : job.path("completions")) {
       InferenceParameters ip =
-          new InferenceParameters(c.path("prompt").asText())
+          withPromptIds(new InferenceParameters(""), c.path("promptIds"))
               .setTemperature(0)
               .setTopK(1)
               .setNPredict(c.path("nPredict").asInt(256))
@@ -84,8 +91,8 @@ public final class LlamaCppChild {
       // Requests from as many threads as the model has slots: llama.cpp's server loop batches the
       // slots' tokens into one decode per step (continuous batching).
       int threads = job.path("parallel").asInt(1);
-      List<String> prompts = new ArrayList<>();
-      conc.path("prompts").forEach(p -> prompts.add(p.asText()));
+      List<JsonNode> prompts = new ArrayList<>();
+      conc.path("promptIds").forEach(prompts::add);
       String grammar = conc.hasNonNull("grammar") ? conc.path("grammar").asText() : null;
       int nPredict = conc.path("nPredict").asInt(256);
       String[] texts = new String[prompts.size()];
@@ -99,7 +106,7 @@ public final class LlamaCppChild {
             pool.submit(
                 () -> {
                   InferenceParameters ip =
-                      new InferenceParameters(prompts.get(k))
+                      withPromptIds(new InferenceParameters(""), prompts.get(k))
                           .setTemperature(0)
                           .setTopK(1)
                           .setNPredict(nPredict)
@@ -130,5 +137,26 @@ public final class LlamaCppChild {
     Files.writeString(Path.of(args[1]), om.writeValueAsString(out));
     System.out.flush();
     Runtime.getRuntime().halt(0); // not model.close(): it can hang
+  }
+
+  /**
+   * {@code ip} with its prompt set to {@code ids} (a JSON array of token ids), which llama.cpp's
+   * completion handler tokenizes as given.
+   */
+  static InferenceParameters withPromptIds(InferenceParameters ip, JsonNode ids) {
+    if (!ids.isArray() || ids.isEmpty()) {
+      throw new IllegalArgumentException("a completion without promptIds: " + ids);
+    }
+    try {
+      Field f = ip.getClass().getSuperclass().getDeclaredField("parameters");
+      f.setAccessible(true);
+      @SuppressWarnings("unchecked")
+      Map<String, String> parameters = (Map<String, String>) f.get(ip);
+      parameters.put("prompt", ids.toString());
+      return ip;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "java-llama.cpp's InferenceParameters has no parameter map to hold prompt ids", e);
+    }
   }
 }

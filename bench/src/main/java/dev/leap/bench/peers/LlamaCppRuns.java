@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leap.bench.Json;
+import dev.leap.retokenize.Tokenizer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -20,20 +21,27 @@ import java.util.concurrent.TimeUnit;
  * work/peers-llamacpp-LABEL.json} and its output to {@code .log} beside it. Invariants: a stale
  * result file is deleted before the child starts, so a result read is this run's; a child past the
  * limit is killed and what it wrote is kept; a batch-1 job without results is an error naming the
- * log, a throughput job without results an empty object (reported as no result).
+ * log, a throughput job without results an empty object (reported as no result); every prompt goes
+ * to llama.cpp as Leap's token ids ({@code promptIds}), so both engines run the same ids whatever
+ * the GGUF's pre-tokenizer does (llama.cpp knows a fixed list of pre-tokenizers, and the demo
+ * model's own BPE splits digits in pairs, which none of them does); the child still tokenizes
+ * {@link Workload#tokenized()} itself, and the report says how often it agrees.
  */
 final class LlamaCppRuns {
   private final ObjectMapper om = Json.MAPPER;
   private final Path work;
   private final int timeLimit;
   private final PrintWriter o;
+  private final Tokenizer tok;
 
   /**
    * @param work where job, result and log files go
    * @param timeLimit seconds per child
    * @param o where progress is printed
+   * @param tok Leap's tokenizer of the model, which turns every prompt into the ids llama.cpp gets
    */
-  LlamaCppRuns(Path work, int timeLimit, PrintWriter o) {
+  LlamaCppRuns(Path work, int timeLimit, PrintWriter o, Tokenizer tok) {
+    this.tok = tok;
     this.work = work;
     this.timeLimit = timeLimit;
     this.o = o;
@@ -56,41 +64,35 @@ final class LlamaCppRuns {
     ArrayNode cs = job.putArray("completions");
     for (int rep = 0; rep < repeats; rep++) {
       for (int k = 0; k < w.longPrompts().size(); k++) {
-        cs.addObject()
+        prompt(cs.addObject(), w.longPrompts().get(k))
             .put("id", "prefill" + k)
-            .put("prompt", w.longPrompts().get(k))
             .put("nPredict", 1)
             .put("ignoreEos", true);
       }
-      cs.addObject()
+      prompt(cs.addObject(), w.prompts().get(0))
           .put("id", "decode1")
-          .put("prompt", w.prompts().get(0))
           .put("nPredict", 1)
           .put("ignoreEos", true);
-      cs.addObject()
+      prompt(cs.addObject(), w.prompts().get(0))
           .put("id", "decodeN")
-          .put("prompt", w.prompts().get(0))
           .put("nPredict", PeersCommand.DECODE_TOKENS + 1)
           .put("ignoreEos", true);
     }
     for (int i = 0; i < w.n(); i++) {
-      cs.addObject()
+      prompt(cs.addObject(), w.prompts().get(i))
           .put("id", "sheet" + i)
-          .put("prompt", w.prompts().get(i))
           .put("nPredict", 256)
           .put("grammar", w.grammar());
     }
     // The slot's prompt cache on: the first question meets a cache holding another prompt, the
     // second finds the document in it. Time to first token: a one-token completion.
     for (int d = 0; d < w.docPrompts().size(); d++) {
-      cs.addObject()
+      prompt(cs.addObject(), w.docPrompts().get(d)[0])
           .put("id", "docCold" + d)
-          .put("prompt", w.docPrompts().get(d)[0])
           .put("nPredict", 1)
           .put("cachePrompt", true);
-      cs.addObject()
+      prompt(cs.addObject(), w.docPrompts().get(d)[1])
           .put("id", "docWarm" + d)
-          .put("prompt", w.docPrompts().get(d)[1])
           .put("nPredict", 1)
           .put("cachePrompt", true);
     }
@@ -109,10 +111,23 @@ final class LlamaCppRuns {
     job.put("parallel", wave.size());
     job.put("ctx", wave.size() * 512);
     ObjectNode conc = job.putObject("concurrent");
-    wave.forEach(conc.putArray("prompts")::add);
+    ArrayNode ps = conc.putArray("promptIds");
+    wave.forEach(p -> ids(ps.addArray(), p));
     conc.put("grammar", grammar);
     conc.put("nPredict", 256);
     return run(job, threads + "-p" + wave.size());
+  }
+
+  /** Puts {@code text}'s ids under Leap's tokenizer into {@code c} as its {@code promptIds}. */
+  private ObjectNode prompt(ObjectNode c, String text) {
+    ids(c.putArray("promptIds"), text);
+    return c;
+  }
+
+  private void ids(ArrayNode into, String text) {
+    for (int id : tok.encode(text)) {
+      into.add(id);
+    }
   }
 
   private JsonNode run(ObjectNode job, String label) throws IOException, InterruptedException {

@@ -20,9 +20,10 @@ import picocli.CommandLine.Spec;
  *
  * <p>The model is written as GGUF F16 by the project's own {@link GgufWriter}; the character regex
  * is printed as GBNF by {@link GbnfPrinter}. llama.cpp runs in a child JVM ({@link LlamaCppChild})
- * with a time limit, once per thread count. The command checks that both engines turn every prompt
- * into the same token ids, compares the outputs sheet by sheet, and reports: decode time per token
- * at batch 1 (llama.cpp: the time of a 129-token completion less a 1-token one, over 128; Leap: 128
+ * with a time limit, once per thread count. Both engines run the same prompt ids (Leap's
+ * tokenizer's, handed to llama.cpp as ids; the report says how often llama.cpp's own tokenizer
+ * agrees); the command compares the outputs sheet by sheet, and reports: decode time per token at
+ * batch 1 (llama.cpp: the time of a 129-token completion less a 1-token one, over 128; Leap: 128
  * greedy decode steps of the model), the prefill of a 1,000-token prompt (llama.cpp: a 1-token
  * completion of it without the prompt cache; Leap: the prompt in the runtime's 512-token chunks),
  * and the character sheets' batch-1 latency p50 (Leap jump-forward, Leap token by token, llama.cpp
@@ -179,7 +180,7 @@ public final class PeersCommand implements Callable<Integer> {
     Workload w = Workload.of(tok, requests, prefillTokens, docs, docTokens, parallel);
 
     // llama.cpp, one child per thread count.
-    LlamaCppRuns llamaCpp = new LlamaCppRuns(work, timeLimit, o);
+    LlamaCppRuns llamaCpp = new LlamaCppRuns(work, timeLimit, o, tok);
     List<JsonNode> peer = new ArrayList<>();
     for (int t : threads) {
       peer.add(llamaCpp.batch1(gguf, t, w, repeats));

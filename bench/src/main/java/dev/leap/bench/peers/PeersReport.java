@@ -69,7 +69,7 @@ final class PeersReport {
     List<String> longPrompts = w.longPrompts();
     List<String[]> docPrompts = w.docPrompts();
     List<List<String>> waves = w.waves();
-    // Same ids?
+    // Both engines run Leap's ids (LlamaCppRuns); does llama.cpp's own tokenizer agree?
     int sameIds = 0;
     List<String> idDiffs = new ArrayList<>();
     JsonNode ref = peer.get(0).path("tokens");
@@ -84,8 +84,8 @@ final class PeersReport {
       }
     }
     o.printf(
-        "%nprompts tokenized to the same ids by both engines: %d of %d (long prompts: %s tokens; documents' prompts: %s"
-            + " tokens)%n",
+        "%nboth engines run Leap's token ids; llama.cpp's own tokenizer (the GGUF's) gives the same ids for %d of %d"
+            + " prompts (long prompts: %s tokens; documents' prompts: %s tokens)%n",
         sameIds,
         all.size(),
         longPrompts.stream().map(lp -> "" + tok.encode(lp).length).toList(),
