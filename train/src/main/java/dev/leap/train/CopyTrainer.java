@@ -34,8 +34,9 @@ import java.util.Map;
  * next-token loss on <b>every</b> token of each sequence (the full softmax is cheap with 4,096
  * tokens) plus {@code valueWeight} times the mean loss of the answers' value tokens, a
  * warmup-stable-decay learning rate (a function of the step only, so a run resumes across sessions:
- * linear warm-up, flat, linear decay over the last {@code decaySteps}), and the early signal
- * ({@link Signal}) every {@code evalEvery} steps, logged with the step.
+ * linear warm-up, flat, linear decay over the last {@code decaySteps}; then the further cycles of
+ * its {@link Schedule}, if any), and the early signal ({@link Signal}) every {@code evalEvery}
+ * steps, logged with the step.
  *
  * <p>Stop rule: at the first measurement at or after step {@code flatAfter}, if the best swap test
  * so far (cards or articles) is below {@code minSwap} nats, the run stops with a message (its
@@ -58,7 +59,7 @@ final class CopyTrainer {
       int warmupSteps,
       int decaySteps,
       float learningRate,
-      float finalLearningRate,
+      List<Schedule.Cycle> cycles,
       float weightDecay,
       float clipNorm,
       int stepTokens,
@@ -82,8 +83,19 @@ final class CopyTrainer {
       int initStep,
       int digitGroup,
       double initNoise) {
+    /**
+     * The main cycle (to the last phase's end at {@code learningRate}, decaying over {@code
+     * decaySteps} to a tenth, {@code charactersPerStep} sheets), then {@code cycles}.
+     */
+    Schedule schedule() {
+      List<Schedule.Cycle> all = new ArrayList<>();
+      all.add(new Schedule.Cycle(phaseEnds[2], learningRate, decaySteps, charactersPerStep));
+      all.addAll(cycles);
+      return new Schedule(all, warmupSteps, initStep);
+    }
+
     int steps() {
-      return phaseEnds[2];
+      return schedule().steps();
     }
   }
 
@@ -239,17 +251,19 @@ final class CopyTrainer {
     Files.createDirectories(o.workDir());
     HfTokenizer tokenizer = tokenizer();
     ModelConfig config = shape(tokenizer.size());
+    Schedule schedule = o.schedule();
     Curriculum curriculum =
         new Curriculum(
-            tokenizer,
-            o.seed(),
-            o.stepTokens(),
-            o.charactersPerStep(),
-            o.phaseEnds(),
-            o.contextTokens(),
-            o.warmSteps(),
-            o.drillShare(),
-            o.tokenShare());
+                tokenizer,
+                o.seed(),
+                o.stepTokens(),
+                o.charactersPerStep(),
+                o.phaseEnds(),
+                o.contextTokens(),
+                o.warmSteps(),
+                o.drillShare(),
+                o.tokenShare())
+            .withCharacters(schedule::characters);
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
     Checkpoint.State resumed =
@@ -292,7 +306,7 @@ final class CopyTrainer {
     log.printf(
         Locale.ROOT,
         "copy recipe %s at step %d of %d%s (warm start of copy drills to %d, phases end at %d, %d, %d; "
-            + "drill share in phase 1 %.2f): %,d parameters, vocabulary %,d, on %s%n",
+            + "drill share in phase 1 %.2f%s): %,d parameters, vocabulary %,d, on %s%n",
         resumed != null ? "resuming" : "starting",
         start,
         o.steps(),
@@ -304,6 +318,10 @@ final class CopyTrainer {
         o.phaseEnds()[1],
         o.phaseEnds()[2],
         o.drillShare(),
+        o.cycles().isEmpty()
+            ? ""
+            : "; then cycles END:LR:DECAY:CHARACTERS "
+                + o.cycles().stream().map(Schedule.Cycle::toString).toList(),
         model.parameterCount(),
         tokenizer.size(),
         model.device());
@@ -327,14 +345,7 @@ final class CopyTrainer {
           rows += e.tokens().length - 1;
           values += e.valueTargets().length;
         }
-        float rate =
-            learningRate(
-                step - o.initStep(),
-                o.steps() - o.initStep(),
-                o.warmupSteps(),
-                o.decaySteps(),
-                o.learningRate(),
-                o.finalLearningRate());
+        float rate = schedule.rate(step);
         TrainingStep.Result r =
             TrainingStep.run(
                 model,

@@ -14,14 +14,17 @@ import picocli.CommandLine.Spec;
 /**
  * {@code leap train}: trains Leap's demo model from scratch (or resumes a stopped run from its
  * checkpoint) on the data the project generates, and writes it as a Hugging Face model directory.
- * The defaults reproduce the shipped model.
+ * The defaults (the copy recipe, its main cycle and {@link #SHIPPED_CYCLES}) reproduce the shipped
+ * model; {@code --recipe gpt2} is the earlier recipe (GPT-2 vocabulary, the demo model to {@code
+ * demo-v4}).
  */
 @Command(
     name = "train",
     mixinStandardHelpOptions = true,
     description =
-        "Train the demo model (Llama architecture, GPT-2 vocabulary) on Leap's generated data; resumes from WORK/checkpoint."
-            + " --recipe copy: the copy curriculum with the project's own tokenizer (opt-in, see train/README.md).")
+        "Train the demo model (Llama architecture, the project's own BPE tokenizer) on Leap's generated data: the copy"
+            + " curriculum, with the shipped model's schedule by default; resumes from WORK/checkpoint."
+            + " --recipe gpt2: the earlier recipe on the GPT-2 vocabulary (see train/README.md).")
 public final class TrainCommand implements Callable<Integer> {
   /** Made by {@code leap}'s command line, by class name. */
   public TrainCommand() {}
@@ -34,14 +37,14 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(
       names = "--work",
       description =
-          "Checkpoint and log directory. Default: train-out (copy: ../leap-train-copy, "
-              + "beside the repository: the copy recipe's checkpoints and tokenizer stay outside it).")
+          "Checkpoint and log directory. Default: ../leap-train-copy, beside the repository (the"
+              + " checkpoints and tokenizer stay outside it; gpt2: train-out).")
   Path work;
 
   @Option(
       names = "--steps",
       defaultValue = "" + DEFAULT_STEPS,
-      description = "Optimizer steps. Default: ${DEFAULT-VALUE}.")
+      description = "gpt2: optimizer steps. Default: ${DEFAULT-VALUE}.")
   int steps;
 
   @Option(
@@ -50,31 +53,35 @@ public final class TrainCommand implements Callable<Integer> {
       description = "Seed of the weights and the data. Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  @Option(names = "--lr", description = "Peak learning rate. Default: 1.5e-3 (copy: 3e-3).")
+  @Option(
+      names = "--lr",
+      description = "Peak learning rate (copy: of the main cycle). Default: 3e-3 (gpt2: 1.5e-3).")
   Float lr;
 
-  @Option(names = "--warmup", description = "Warm-up steps. Default: 30 (copy: 30).")
+  @Option(names = "--warmup", description = "Warm-up steps. Default: 30.")
   Integer warmup;
 
   @Option(
       names = "--step-tokens",
       description =
-          "Tokens of city documents (copy: cards and articles) per step. Default: 6000 (copy: 500).")
+          "Tokens of cards and articles (gpt2: city documents) per step. Default: 500 (gpt2: 6000).")
   Integer stepTokens;
 
-  @Option(names = "--characters", description = "Character sheets per step. Default: 6 (copy: 1).")
+  @Option(
+      names = "--characters",
+      description = "Character sheets per step (copy: of the main cycle). Default: 1 (gpt2: 6).")
   Integer characters;
 
   @Option(
       names = "--min-doc",
       defaultValue = "150",
-      description = "Shortest document (tokens). Default: ${DEFAULT-VALUE}.")
+      description = "gpt2: shortest document (tokens). Default: ${DEFAULT-VALUE}.")
   int minDoc;
 
   @Option(
       names = "--max-doc",
       defaultValue = "3500",
-      description = "Longest document (tokens). Default: ${DEFAULT-VALUE}.")
+      description = "gpt2: longest document (tokens). Default: ${DEFAULT-VALUE}.")
   int maxDoc;
 
   @Option(
@@ -85,10 +92,10 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--checkpoint-every",
-      description = "Steps between checkpoints. Default: 20 (copy: 50).")
+      description = "Steps between checkpoints. Default: 50 (gpt2: 20).")
   Integer checkpointEvery;
 
-  @Option(names = "--hidden", description = "Hidden size. Default: 256 (copy: 128).")
+  @Option(names = "--hidden", description = "Hidden size. Default: 128 (gpt2: 256).")
   Integer hidden;
 
   @Option(
@@ -99,27 +106,47 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--recipe",
-      defaultValue = "demo",
+      defaultValue = "copy",
       description =
-          "demo (the shipped model) or copy (own BPE tokenizer, "
-              + "fact cards then articles, warmup-stable-decay, early signal and stop rule). Default: ${DEFAULT-VALUE}.")
+          "copy (the shipped model: own BPE tokenizer, copy drills, fact cards then articles, warmup-stable-decay,"
+              + " early signal and stop rule) or gpt2 (the earlier recipe: GPT-2 vocabulary, the demo model to"
+              + " demo-v4). Default: ${DEFAULT-VALUE}.")
   String recipe;
 
   @Option(
       names = "--phases",
-      defaultValue = "7500,8500,10300",
       split = ",",
       paramLabel = "END1,END2,END3",
       description =
           "copy: the steps at which phase 1 (cards), 2 (300-1,500-token articles) and 3 (2,000-4,400 tokens) end; "
-              + "the last is the run's length. Default: ${DEFAULT-VALUE}.")
+              + "the last ends the main learning-rate cycle. Default: 7500,8500,10300.")
   int[] phases;
+
+  @Option(
+      names = "--cycles",
+      paramLabel = "END:LR:DECAY[:CHARACTERS],...|none",
+      description =
+          "copy: learning-rate cycles after the main one, each to END (exclusive), flat at LR, then decaying over its"
+              + " last DECAY steps to LR/10, with CHARACTERS sheets per step (default --characters); the last END is"
+              + " the run's length. Default: the shipped model's ("
+              + SHIPPED_CYCLES
+              + ") with the default --phases, none with other phases.")
+  String cycles;
+
+  /**
+   * The cycles after the main one that made the shipped model (BENCHMARKS, issue 25, r39-r41): a
+   * run resumed at step 10,300 three times with these rates, decays and sheet counts.
+   */
+  static final String SHIPPED_CYCLES = "11800:1.5e-3:800,14800:1e-3:1200,15400:5e-4:600:3";
+
+  /** The copy recipe's default phase ends. */
+  static final int[] DEFAULT_PHASES = {7500, 8500, 10300};
 
   @Option(
       names = "--decay",
       defaultValue = "700",
       description =
-          "copy: steps of linear learning-rate decay at the end. Default: ${DEFAULT-VALUE}.")
+          "copy: steps of linear learning-rate decay at the end of the main cycle. Default: ${DEFAULT-VALUE}.")
   int decay;
 
   @Option(
@@ -245,10 +272,10 @@ public final class TrainCommand implements Callable<Integer> {
       description = "Storage of the written weights: F32, F16, BF16. Default: ${DEFAULT-VALUE}.")
   HfModelWriter.StorageType dtype;
 
-  /** Steps of the shipped model. */
+  /** Steps of the gpt2 recipe's model (the demo model to demo-v4). */
   public static final int DEFAULT_STEPS = 450;
 
-  /** The shape of the shipped demo model, with {@code hidden} and {@code layers} as given. */
+  /** The gpt2 recipe's shape, with {@code hidden} and {@code layers} as given. */
   public static ModelConfig shape(int hidden, int layers) {
     int headDim = 32;
     int heads = hidden / headDim;
@@ -264,6 +291,9 @@ public final class TrainCommand implements Callable<Integer> {
    */
   CopyTrainer.Options copyOptions(Path w, Path outDir) {
     float peak = lr != null ? lr : 3e-3f;
+    int[] phases = this.phases != null ? this.phases : DEFAULT_PHASES;
+    int sheets = characters != null ? characters : 1;
+    String cycleSpec = cycles != null ? cycles : this.phases == null ? SHIPPED_CYCLES : "none";
     return new CopyTrainer.Options(
         hidden != null ? hidden : 128,
         layers,
@@ -274,11 +304,11 @@ public final class TrainCommand implements Callable<Integer> {
         warmup != null ? warmup : 30,
         decay,
         peak,
-        peak / 10,
+        Schedule.parse(cycleSpec, sheets),
         0.1f,
         1.0f,
         stepTokens != null ? stepTokens : 500,
-        characters != null ? characters : 1,
+        sheets,
         valueWeight,
         microBatch,
         checkpointEvery != null ? checkpointEvery : 50,
@@ -303,9 +333,9 @@ public final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
-    if (!recipe.equals("demo") && !recipe.equals("copy")) {
+    if (!recipe.equals("gpt2") && !recipe.equals("copy")) {
       throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--recipe must be demo or copy, not " + recipe);
+          spec.commandLine(), "--recipe must be copy or gpt2, not " + recipe);
     }
     boolean copy = recipe.equals("copy");
     Path w = work != null ? work : Path.of(copy ? "../leap-train-copy" : "train-out");
@@ -330,6 +360,7 @@ public final class TrainCommand implements Callable<Integer> {
                 + digitGroup);
       }
       CopyTrainer.Options o = copyOptions(w, outDir);
+      o.schedule(); // a schedule that cannot run fails here, with the cycle it cannot run
       if (signalOf != null) {
         log.println(new CopyTrainer(o, log).signalOf(signalOf, 64, 32));
         return 0;

@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * {@code leap train --recipe copy} with no other option is the run of BENCHMARKS "Issue 25, r38":
- * the small model, digit groups of two, a warm start long enough for induction heads to form, and a
- * stop rule that does not fire during that warm start.
+ * {@code leap train} with no option is the copy recipe of BENCHMARKS "Issue 25, r38" (the small
+ * model, digit groups of two, a warm start long enough for induction heads to form, and a stop rule
+ * that does not fire during that warm start) followed by r39-r41's cycles: the shipped model.
  */
 class TrainCommandTest {
 
@@ -22,7 +22,7 @@ class TrainCommandTest {
 
   @Test
   void copyDefaultsAreTheRecipeOfR38() {
-    CopyTrainer.Options o = parse("--recipe", "copy");
+    CopyTrainer.Options o = parse();
     assertEquals(128, o.hidden());
     assertEquals(4, o.layers());
     assertEquals(6000, o.warmSteps());
@@ -33,6 +33,9 @@ class TrainCommandTest {
     assertEquals(2, o.digitGroup());
     assertEquals(1.0, o.tokenShare());
     assertEquals(0.3, o.drillShare());
+    assertEquals(Schedule.parse(TrainCommand.SHIPPED_CYCLES, 1), o.cycles());
+    assertEquals(15_400, o.steps());
+    assertEquals(parse("--recipe", "copy").cycles(), o.cycles(), "copy is the default recipe");
   }
 
   @Test
@@ -43,5 +46,8 @@ class TrainCommandTest {
     assertEquals(5, o.flatAfter());
     assertEquals(30, o.phaseEnds()[2]);
     assertEquals(10, parse("--recipe", "copy", "--phases", "10,20,30").flatAfter());
+    assertEquals(30, parse("--phases", "10,20,30").steps(), "other phases: no cycles");
+    assertEquals(40, parse("--phases", "10,20,30", "--cycles", "40:1e-3:5").steps());
+    assertEquals(10_300, parse("--cycles", "none").steps());
   }
 }

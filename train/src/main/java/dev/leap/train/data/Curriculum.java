@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The copy curriculum (recipe A of {@code ../shared/notes/training.md}): the examples of each step,
@@ -26,14 +27,15 @@ import java.util.SplittableRandom;
  *       less the question and answer), with cards and shorter articles mixed in (a fifth each).
  * </ol>
  *
- * Every step also has {@code charactersPerStep} character sheets, so the model keeps the character
- * benchmark. Each city example marks its answer's value tokens ({@link Example#valueTargets}).
+ * Every step also has {@code charactersPerStep} character sheets (or {@link #withCharacters}' count
+ * for the step), so the model keeps the character benchmark. Each city example marks its answer's
+ * value tokens ({@link Example#valueTargets}).
  */
 public final class Curriculum {
   private final Tokenizer tokenizer;
   private final long seed;
   private final int stepTokens;
-  private final int charactersPerStep;
+  private final IntUnaryOperator charactersAt;
   private final int[] phaseEnds;
   private final int maxTokens;
   private final int warmSteps;
@@ -118,9 +120,29 @@ public final class Curriculum {
     this.tokenizer = tokenizer;
     this.seed = seed;
     this.stepTokens = stepTokens;
-    this.charactersPerStep = charactersPerStep;
+    this.charactersAt = step -> charactersPerStep;
     this.phaseEnds = phaseEnds.clone();
     this.maxTokens = maxTokens;
+  }
+
+  private Curriculum(Curriculum c, IntUnaryOperator charactersAt) {
+    this.tokenizer = c.tokenizer;
+    this.seed = c.seed;
+    this.stepTokens = c.stepTokens;
+    this.charactersAt = charactersAt;
+    this.phaseEnds = c.phaseEnds;
+    this.maxTokens = c.maxTokens;
+    this.warmSteps = c.warmSteps;
+    this.drillShare = c.drillShare;
+    this.tokenShare = c.tokenShare;
+  }
+
+  /**
+   * This curriculum with {@code charactersAt.applyAsInt(step)} character sheets in each step
+   * instead of a constant count (a schedule's cycles may change it); everything else the same.
+   */
+  public Curriculum withCharacters(IntUnaryOperator charactersAt) {
+    return new Curriculum(this, charactersAt);
   }
 
   /** The phase (0 for the warm start, 1, 2 or 3) of a 0-based step. */
@@ -135,7 +157,7 @@ public final class Curriculum {
     // No character sheets in the warm start: any text beside the token drills (character sheets,
     // text
     // drills) kept induction heads from forming there.
-    int sheets = phase(step) == 0 && tokenShare > 0 ? 0 : charactersPerStep;
+    int sheets = phase(step) == 0 && tokenShare > 0 ? 0 : charactersAt.applyAsInt(step);
     for (int i = 0; i < sheets; i++) {
       Character c = characters.get(r.nextInt(characters.size()));
       out.add(example(tokenizer, c.prompt(), c.sheet(), null));
