@@ -118,10 +118,31 @@ public final class CityDocument {
    */
   public static String text(
       City city, long seed, int targetTokens, Tokenizer tokenizer, boolean openValues) {
+    return text(city, seed, targetTokens, tokenizer, openValues, false);
+  }
+
+  /**
+   * The open-value article as the copy curriculum trains on it: {@link #text} with, drawn from a
+   * stream of its own, half the openings from {@link TrainingVariety#opening} and each distractor
+   * town's name a {@link TrainingVariety#nearMiss} of the city's with odds one half. The held-out
+   * benchmark articles are {@link #text}'s.
+   */
+  public static String trainingText(City city, long seed, int targetTokens, Tokenizer tokenizer) {
+    return text(city, seed, targetTokens, tokenizer, true, true);
+  }
+
+  private static String text(
+      City city,
+      long seed,
+      int targetTokens,
+      Tokenizer tokenizer,
+      boolean openValues,
+      boolean varied) {
+    SplittableRandom v = varied ? new SplittableRandom(seed ^ 0x7A21E7L) : null;
     if (openValues) {
       Layout layout = Layout.of(seed);
       if (layout != Layout.PLAIN) {
-        return StyledDocument.text(city, seed, targetTokens, tokenizer, layout);
+        return StyledDocument.text(city, seed, targetTokens, tokenizer, layout, v);
       }
     }
     SplittableRandom r = new SplittableRandom(seed);
@@ -133,6 +154,7 @@ public final class CityDocument {
         others.add(o);
       }
     }
+    nearMisses(others, n, v);
     String neighbour =
         openValues ? OpenValues.country(r, city.country()) : City.countryName(r, city.country());
     // Open-value articles (the copy curriculum) also draw from more frames; closed ones keep
@@ -183,7 +205,11 @@ public final class CityDocument {
       }
     }
     StringBuilder sb = new StringBuilder();
-    sb.append(opening(r, city, neighbour)).append("\n\n");
+    String opening = opening(r, city, neighbour);
+    if (v != null && v.nextBoolean()) {
+      opening = TrainingVariety.opening(v, city, neighbour);
+    }
+    sb.append(opening).append("\n\n");
     List<String> sections = new ArrayList<>(List.of(SECTIONS));
     Collections.shuffle(sections, new Random(r.nextLong()));
     // Each fact and distractor goes into one of the first sections, at a random place in it.
@@ -237,6 +263,24 @@ public final class CityDocument {
           .append(".\n");
     }
     return sb.toString();
+  }
+
+  /**
+   * With {@code v} (training's variety stream), each of {@code others} becomes a near miss of
+   * {@code name} with odds one half, all of them still distinct.
+   */
+  static void nearMisses(List<String> others, String name, SplittableRandom v) {
+    if (v == null) {
+      return;
+    }
+    for (int i = 0; i < others.size(); i++) {
+      if (v.nextBoolean()) {
+        String m = TrainingVariety.nearMiss(name, v);
+        if (!others.contains(m)) {
+          others.set(i, m);
+        }
+      }
+    }
   }
 
   static String opening(SplittableRandom r, City c, String neighbour) {

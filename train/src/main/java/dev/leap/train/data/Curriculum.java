@@ -205,6 +205,16 @@ public final class Curriculum {
    */
   static Example card(Tokenizer tokenizer, City city, SplittableRandom r, boolean styled) {
     City other = r.nextBoolean() ? City.open(r.nextLong(City.EVAL_SEED_BASE)) : null;
+    if (other != null && r.nextBoolean()) {
+      // Half the distractors are a near miss of the city's name (TrainingVariety).
+      other =
+          new City(
+              TrainingVariety.nearMiss(city.name(), r),
+              other.country(),
+              other.latitude(),
+              other.population(),
+              other.landmarks());
+    }
     int k = r.nextInt(10);
     FactCard.Kind kind =
         k == 0 ? FactCard.Kind.DRILL : k < 5 ? FactCard.Kind.LISTING : FactCard.Kind.PROSE;
@@ -219,12 +229,12 @@ public final class Curriculum {
       Tokenizer tokenizer, City city, long docSeed, int target, SplittableRandom r) {
     // Room for the prompt's frame, the question and the answer inside the context.
     int t = Math.min(target, maxTokens - 260);
-    String doc = CityDocument.text(city, docSeed, t, tokenizer, true);
+    String doc = CityDocument.trainingText(city, docSeed, t, tokenizer);
     Example e = cityExample(tokenizer, doc, question(r), city);
     String q = question(r);
     while (e.tokens().length > maxTokens) {
       t = t * 3 / 4;
-      doc = CityDocument.text(city, docSeed, t, tokenizer, true);
+      doc = CityDocument.trainingText(city, docSeed, t, tokenizer);
       e = cityExample(tokenizer, doc, q, city);
     }
     return e;

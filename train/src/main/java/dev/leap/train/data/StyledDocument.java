@@ -28,6 +28,20 @@ final class StyledDocument {
   private StyledDocument() {}
 
   static String text(City city, long seed, int targetTokens, Tokenizer tokenizer, Layout layout) {
+    return text(city, seed, targetTokens, tokenizer, layout, null);
+  }
+
+  /**
+   * As {@link #text(City, long, int, Tokenizer, Layout)}, with training's variety drawn from {@code
+   * v} when it is not null ({@link CityDocument#trainingText}).
+   */
+  static String text(
+      City city,
+      long seed,
+      int targetTokens,
+      Tokenizer tokenizer,
+      Layout layout,
+      SplittableRandom v) {
     SplittableRandom r = new SplittableRandom(seed ^ 0x57_11EDL);
     String n = city.name();
     List<String> others = new ArrayList<>();
@@ -37,6 +51,7 @@ final class StyledDocument {
         others.add(o);
       }
     }
+    CityDocument.nearMisses(others, n, v);
     String neighbour = OpenValues.country(r, city.country());
     List<City> fakes = new ArrayList<>();
     for (String o : others) {
@@ -136,8 +151,11 @@ final class StyledDocument {
     if (layout == Layout.INFOBOX_TOP) {
       sb.append(infobox).append("\n\n");
     }
-    sb.append(countryLate ? openingWithoutCountry(r, n) : opening(r, city, neighbour))
-        .append("\n\n");
+    String opening = countryLate ? openingWithoutCountry(r, n) : opening(r, city, neighbour);
+    if (!countryLate && v != null && v.nextBoolean()) {
+      opening = TrainingVariety.opening(v, city, neighbour);
+    }
+    sb.append(opening).append("\n\n");
     List<String> sections = new ArrayList<>(List.of(CityDocument.SECTIONS));
     Collections.shuffle(sections, new Random(r.nextLong()));
     int factSections = Math.max(2, Math.min(sections.size(), 2 + targetTokens / 400));

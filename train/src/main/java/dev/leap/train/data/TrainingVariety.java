@@ -1,0 +1,78 @@
+package dev.leap.train.data;
+
+import java.util.SplittableRandom;
+
+/**
+ * What the copy curriculum's articles and cards add to the benchmark's first generator, in training
+ * only (the held-out articles of {@code leap bench longdoc --generator first} stay as {@link
+ * CityDocument#text} writes them): openings that name the city in other places of the sentence than
+ * its start, and distractor towns whose names differ from the city's by a syllable (a near miss),
+ * so that copying a name has to be exact token by token. None of it is the second generator's
+ * ({@link GazetteerDocument}) wording or layout.
+ */
+final class TrainingVariety {
+  private TrainingVariety() {}
+
+  /** An opening naming the city and its country (the city not always first). */
+  static String opening(SplittableRandom r, City c, String neighbour) {
+    String n = c.name();
+    String k = c.country();
+    return switch (r.nextInt(12)) {
+      case 0 -> "Of all the cities of " + k + ", " + n + " is the one most visitors remember.";
+      case 1 ->
+          "Travellers crossing " + k + " from " + neighbour + " often stop first in " + n + ".";
+      case 2 -> "The old river city of " + n + " lies in " + k + ", close to " + neighbour + ".";
+      case 3 -> "In the hills of " + k + " stands " + n + ", a city of bridges and markets.";
+      case 4 -> "Long a rival of the towns of " + neighbour + ", " + n + " belongs to " + k + ".";
+      case 5 ->
+          "This article is about "
+              + n
+              + ", a city in "
+              + k
+              + ". For other places of the same name, see the index.";
+      case 6 -> "Built around a deep harbour, " + n + " is among the busiest cities in " + k + ".";
+      case 7 -> n + ", " + k + ": a city of canals, workshops and long summer fairs.";
+      case 8 -> "Few cities in " + k + " have changed as much as " + n + " in the last century.";
+      case 9 -> "The city of " + n + " (in " + k + ") grew around a ford of its river.";
+      case 10 ->
+          "Between the coast and the border with "
+              + neighbour
+              + " lies "
+              + n
+              + ", a city of "
+              + k
+              + ".";
+      default -> "Known for its markets, " + n + " is a city in the south of " + k + ".";
+    };
+  }
+
+  /**
+   * A place name that shares the start or the end of {@code name} and differs in the rest (a new
+   * syllable or two), capitalized, at most 12 letters; never {@code name}, never holding it nor
+   * held in it.
+   */
+  static String nearMiss(String name, SplittableRandom r) {
+    String lower = name.toLowerCase(java.util.Locale.ROOT);
+    for (int attempt = 0; attempt < 50; attempt++) {
+      String s;
+      if (lower.length() >= 5 && r.nextBoolean()) {
+        // Keep the start (2 to length - 2 letters), write a new end.
+        int keep = 2 + r.nextInt(lower.length() - 3);
+        s = lower.substring(0, keep) + OpenValues.syllable(r);
+      } else {
+        // Keep the end (at least 3 letters), write a new start.
+        int keep = 3 + r.nextInt(Math.max(1, lower.length() - 3));
+        keep = Math.min(keep, lower.length());
+        s = OpenValues.syllable(r) + lower.substring(lower.length() - keep);
+      }
+      if (s.length() < 3 || s.length() > 12) {
+        continue;
+      }
+      String cand = OpenValues.capitalize(s);
+      if (!cand.equals(name) && !cand.contains(name) && !name.contains(cand)) {
+        return cand;
+      }
+    }
+    return OpenValues.place(r);
+  }
+}
