@@ -123,9 +123,10 @@ public final class CityDocument {
 
   /**
    * The open-value article as the copy curriculum trains on it: {@link #text} with, drawn from a
-   * stream of its own, half the openings from {@link TrainingVariety#opening} and each distractor
-   * town's name a {@link TrainingVariety#nearMiss} of the city's with odds one half. The held-out
-   * benchmark articles are {@link #text}'s.
+   * stream of its own, half the openings from {@link TrainingVariety#opening}, each distractor
+   * town's name a {@link TrainingVariety#nearMiss} of the city's with odds one half, and in half
+   * the articles the city named by its name only in the opening and the facts ({@link
+   * TrainingVariety#filler}). The held-out benchmark articles are {@link #text}'s.
    */
   public static String trainingText(City city, long seed, int targetTokens, Tokenizer tokenizer) {
     return text(city, seed, targetTokens, tokenizer, true, true);
@@ -155,6 +156,7 @@ public final class CityDocument {
       }
     }
     nearMisses(others, n, v);
+    boolean rare = TrainingVariety.rareName(v);
     String neighbour =
         openValues ? OpenValues.country(r, city.country()) : City.countryName(r, city.country());
     // Open-value articles (the copy curriculum) also draw from more frames; closed ones keep
@@ -233,7 +235,8 @@ public final class CityDocument {
       List<String> sentences = new ArrayList<>();
       int count = 3 + r.nextInt(4);
       for (int s = 0; s < count; s++) {
-        sentences.add(sentence(r, city, others, neighbour, title));
+        sentences.add(
+            TrainingVariety.filler(sentence(r, city, others, neighbour, title), city, rare));
       }
       for (String f : placed.get(section)) {
         sentences.add(r.nextInt(sentences.size() + 1), f);
@@ -246,7 +249,7 @@ public final class CityDocument {
       while (tokenizer.encode(sb.toString()).length < goal) {
         List<String> more = new ArrayList<>();
         for (int s = 0; s < 4 + r.nextInt(3); s++) {
-          more.add(sentence(r, city, others, neighbour, title));
+          more.add(TrainingVariety.filler(sentence(r, city, others, neighbour, title), city, rare));
         }
         sb.append(String.join(" ", more)).append("\n\n");
       }

@@ -52,6 +52,7 @@ final class StyledDocument {
       }
     }
     CityDocument.nearMisses(others, n, v);
+    boolean rare = TrainingVariety.rareName(v);
     String neighbour = OpenValues.country(r, city.country());
     List<City> fakes = new ArrayList<>();
     for (String o : others) {
@@ -180,7 +181,9 @@ final class StyledDocument {
       sb.append(style.format(title)).append('\n');
       List<String> sentences = new ArrayList<>();
       for (int s = 0, count = 3 + r.nextInt(4); s < count; s++) {
-        sentences.add(CityDocument.sentence(r, city, others, neighbour, title));
+        sentences.add(
+            TrainingVariety.filler(
+                CityDocument.sentence(r, city, others, neighbour, title), city, rare));
       }
       for (String u : placed.get(section)) {
         sentences.add(r.nextInt(sentences.size() + 1), u);
@@ -191,7 +194,9 @@ final class StyledDocument {
       while (tokenizer.encode(sb.toString()).length < goal) {
         List<String> more = new ArrayList<>();
         for (int s = 0, count = 4 + r.nextInt(3); s < count; s++) {
-          more.add(CityDocument.sentence(r, city, others, neighbour, title));
+          more.add(
+              TrainingVariety.filler(
+                  CityDocument.sentence(r, city, others, neighbour, title), city, rare));
         }
         sb.append(String.join(" ", more)).append("\n\n");
       }

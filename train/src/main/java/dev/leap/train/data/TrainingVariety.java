@@ -13,6 +13,21 @@ import java.util.SplittableRandom;
 final class TrainingVariety {
   private TrainingVariety() {}
 
+  /** Whether an article names the city only in its opening and facts (odds one half). */
+  static boolean rareName(SplittableRandom v) {
+    return v != null && v.nextBoolean();
+  }
+
+  /**
+   * A filler sentence as it goes into the article: with {@code rare}, the city's name replaced by
+   * "the city" (the filler's two frames that name it say "of N" and "connects N with").
+   */
+  static String filler(String sentence, City c, boolean rare) {
+    return rare
+        ? sentence.replaceAll("\\b" + java.util.regex.Pattern.quote(c.name()) + "\\b", "the city")
+        : sentence;
+  }
+
   /** An opening naming the city and its country (the city not always first). */
   static String opening(SplittableRandom r, City c, String neighbour) {
     String n = c.name();

@@ -38,13 +38,14 @@ class TrainingVarietyTest {
     SplittableRandom r = new SplittableRandom(77);
     int withNearMiss = 0;
     int changedOpenings = 0;
+    int rareNames = 0;
     for (int i = 0; i < 60; i++) {
       long seed = r.nextLong(City.EVAL_SEED_BASE);
       City c = City.open(r.nextLong(City.EVAL_SEED_BASE));
-      String bench = CityDocument.text(c, seed, 400, TOK, true);
-      assertEquals(bench, CityDocument.text(c, seed, 400, TOK, true), "deterministic");
-      String train = CityDocument.trainingText(c, seed, 400, TOK);
-      assertEquals(train, CityDocument.trainingText(c, seed, 400, TOK), "deterministic");
+      String bench = CityDocument.text(c, seed, 1200, TOK, true);
+      assertEquals(bench, CityDocument.text(c, seed, 1200, TOK, true), "deterministic");
+      String train = CityDocument.trainingText(c, seed, 1200, TOK);
+      assertEquals(train, CityDocument.trainingText(c, seed, 1200, TOK), "deterministic");
       String n = c.name().toLowerCase(java.util.Locale.ROOT);
       Matcher words = Pattern.compile("\\b[A-Z][a-z]+\\b").matcher(train);
       while (words.find()) {
@@ -57,6 +58,12 @@ class TrainingVarietyTest {
           break;
         }
       }
+      int inBench = mentions(bench, c.name());
+      int inTrain = mentions(train, c.name());
+      assertTrue(inTrain >= 1, "the training article names the city");
+      if (inBench >= 8 && inTrain * 2 <= inBench) {
+        rareNames++;
+      }
       if (!train
           .substring(0, train.indexOf("\n\n"))
           .equals(bench.substring(0, bench.indexOf("\n\n")))) {
@@ -64,6 +71,16 @@ class TrainingVarietyTest {
       }
     }
     assertTrue(withNearMiss >= 30, "near-miss distractors in " + withNearMiss + " of 60");
+    assertTrue(rareNames >= 15, "articles naming the city rarely: " + rareNames + " of 60");
     assertTrue(changedOpenings >= 15, "other first blocks in " + changedOpenings + " of 60");
+  }
+
+  private static int mentions(String text, String name) {
+    Matcher m = Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(text);
+    int n = 0;
+    while (m.find()) {
+      n++;
+    }
+    return n;
   }
 }
