@@ -82,7 +82,8 @@ final class CopyTrainer {
       Path initFrom,
       int initStep,
       int digitGroup,
-      double initNoise) {
+      double initNoise,
+      boolean variety) {
     /**
      * The main cycle (to the last phase's end at {@code learningRate}, decaying over {@code
      * decaySteps} to a tenth, {@code charactersPerStep} sheets), then {@code cycles}.
@@ -263,7 +264,8 @@ final class CopyTrainer {
                 o.warmSteps(),
                 o.drillShare(),
                 o.tokenShare())
-            .withCharacters(schedule::characters);
+            .withCharacters(schedule::characters)
+            .withVariety(o.variety());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
     Checkpoint.State resumed =

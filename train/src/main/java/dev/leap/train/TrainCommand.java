@@ -247,6 +247,14 @@ public final class TrainCommand implements Callable<Integer> {
   double initNoise;
 
   @Option(
+      names = "--variety",
+      description =
+          "copy: training's variety in cards and articles (TrainingVariety: near-miss distractor names, other"
+              + " openings, half the articles naming the city only in the opening and facts); off by default, the data"
+              + " of the shipped model.")
+  boolean variety;
+
+  @Option(
       names = "--signal-of",
       description =
           "copy: print the early signal (swap tests, exact match and nats per field) of this model directory on "
@@ -327,7 +335,8 @@ public final class TrainCommand implements Callable<Integer> {
         initFrom,
         initFrom != null ? initStep : 0,
         digitGroup,
-        initNoise);
+        initNoise,
+        variety);
   }
 
   @Override

@@ -97,7 +97,8 @@ class CopyTrainerTest {
         initFrom,
         initStep,
         digitGroup,
-        0.05);
+        0.05,
+        false);
   }
 
   @Test
@@ -421,7 +422,8 @@ class CopyTrainerTest {
             o.initFrom(),
             o.initStep(),
             o.digitGroup(),
-            o.initNoise());
+            o.initNoise(),
+            o.variety());
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(
             IllegalArgumentException.class,

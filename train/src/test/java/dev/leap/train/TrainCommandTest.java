@@ -36,6 +36,8 @@ class TrainCommandTest {
     assertEquals(Schedule.parse(TrainCommand.SHIPPED_CYCLES, 1), o.cycles());
     assertEquals(15_400, o.steps());
     assertEquals(parse("--recipe", "copy").cycles(), o.cycles(), "copy is the default recipe");
+    assertEquals(false, o.variety(), "the shipped model's data");
+    assertEquals(true, parse("--variety").variety());
   }
 
   @Test

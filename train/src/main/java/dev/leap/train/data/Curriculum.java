@@ -36,6 +36,7 @@ public final class Curriculum {
   private final long seed;
   private final int stepTokens;
   private final IntUnaryOperator charactersAt;
+  private final boolean variety;
   private final int[] phaseEnds;
   private final int maxTokens;
   private final int warmSteps;
@@ -121,11 +122,13 @@ public final class Curriculum {
     this.seed = seed;
     this.stepTokens = stepTokens;
     this.charactersAt = step -> charactersPerStep;
+    this.variety = false;
     this.phaseEnds = phaseEnds.clone();
     this.maxTokens = maxTokens;
   }
 
-  private Curriculum(Curriculum c, IntUnaryOperator charactersAt) {
+  private Curriculum(Curriculum c, IntUnaryOperator charactersAt, boolean variety) {
+    this.variety = variety;
     this.tokenizer = c.tokenizer;
     this.seed = c.seed;
     this.stepTokens = c.stepTokens;
@@ -142,7 +145,16 @@ public final class Curriculum {
    * instead of a constant count (a schedule's cycles may change it); everything else the same.
    */
   public Curriculum withCharacters(IntUnaryOperator charactersAt) {
-    return new Curriculum(this, charactersAt);
+    return new Curriculum(this, charactersAt, variety);
+  }
+
+  /**
+   * This curriculum with {@link TrainingVariety} in its cards and articles ({@code variety}: near
+   * misses, other openings, articles that name the city rarely; off by default, which is the data
+   * that trained demo-v5); everything else the same.
+   */
+  public Curriculum withVariety(boolean variety) {
+    return new Curriculum(this, charactersAt, variety);
   }
 
   /** The phase (0 for the warm start, 1, 2 or 3) of a 0-based step. */
@@ -180,9 +192,9 @@ public final class Curriculum {
                 ? CopyDrill.tokens(tokenizer.size(), tokenizer.eosIds(), r)
                 : CopyDrill.any(tokenizer, r);
       } else if (phase == 1) {
-        e = card(tokenizer, city, r);
+        e = card(tokenizer, city, r, false, variety);
       } else if ((phase == 2 && u < 5) || (phase == 3 && u < 4)) {
-        e = card(tokenizer, city, r, true);
+        e = card(tokenizer, city, r, true, variety);
       } else if (phase == 2 || u < 8) {
         e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r);
       } else {
@@ -196,16 +208,18 @@ public final class Curriculum {
 
   /** A fact card about {@code city}: half with a distractor, one in ten a copy drill. */
   public static Example card(Tokenizer tokenizer, City city, SplittableRandom r) {
-    return card(tokenizer, city, r, false);
+    return card(tokenizer, city, r, false, false);
   }
 
   /**
    * A fact card; {@code styled} (the cards of phases 2 and 3): two in five of the listing and prose
-   * cards are an interview or a card of {@link FactCard.Kind#REFERRING} sentences instead.
+   * cards are an interview or a card of {@link FactCard.Kind#REFERRING} sentences instead; {@code
+   * variety}: half the distractors a near miss of the city's name.
    */
-  static Example card(Tokenizer tokenizer, City city, SplittableRandom r, boolean styled) {
+  static Example card(
+      Tokenizer tokenizer, City city, SplittableRandom r, boolean styled, boolean variety) {
     City other = r.nextBoolean() ? City.open(r.nextLong(City.EVAL_SEED_BASE)) : null;
-    if (other != null && r.nextBoolean()) {
+    if (variety && other != null && r.nextBoolean()) {
       // Half the distractors are a near miss of the city's name (TrainingVariety).
       other =
           new City(
@@ -229,15 +243,21 @@ public final class Curriculum {
       Tokenizer tokenizer, City city, long docSeed, int target, SplittableRandom r) {
     // Room for the prompt's frame, the question and the answer inside the context.
     int t = Math.min(target, maxTokens - 260);
-    String doc = CityDocument.trainingText(city, docSeed, t, tokenizer);
+    String doc = articleText(city, docSeed, t, tokenizer);
     Example e = cityExample(tokenizer, doc, question(r), city);
     String q = question(r);
     while (e.tokens().length > maxTokens) {
       t = t * 3 / 4;
-      doc = CityDocument.trainingText(city, docSeed, t, tokenizer);
+      doc = articleText(city, docSeed, t, tokenizer);
       e = cityExample(tokenizer, doc, q, city);
     }
     return e;
+  }
+
+  private String articleText(City city, long docSeed, int target, Tokenizer tokenizer) {
+    return variety
+        ? CityDocument.trainingText(city, docSeed, target, tokenizer)
+        : CityDocument.text(city, docSeed, target, tokenizer, true);
   }
 
   static String question(SplittableRandom r) {

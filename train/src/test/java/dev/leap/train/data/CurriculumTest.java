@@ -157,4 +157,27 @@ class CurriculumTest {
   static String answer(Example e) {
     return TOK.decode(Arrays.copyOfRange(e.tokens(), e.answerStart(), e.tokens().length - 1));
   }
+
+  /**
+   * The default curriculum's data is the data that trained demo-v5 (its chain ran the code of
+   * c933f05; the fingerprint was computed there), so {@code ./leap train} still reproduces it;
+   * {@link Curriculum#withVariety} changes the cards and articles, not the rest. The second
+   * fingerprint is r42's run (the code of b2892be and ba93f2c, where variety was always on).
+   */
+  @Test
+  void theDefaultDataIsDemoV5sAndVarietyIsOptIn() {
+    Curriculum plain = new Curriculum(TOK, 5, 1200, 1, new int[] {2, 4, 6}, 4608);
+    assertEquals(216110836, fingerprint(plain), "the data of demo-v5's run");
+    assertEquals(-733382536, fingerprint(plain.withVariety(true)), "the data of r42's run");
+  }
+
+  private static int fingerprint(Curriculum c) {
+    int h = 1;
+    for (int step = 0; step < 6; step++) {
+      for (Example e : c.step(step)) {
+        h = 31 * h + Arrays.hashCode(e.tokens());
+      }
+    }
+    return h;
+  }
 }
