@@ -83,7 +83,7 @@ final class CopyTrainer {
       int initStep,
       int digitGroup,
       double initNoise,
-      boolean variety) {
+      int varietyFrom) {
     /**
      * The main cycle (to the last phase's end at {@code learningRate}, decaying over {@code
      * decaySteps} to a tenth, {@code charactersPerStep} sheets), then {@code cycles}.
@@ -265,7 +265,7 @@ final class CopyTrainer {
                 o.drillShare(),
                 o.tokenShare())
             .withCharacters(schedule::characters)
-            .withVariety(o.variety());
+            .withVarietyFrom(o.varietyFrom());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
     Checkpoint.State resumed =

@@ -247,12 +247,13 @@ public final class TrainCommand implements Callable<Integer> {
   double initNoise;
 
   @Option(
-      names = "--variety",
+      names = "--variety-from",
+      paramLabel = "STEP",
       description =
-          "copy: training's variety in cards and articles (TrainingVariety: near-miss distractor names, other"
-              + " openings, half the articles naming the city only in the opening and facts); off by default, the data"
-              + " of the shipped model.")
-  boolean variety;
+          "copy: training's variety in cards and articles from this step on (TrainingVariety: near-miss distractor"
+              + " names, other openings, half the articles naming the city only in the opening and facts; 0: from"
+              + " the start). Default: never, the data of the shipped model.")
+  Integer varietyFrom;
 
   @Option(
       names = "--signal-of",
@@ -336,7 +337,7 @@ public final class TrainCommand implements Callable<Integer> {
         initFrom != null ? initStep : 0,
         digitGroup,
         initNoise,
-        variety);
+        varietyFrom != null ? varietyFrom : Integer.MAX_VALUE);
   }
 
   @Override

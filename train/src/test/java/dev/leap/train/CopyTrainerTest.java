@@ -98,7 +98,7 @@ class CopyTrainerTest {
         initStep,
         digitGroup,
         0.05,
-        false);
+        Integer.MAX_VALUE);
   }
 
   @Test
@@ -423,7 +423,7 @@ class CopyTrainerTest {
             o.initStep(),
             o.digitGroup(),
             o.initNoise(),
-            o.variety());
+            o.varietyFrom());
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(
             IllegalArgumentException.class,

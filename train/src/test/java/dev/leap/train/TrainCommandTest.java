@@ -36,8 +36,8 @@ class TrainCommandTest {
     assertEquals(Schedule.parse(TrainCommand.SHIPPED_CYCLES, 1), o.cycles());
     assertEquals(15_400, o.steps());
     assertEquals(parse("--recipe", "copy").cycles(), o.cycles(), "copy is the default recipe");
-    assertEquals(false, o.variety(), "the shipped model's data");
-    assertEquals(true, parse("--variety").variety());
+    assertEquals(Integer.MAX_VALUE, o.varietyFrom(), "the shipped model's data");
+    assertEquals(15_400, parse("--variety-from", "15400").varietyFrom());
   }
 
   @Test

@@ -36,7 +36,7 @@ public final class Curriculum {
   private final long seed;
   private final int stepTokens;
   private final IntUnaryOperator charactersAt;
-  private final boolean variety;
+  private final int varietyFrom;
   private final int[] phaseEnds;
   private final int maxTokens;
   private final int warmSteps;
@@ -122,13 +122,13 @@ public final class Curriculum {
     this.seed = seed;
     this.stepTokens = stepTokens;
     this.charactersAt = step -> charactersPerStep;
-    this.variety = false;
+    this.varietyFrom = Integer.MAX_VALUE;
     this.phaseEnds = phaseEnds.clone();
     this.maxTokens = maxTokens;
   }
 
-  private Curriculum(Curriculum c, IntUnaryOperator charactersAt, boolean variety) {
-    this.variety = variety;
+  private Curriculum(Curriculum c, IntUnaryOperator charactersAt, int varietyFrom) {
+    this.varietyFrom = varietyFrom;
     this.tokenizer = c.tokenizer;
     this.seed = c.seed;
     this.stepTokens = c.stepTokens;
@@ -145,16 +145,16 @@ public final class Curriculum {
    * instead of a constant count (a schedule's cycles may change it); everything else the same.
    */
   public Curriculum withCharacters(IntUnaryOperator charactersAt) {
-    return new Curriculum(this, charactersAt, variety);
+    return new Curriculum(this, charactersAt, varietyFrom);
   }
 
   /**
-   * This curriculum with {@link TrainingVariety} in its cards and articles ({@code variety}: near
-   * misses, other openings, articles that name the city rarely; off by default, which is the data
-   * that trained demo-v5); everything else the same.
+   * This curriculum with {@link TrainingVariety} in its cards and articles from step {@code
+   * fromStep} on (near misses, other openings, articles that name the city rarely; none by default,
+   * which is the data that trained demo-v5); everything else the same.
    */
-  public Curriculum withVariety(boolean variety) {
-    return new Curriculum(this, charactersAt, variety);
+  public Curriculum withVarietyFrom(int fromStep) {
+    return new Curriculum(this, charactersAt, fromStep);
   }
 
   /** The phase (0 for the warm start, 1, 2 or 3) of a 0-based step. */
@@ -175,6 +175,7 @@ public final class Curriculum {
       out.add(example(tokenizer, c.prompt(), c.sheet(), null));
     }
     int phase = phase(step);
+    boolean variety = step >= varietyFrom;
     int tokens = 0;
     while (tokens < stepTokens) {
       City city = City.open(r.nextLong(City.EVAL_SEED_BASE));
@@ -196,9 +197,9 @@ public final class Curriculum {
       } else if ((phase == 2 && u < 5) || (phase == 3 && u < 4)) {
         e = card(tokenizer, city, r, true, variety);
       } else if (phase == 2 || u < 8) {
-        e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r);
+        e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r, variety);
       } else {
-        e = article(tokenizer, city, r.nextLong(), 2000 + r.nextInt(2401), r);
+        e = article(tokenizer, city, r.nextLong(), 2000 + r.nextInt(2401), r, variety);
       }
       out.add(e);
       tokens += e.tokens().length;
@@ -240,21 +241,27 @@ public final class Curriculum {
   }
 
   private Example article(
-      Tokenizer tokenizer, City city, long docSeed, int target, SplittableRandom r) {
+      Tokenizer tokenizer,
+      City city,
+      long docSeed,
+      int target,
+      SplittableRandom r,
+      boolean variety) {
     // Room for the prompt's frame, the question and the answer inside the context.
     int t = Math.min(target, maxTokens - 260);
-    String doc = articleText(city, docSeed, t, tokenizer);
+    String doc = articleText(city, docSeed, t, tokenizer, variety);
     Example e = cityExample(tokenizer, doc, question(r), city);
     String q = question(r);
     while (e.tokens().length > maxTokens) {
       t = t * 3 / 4;
-      doc = articleText(city, docSeed, t, tokenizer);
+      doc = articleText(city, docSeed, t, tokenizer, variety);
       e = cityExample(tokenizer, doc, q, city);
     }
     return e;
   }
 
-  private String articleText(City city, long docSeed, int target, Tokenizer tokenizer) {
+  private static String articleText(
+      City city, long docSeed, int target, Tokenizer tokenizer, boolean variety) {
     return variety
         ? CityDocument.trainingText(city, docSeed, target, tokenizer)
         : CityDocument.text(city, docSeed, target, tokenizer, true);

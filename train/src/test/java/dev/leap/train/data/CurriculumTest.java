@@ -161,14 +161,26 @@ class CurriculumTest {
   /**
    * The default curriculum's data is the data that trained demo-v5 (its chain ran the code of
    * c933f05; the fingerprint was computed there), so {@code ./leap train} still reproduces it;
-   * {@link Curriculum#withVariety} changes the cards and articles, not the rest. The second
-   * fingerprint is r42's run (the code of b2892be and ba93f2c, where variety was always on).
+   * {@link Curriculum#withVarietyFrom} changes the cards and articles from its step on, not the
+   * rest. The second fingerprint is r42's run (the code of b2892be and ba93f2c, where variety was
+   * always on).
    */
   @Test
   void theDefaultDataIsDemoV5sAndVarietyIsOptIn() {
     Curriculum plain = new Curriculum(TOK, 5, 1200, 1, new int[] {2, 4, 6}, 4608);
     assertEquals(216110836, fingerprint(plain), "the data of demo-v5's run");
-    assertEquals(-733382536, fingerprint(plain.withVariety(true)), "the data of r42's run");
+    assertEquals(-733382536, fingerprint(plain.withVarietyFrom(0)), "the data of r42's run");
+    // From step 3 on: the first three steps as without variety, the last three as with it.
+    Curriculum later = plain.withVarietyFrom(3);
+    Curriculum always = plain.withVarietyFrom(0);
+    for (int step = 0; step < 6; step++) {
+      List<Example> got = later.step(step);
+      List<Example> want = (step < 3 ? plain : always).step(step);
+      assertEquals(want.size(), got.size(), "step " + step);
+      for (int i = 0; i < want.size(); i++) {
+        assertArrayEquals(want.get(i).tokens(), got.get(i).tokens(), "step " + step);
+      }
+    }
   }
 
   private static int fingerprint(Curriculum c) {
