@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.leap.bench.Json;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Compares the fields of a generated JSON object with the truth: a nested object contributes its
@@ -47,14 +49,19 @@ final class FieldScore {
 
   /** How many truth fields the generated text has equal. */
   static int correct(String text, Map<String, String> truth) {
+    return correctFields(text, truth).size();
+  }
+
+  /** The names of the truth fields the generated text has equal, in the truth's order. */
+  static Set<String> correctFields(String text, Map<String, String> truth) {
     Map<String, String> got = fields(text);
-    int n = 0;
+    Set<String> right = new LinkedHashSet<>();
     for (Map.Entry<String, String> e : truth.entrySet()) {
       if (equal(got.get(e.getKey()), e.getValue())) {
-        n++;
+        right.add(e.getKey());
       }
     }
-    return n;
+    return right;
   }
 
   static boolean equal(String got, String truth) {

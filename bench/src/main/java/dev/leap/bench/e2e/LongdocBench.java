@@ -182,6 +182,13 @@ final class LongdocBench {
     }
     o.println();
     o.print(sb);
+    for (ModeResult m : List.of(jf, tbt)) {
+      StringBuilder f = new StringBuilder();
+      m.fieldAccuracyByField()
+          .forEach((k, v) -> f.append(String.format(Locale.ROOT, ", %s %.0f%%", k, 100 * v)));
+      o.printf("%nfields right by field, %s: %s", m.name, f.substring(2));
+    }
+    o.println();
     o.printf(
         "%ngreedy output of jump-forward identical to token-by-token: %d of %d (%.1f%%)%n",
         agree, jf.batch1.size(), 100 * agreement);

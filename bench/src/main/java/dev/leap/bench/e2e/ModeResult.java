@@ -5,8 +5,10 @@ import dev.leap.retokenize.Tokenizer;
 import dev.leap.runtime.Generation;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.ToDoubleFunction;
 import java.util.regex.Pattern;
 
@@ -59,6 +61,28 @@ final class ModeResult {
       all += truths.get(i).size();
     }
     return all == 0 ? Double.NaN : (double) right / all;
+  }
+
+  /**
+   * Per field name (in the truths' order), the share of the batch-1 requests whose output has it
+   * equal to the truth; requests whose truth lacks the field do not count for it.
+   */
+  Map<String, Double> fieldAccuracyByField() {
+    Map<String, int[]> counts = new LinkedHashMap<>();
+    for (int i = 0; i < truths.size(); i++) {
+      Set<String> right =
+          batch1.get(i).isError()
+              ? Set.of()
+              : FieldScore.correctFields(batch1.get(i).text(), truths.get(i));
+      for (String f : truths.get(i).keySet()) {
+        int[] c = counts.computeIfAbsent(f, k -> new int[2]);
+        c[0] += right.contains(f) ? 1 : 0;
+        c[1]++;
+      }
+    }
+    Map<String, Double> out = new LinkedHashMap<>();
+    counts.forEach((f, c) -> out.put(f, (double) c[0] / c[1]));
+    return out;
   }
 
   static double median(List<Double> xs) {
@@ -132,6 +156,8 @@ final class ModeResult {
     o.put("cachedPromptTokensPerRequest", mean(g -> g.stats().cachedPromptTokens()));
     if (!truths.isEmpty()) {
       o.put("fieldAccuracy", fieldAccuracy());
+      ObjectNode byField = o.putObject("fieldAccuracyByField");
+      fieldAccuracyByField().forEach(byField::put);
       var outputs = o.putArray("outputs");
       for (int i = 0; i < batch1.size(); i++) {
         Generation g = batch1.get(i);
