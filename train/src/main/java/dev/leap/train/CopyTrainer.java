@@ -3,7 +3,6 @@ package dev.leap.train;
 import ai.djl.engine.Engine;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.leap.model.HfModelWriter;
 import dev.leap.model.ModelConfig;
 import dev.leap.retokenize.HfTokenizer;
 import dev.leap.train.data.Curriculum;
@@ -11,10 +10,6 @@ import dev.leap.train.data.Example;
 import dev.leap.train.internal.Json;
 import dev.leap.train.model.AdamW;
 import dev.leap.train.model.TrainableLlama;
-import dev.leap.train.model.VocabularySurgery;
-import dev.leap.train.tokenizer.BpeTrainer;
-import dev.leap.train.tokenizer.TokenizerCorpus;
-import dev.leap.train.tokenizer.VocabularyExtension;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +20,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The copy recipe ({@code ./leap train --recipe copy}; recipe A of {@code
@@ -48,58 +42,6 @@ import java.util.Map;
  */
 final class CopyTrainer {
 
-  /** Hyperparameters and paths of a copy-recipe run. */
-  record Options(
-      int hidden,
-      int layers,
-      int contextTokens,
-      int vocabSize,
-      long seed,
-      int[] phaseEnds,
-      int warmupSteps,
-      int decaySteps,
-      float learningRate,
-      List<Schedule.Cycle> cycles,
-      float weightDecay,
-      float clipNorm,
-      int stepTokens,
-      int charactersPerStep,
-      float valueWeight,
-      int microBatchTokens,
-      int checkpointEvery,
-      int evalEvery,
-      int evalCards,
-      int evalArticles,
-      int flatAfter,
-      double minSwap,
-      int tokenizerArticles,
-      Path workDir,
-      Path outDir,
-      HfModelWriter.StorageType storage,
-      int warmSteps,
-      double drillShare,
-      double tokenShare,
-      Path initFrom,
-      int initStep,
-      int digitGroup,
-      double initNoise,
-      int varietyFrom) {
-    /**
-     * The main cycle (to the last phase's end at {@code learningRate}, decaying over {@code
-     * decaySteps} to a tenth, {@code charactersPerStep} sheets), then {@code cycles}.
-     */
-    Schedule schedule() {
-      List<Schedule.Cycle> all = new ArrayList<>();
-      all.add(new Schedule.Cycle(phaseEnds[2], learningRate, decaySteps, charactersPerStep));
-      all.addAll(cycles);
-      return new Schedule(all, warmupSteps, initStep);
-    }
-
-    int steps() {
-      return schedule().steps();
-    }
-  }
-
   /** How a run ended. */
   enum Outcome {
     FINISHED,
@@ -107,140 +49,14 @@ final class CopyTrainer {
     FLAT
   }
 
-  private final Options o;
+  private final CopyOptions o;
   private final PrintWriter log;
+  private final CopyStart start;
 
-  CopyTrainer(Options options, PrintWriter log) {
+  CopyTrainer(CopyOptions options, PrintWriter log) {
     this.o = options;
     this.log = log;
-  }
-
-  /**
-   * The learning rate of a 0-based step: linear warm-up, flat, linear decay over the last {@code
-   * decaySteps}.
-   */
-  static float learningRate(int step, int steps, int warmup, int decay, float peak, float last) {
-    if (step < warmup) {
-      return peak * (step + 1) / warmup;
-    }
-    int decayStart = steps - decay;
-    if (step < decayStart) {
-      return peak;
-    }
-    return peak + (last - peak) * (step - decayStart + 1) / Math.max(1, decay);
-  }
-
-  /**
-   * The tokenizer of the run: {@code WORK/tokenizer/tokenizer.json}, trained there first if absent.
-   */
-  HfTokenizer tokenizer() throws IOException {
-    Path dir = o.workDir().resolve("tokenizer");
-    if (!Files.exists(dir.resolve("tokenizer.json")) && o.initFrom() != null) {
-      VocabularyExtension.Extension e = extension();
-      Path tmp = o.workDir().resolve("tokenizer.tmp");
-      VocabularyExtension.write(e, tmp);
-      Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
-      log.printf(
-          Locale.ROOT,
-          "extended the tokenizer of %s with digit groups of up to %d: %,d -> %,d tokens (EOS %d -> %d) -> %s%n",
-          o.initFrom(),
-          o.digitGroup(),
-          e.oldEos() + 1,
-          e.newEos() + 1,
-          e.oldEos(),
-          e.newEos(),
-          dir.resolve("tokenizer.json"));
-      log.flush();
-    } else if (!Files.exists(dir.resolve("tokenizer.json"))) {
-      long t0 = System.nanoTime();
-      List<String> texts =
-          TokenizerCorpus.texts(o.seed(), o.tokenizerArticles(), o.tokenizerArticles() * 4);
-      BpeTrainer.Merges merges = BpeTrainer.train(texts, o.vocabSize());
-      Path tmp = o.workDir().resolve("tokenizer.tmp");
-      int tokens = merges.vocabSize();
-      if (o.digitGroup() > 1) {
-        VocabularyExtension.Extension e = VocabularyExtension.digitGroups(merges, o.digitGroup());
-        VocabularyExtension.write(e, tmp);
-        tokens = e.newEos() + 1;
-      } else {
-        BpeTrainer.write(merges, tmp);
-      }
-      Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
-      log.printf(
-          Locale.ROOT,
-          "trained the tokenizer: %,d tokens (%s) from %,d texts in %.0f s -> %s%n",
-          tokens,
-          o.digitGroup() > 1
-              ? "with digit groups of up to " + o.digitGroup() + " digits"
-              : "single digits",
-          texts.size(),
-          (System.nanoTime() - t0) / 1e9,
-          dir.resolve("tokenizer.json"));
-      log.flush();
-    }
-    return HfTokenizer.load(dir.resolve("tokenizer.json"));
-  }
-
-  /** The digit-group extension of the tokenizer of {@code --init-from}. */
-  private VocabularyExtension.Extension extension() throws IOException {
-    return VocabularyExtension.digitGroups(
-        VocabularyExtension.read(o.initFrom().resolve("tokenizer.json")), o.digitGroup());
-  }
-
-  /**
-   * The warm start of {@code --init-from}: its model (a Hugging Face directory of this recipe's
-   * shape with the old tokenizer) with the embedding grown for the digit groups ({@link
-   * VocabularySurgery}: each new row the mean of its digits' rows plus noise of {@code initNoise}
-   * times the table's standard deviation, EOS's row moved to the new last id).
-   */
-  private TrainableLlama warmStart(ModelConfig config, HfTokenizer tokenizer) throws IOException {
-    ModelConfig old = ModelConfig.load(o.initFrom());
-    VocabularyExtension.Extension e = extension();
-    ModelConfig expected = shape(e.oldEos() + 1);
-    if (old.vocabSize() != expected.vocabSize()
-        || old.hiddenSize() != expected.hiddenSize()
-        || old.intermediateSize() != expected.intermediateSize()
-        || old.numLayers() != expected.numLayers()
-        || old.numHeads() != expected.numHeads()
-        || old.numKvHeads() != expected.numKvHeads()
-        || old.headDim() != expected.headDim()
-        || !old.tieWordEmbeddings()) {
-      throw new IllegalArgumentException(
-          "--init-from "
-              + o.initFrom()
-              + " is not this recipe's shape (set --hidden, --layers, --context as it was trained): "
-              + old
-              + " against "
-              + expected);
-    }
-    if (tokenizer.size() != e.newEos() + 1) {
-      throw new IllegalArgumentException(
-          o.workDir().resolve("tokenizer")
-              + " is not the digit-group extension of "
-              + o.initFrom()
-              + "'s tokenizer ("
-              + tokenizer.size()
-              + " tokens, expected "
-              + (e.newEos() + 1)
-              + ")");
-    }
-    Map<String, float[]> values =
-        VocabularySurgery.extend(
-            TrainableLlama.readValues(o.initFrom(), old),
-            old.hiddenSize(),
-            old.vocabSize(),
-            e.digits(),
-            o.seed(),
-            o.initNoise());
-    return TrainableLlama.fromValues(config, Engine.getInstance().defaultDevice(), values);
-  }
-
-  ModelConfig shape(int vocab) {
-    int headDim = 32;
-    int heads = o.hidden() / headDim;
-    return ModelConfig.llama(
-            vocab, o.hidden(), 3 * o.hidden(), o.layers(), heads, Math.max(1, heads / 2), headDim)
-        .withMaxPositions(o.contextTokens());
+    this.start = new CopyStart(options, log);
   }
 
   Outcome run() throws IOException {
@@ -250,8 +66,8 @@ final class CopyTrainer {
   /** Runs (or resumes) to step {@code stopAt} at most; writes the model only at the last step. */
   Outcome run(int stopAt) throws IOException {
     Files.createDirectories(o.workDir());
-    HfTokenizer tokenizer = tokenizer();
-    ModelConfig config = shape(tokenizer.size());
+    HfTokenizer tokenizer = start.tokenizer();
+    ModelConfig config = start.shape(tokenizer.size());
     Schedule schedule = o.schedule();
     Curriculum curriculum =
         new Curriculum(
@@ -276,7 +92,7 @@ final class CopyTrainer {
         resumed != null
             ? resumed.model()
             : o.initFrom() != null
-                ? warmStart(config, tokenizer)
+                ? start.warmStart(config, tokenizer)
                 : TrainableLlama.initialize(
                     config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
     int start = resumed != null ? resumed.step() : o.initStep();
@@ -354,7 +170,7 @@ final class CopyTrainer {
                 opt,
                 examples,
                 o.microBatchTokens(),
-                loss(rows, values, o.valueWeight()),
+                CopyLoss.loss(rows, values, o.valueWeight()),
                 rate,
                 o.clipNorm());
         double tokenSum = r.sums()[0];
@@ -535,79 +351,18 @@ final class CopyTrainer {
    * step.
    */
   int export() throws IOException {
-    HfTokenizer tokenizer = tokenizer();
+    HfTokenizer tokenizer = start.tokenizer();
     Path ckpt = o.workDir().resolve("checkpoint");
     if (!Checkpoint.exists(ckpt)) {
       throw new IllegalArgumentException("no checkpoint in " + ckpt);
     }
     Checkpoint.State state =
-        Checkpoint.read(ckpt, shape(tokenizer.size()), Engine.getInstance().defaultDevice());
+        Checkpoint.read(ckpt, start.shape(tokenizer.size()), Engine.getInstance().defaultDevice());
     try (TrainableLlama model = state.model()) {
       writeModel(model, tokenizer);
     }
     log.printf("wrote the model of step %d to %s%n", state.step(), o.outDir());
     log.flush();
     return state.step();
-  }
-
-  /**
-   * The step's loss: the mean NLL over every predicted token of the step ({@code stepRows}) plus
-   * {@code valueWeight} times the mean NLL of its value tokens ({@code stepValues}). A
-   * micro-batch's sums: its NLL over all its rows and over its value rows.
-   */
-  static TrainingStep.Loss loss(int stepRows, int stepValues, float valueWeight) {
-    return (micro, len) -> {
-      int n = 0;
-      for (Example e : micro) {
-        n += e.tokens().length - 1;
-      }
-      long[] rows = new long[n];
-      long[] labels = new long[n];
-      float[] weights = new float[n];
-      boolean[] value = new boolean[n];
-      int k = 0;
-      float base = 1f / stepRows;
-      float extra = stepValues == 0 ? 0 : valueWeight / stepValues;
-      for (int i = 0; i < micro.size(); i++) {
-        Example e = micro.get(i);
-        int v = 0;
-        int[] vt = e.valueTargets();
-        for (int p = 1; p < e.tokens().length; p++) {
-          rows[k] = (long) i * len + p - 1;
-          labels[k] = e.tokens()[p];
-          weights[k] = base;
-          if (v < vt.length && vt[v] == p) {
-            weights[k] += extra;
-            value[k] = true;
-            v++;
-          }
-          k++;
-        }
-      }
-      return new TrainingStep.Terms(
-          rows,
-          labels,
-          weights,
-          vals -> {
-            double all = 0;
-            double val = 0;
-            for (int i = 0; i < vals.length; i++) {
-              all += vals[i];
-              if (value[i]) {
-                val += vals[i];
-              }
-            }
-            return new double[] {all, val};
-          });
-    };
-  }
-
-  /**
-   * One forward and backward pass through {@link #loss}: the accumulated gradient is that of the
-   * step. Returns the micro-batch's summed NLL over all its rows and over its value rows.
-   */
-  static double[] forwardBackward(
-      TrainableLlama model, List<Example> micro, int stepRows, int stepValues, float valueWeight) {
-    return TrainingStep.forwardBackward(model, micro, loss(stepRows, stepValues, valueWeight));
   }
 }

@@ -12,8 +12,8 @@ import java.util.Locale;
  *
  * <p>Invariant: a step's rate and sheet count are those a run resumed at the previous cycle's end
  * with that cycle's end as {@code --phases}' last value, its {@code --lr}, {@code --decay} and
- * {@code --characters} would use (the same {@link CopyTrainer#learningRate} on the same step), so
- * one run with cycles replaces a chain of resumed runs.
+ * {@code --characters} would use (the same {@link #learningRate} on the same step), so one run with
+ * cycles replaces a chain of resumed runs.
  *
  * @param cycles the cycles in order, their ends increasing; the first is the main cycle
  * @param warmup warm-up steps, counted from {@code initStep}
@@ -24,7 +24,7 @@ record Schedule(List<Cycle> cycles, int warmup, int initStep) {
   /**
    * One cycle: steps up to {@code end} (exclusive), flat at {@code peak} and then decaying linearly
    * over the last {@code decay} steps to a tenth of it, with {@code characters} sheets per step (a
-   * decay longer than the cycle starts it part-way down, as {@link CopyTrainer#learningRate} does).
+   * decay longer than the cycle starts it part-way down, as {@link #learningRate} does).
    */
   record Cycle(int end, float peak, int decay, int characters) {
     /** {@code END:LR:DECAY[:CHARACTERS]}, as {@code --cycles} writes it. */
@@ -63,7 +63,7 @@ record Schedule(List<Cycle> cycles, int warmup, int initStep) {
   /** The learning rate of a 0-based step (before {@link #steps()}). */
   public float rate(int step) {
     Cycle c = cycle(step);
-    return CopyTrainer.learningRate(
+    return learningRate(
         step - initStep, c.end() - initStep, warmup, c.decay(), c.peak(), c.peak() / 10);
   }
 
@@ -79,6 +79,21 @@ record Schedule(List<Cycle> cycles, int warmup, int initStep) {
       }
     }
     throw new IllegalArgumentException("step " + step + " is past the schedule's " + steps());
+  }
+
+  /**
+   * The learning rate of a 0-based step: linear warm-up, flat, linear decay over the last {@code
+   * decaySteps}.
+   */
+  static float learningRate(int step, int steps, int warmup, int decay, float peak, float last) {
+    if (step < warmup) {
+      return peak * (step + 1) / warmup;
+    }
+    int decayStart = steps - decay;
+    if (step < decayStart) {
+      return peak;
+    }
+    return peak + (last - peak) * (step - decayStart + 1) / Math.max(1, decay);
   }
 
   /**

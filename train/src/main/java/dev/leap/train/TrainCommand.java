@@ -298,12 +298,12 @@ public final class TrainCommand implements Callable<Integer> {
    * The copy recipe's options from the command line, with its defaults where an option is absent
    * (hidden 128; the stop rule at the end of phase 1).
    */
-  CopyTrainer.Options copyOptions(Path w, Path outDir) {
+  CopyOptions copyOptions(Path w, Path outDir) {
     float peak = lr != null ? lr : 3e-3f;
     int[] phases = this.phases != null ? this.phases : DEFAULT_PHASES;
     int sheets = characters != null ? characters : 1;
     String cycleSpec = cycles != null ? cycles : this.phases == null ? SHIPPED_CYCLES : "none";
-    return new CopyTrainer.Options(
+    return new CopyOptions(
         hidden != null ? hidden : 128,
         layers,
         context,
@@ -369,7 +369,7 @@ public final class TrainCommand implements Callable<Integer> {
                 + ", not "
                 + digitGroup);
       }
-      CopyTrainer.Options o = copyOptions(w, outDir);
+      CopyOptions o = copyOptions(w, outDir);
       o.schedule(); // a schedule that cannot run fails here, with the cycle it cannot run
       if (signalOf != null) {
         log.println(new CopyTrainer(o, log).signalOf(signalOf, 64, 32));

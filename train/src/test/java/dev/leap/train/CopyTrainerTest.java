@@ -34,16 +34,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CopyTrainerTest {
 
-  static CopyTrainer.Options options(Path work, int[] phases, int flatAfter, double minSwap) {
+  static CopyOptions options(Path work, int[] phases, int flatAfter, double minSwap) {
     return options(work, phases, flatAfter, minSwap, 0);
   }
 
-  static CopyTrainer.Options options(
-      Path work, int[] phases, int flatAfter, double minSwap, int warm) {
+  static CopyOptions options(Path work, int[] phases, int flatAfter, double minSwap, int warm) {
     return options(work, phases, flatAfter, minSwap, warm, null, 0);
   }
 
-  static CopyTrainer.Options options(
+  static CopyOptions options(
       Path work,
       int[] phases,
       int flatAfter,
@@ -55,7 +54,7 @@ class CopyTrainerTest {
         work, phases, flatAfter, minSwap, warm, initFrom, initStep, initFrom != null ? 3 : 1);
   }
 
-  static CopyTrainer.Options options(
+  static CopyOptions options(
       Path work,
       int[] phases,
       int flatAfter,
@@ -64,7 +63,7 @@ class CopyTrainerTest {
       Path initFrom,
       int initStep,
       int digitGroup) {
-    return new CopyTrainer.Options(
+    return new CopyOptions(
         64,
         2,
         2048,
@@ -103,11 +102,11 @@ class CopyTrainerTest {
 
   @Test
   void scheduleIsWarmupStableDecay() {
-    assertEquals(0.25f, CopyTrainer.learningRate(0, 100, 4, 10, 1f, 0.1f), 1e-6);
-    assertEquals(1f, CopyTrainer.learningRate(3, 100, 4, 10, 1f, 0.1f), 1e-6);
-    assertEquals(1f, CopyTrainer.learningRate(89, 100, 4, 10, 1f, 0.1f), 1e-6);
-    assertEquals(0.91f, CopyTrainer.learningRate(90, 100, 4, 10, 1f, 0.1f), 1e-6);
-    assertEquals(0.1f, CopyTrainer.learningRate(99, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(0.25f, Schedule.learningRate(0, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(1f, Schedule.learningRate(3, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(1f, Schedule.learningRate(89, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(0.91f, Schedule.learningRate(90, 100, 4, 10, 1f, 0.1f), 1e-6);
+    assertEquals(0.1f, Schedule.learningRate(99, 100, 4, 10, 1f, 0.1f), 1e-6);
   }
 
   @Test
@@ -121,7 +120,7 @@ class CopyTrainerTest {
     }
     try (TrainableLlama m =
         TrainableLlama.initialize(c, Engine.getInstance().defaultDevice(), 1, 0.02)) {
-      double[] batched = CopyTrainer.forwardBackward(m, ex, 1, 1, 0f);
+      double[] batched = CopyLoss.forwardBackward(m, ex, 1, 1, 0f);
       double all = 0;
       double values = 0;
       for (Example e : ex) {
@@ -387,9 +386,9 @@ class CopyTrainerTest {
     }
     // A model of another shape is refused with a clear message.
     Path wrong = tmp.resolve("wrong");
-    CopyTrainer.Options o = options(wrong, phases, 0, 0.1, 0, work.resolve("model"), 17);
-    CopyTrainer.Options wider =
-        new CopyTrainer.Options(
+    CopyOptions o = options(wrong, phases, 0, 0.1, 0, work.resolve("model"), 17);
+    CopyOptions wider =
+        new CopyOptions(
             128,
             o.layers(),
             o.contextTokens(),

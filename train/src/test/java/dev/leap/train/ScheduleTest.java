@@ -80,7 +80,7 @@ class ScheduleTest {
         // The run resumed at `start` with --phases ...,run.end, --lr run.peak, --decay run.decay.
         for (int step = start; step < run.end(); step++) {
           assertEquals(
-              CopyTrainer.learningRate(
+              Schedule.learningRate(
                   step - init, run.end() - init, warmup, run.decay(), run.peak(), run.peak() / 10),
               s.rate(step),
               0f);

@@ -14,7 +14,7 @@ import picocli.CommandLine;
  */
 class TrainCommandTest {
 
-  private static CopyTrainer.Options parse(String... args) {
+  private static CopyOptions parse(String... args) {
     TrainCommand c = new TrainCommand();
     new CommandLine(c).parseArgs(args);
     return c.copyOptions(Path.of("w"), Path.of("w", "model"));
@@ -22,7 +22,7 @@ class TrainCommandTest {
 
   @Test
   void copyDefaultsAreTheRecipeOfR38() {
-    CopyTrainer.Options o = parse();
+    CopyOptions o = parse();
     assertEquals(128, o.hidden());
     assertEquals(4, o.layers());
     assertEquals(6000, o.warmSteps());
@@ -42,7 +42,7 @@ class TrainCommandTest {
 
   @Test
   void givenOptionsWin() {
-    CopyTrainer.Options o =
+    CopyOptions o =
         parse("--recipe", "copy", "--hidden", "256", "--phases", "10,20,30", "--flat-after", "5");
     assertEquals(256, o.hidden());
     assertEquals(5, o.flatAfter());

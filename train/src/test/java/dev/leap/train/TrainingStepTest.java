@@ -38,7 +38,7 @@ class TrainingStepTest {
       rows += e.tokens().length - 1;
       values += e.valueTargets().length;
     }
-    TrainingStep.Loss loss = CopyTrainer.loss(rows, values, 1.5f);
+    TrainingStep.Loss loss = CopyLoss.loss(rows, values, 1.5f);
     TrainingStep.Result whole;
     TrainingStep.Result single;
     try (TrainableLlama a =
