@@ -155,7 +155,7 @@ public final class CityDocument {
         others.add(o);
       }
     }
-    nearMisses(others, n, v);
+    TrainingVariety.nearMisses(others, n, v);
     boolean rare = TrainingVariety.rareName(v);
     String neighbour =
         openValues ? OpenValues.country(r, city.country()) : City.countryName(r, city.country());
@@ -266,24 +266,6 @@ public final class CityDocument {
           .append(".\n");
     }
     return sb.toString();
-  }
-
-  /**
-   * With {@code v} (training's variety stream), each of {@code others} becomes a near miss of
-   * {@code name} with odds one half, all of them still distinct.
-   */
-  static void nearMisses(List<String> others, String name, SplittableRandom v) {
-    if (v == null) {
-      return;
-    }
-    for (int i = 0; i < others.size(); i++) {
-      if (v.nextBoolean()) {
-        String m = TrainingVariety.nearMiss(name, v);
-        if (!others.contains(m)) {
-          others.set(i, m);
-        }
-      }
-    }
   }
 
   static String opening(SplittableRandom r, City c, String neighbour) {

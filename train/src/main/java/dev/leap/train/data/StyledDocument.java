@@ -51,7 +51,7 @@ final class StyledDocument {
         others.add(o);
       }
     }
-    CityDocument.nearMisses(others, n, v);
+    TrainingVariety.nearMisses(others, n, v);
     boolean rare = TrainingVariety.rareName(v);
     String neighbour = OpenValues.country(r, city.country());
     List<City> fakes = new ArrayList<>();

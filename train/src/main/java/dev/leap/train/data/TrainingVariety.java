@@ -1,5 +1,6 @@
 package dev.leap.train.data;
 
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -62,6 +63,24 @@ final class TrainingVariety {
               + ".";
       default -> "Known for its markets, " + n + " is a city in the south of " + k + ".";
     };
+  }
+
+  /**
+   * With {@code v} (training's variety stream), each of {@code others} becomes a near miss of
+   * {@code name} with odds one half, all of them still distinct.
+   */
+  static void nearMisses(List<String> others, String name, SplittableRandom v) {
+    if (v == null) {
+      return;
+    }
+    for (int i = 0; i < others.size(); i++) {
+      if (v.nextBoolean()) {
+        String m = nearMiss(name, v);
+        if (!others.contains(m)) {
+          others.set(i, m);
+        }
+      }
+    }
   }
 
   /**
