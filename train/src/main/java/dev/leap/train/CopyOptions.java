@@ -9,6 +9,7 @@ import java.util.List;
 record CopyOptions(
     int hidden,
     int layers,
+    int heads,
     int contextTokens,
     int vocabSize,
     long seed,
@@ -40,6 +41,7 @@ record CopyOptions(
     int initStep,
     int digitGroup,
     double initNoise,
+    Path growFrom,
     int varietyFrom) {
   /**
    * The main cycle (to the last phase's end at {@code learningRate}, decaying over {@code

@@ -3,6 +3,7 @@ package dev.leap.train;
 import ai.djl.engine.Engine;
 import dev.leap.model.ModelConfig;
 import dev.leap.retokenize.HfTokenizer;
+import dev.leap.train.model.ModelGrowth;
 import dev.leap.train.model.TrainableLlama;
 import dev.leap.train.model.VocabularySurgery;
 import dev.leap.train.tokenizer.BpeTrainer;
@@ -20,7 +21,8 @@ import java.util.Map;
 /**
  * What a copy-recipe run starts from: its tokenizer (trained into {@code WORK/tokenizer} on first
  * use, or the digit-group extension of {@code --init-from}'s), the model's shape for a vocabulary,
- * and the warm start of {@code --init-from} with its embedding grown for the digit groups.
+ * the warm start of {@code --init-from} with its embedding grown for the digit groups, and the
+ * grown start of {@code --grow-from}.
  */
 final class CopyStart {
   private final CopyOptions o;
@@ -36,7 +38,16 @@ final class CopyStart {
    */
   HfTokenizer tokenizer() throws IOException {
     Path dir = o.workDir().resolve("tokenizer");
-    if (!Files.exists(dir.resolve("tokenizer.json")) && o.initFrom() != null) {
+    if (!Files.exists(dir.resolve("tokenizer.json")) && o.growFrom() != null) {
+      Path tmp = o.workDir().resolve("tokenizer.tmp");
+      Files.createDirectories(tmp);
+      for (String f : List.of("tokenizer.json", "tokenizer_config.json")) {
+        Files.copy(o.growFrom().resolve(f), tmp.resolve(f), StandardCopyOption.REPLACE_EXISTING);
+      }
+      Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+      log.printf("took the tokenizer of %s -> %s%n", o.growFrom(), dir.resolve("tokenizer.json"));
+      log.flush();
+    } else if (!Files.exists(dir.resolve("tokenizer.json")) && o.initFrom() != null) {
       VocabularyExtension.Extension e = extension();
       Path tmp = o.workDir().resolve("tokenizer.tmp");
       VocabularyExtension.write(e, tmp);
@@ -136,9 +147,36 @@ final class CopyStart {
     return TrainableLlama.fromValues(config, Engine.getInstance().defaultDevice(), values);
   }
 
+  /**
+   * The grown start of {@code --grow-from}: its model (this recipe's, with the tokenizer {@link
+   * #tokenizer} took from it) grown to {@code config}'s layers and heads ({@link ModelGrowth}: the
+   * same logits; fresh values from the seed with the standard deviation of a fresh model's).
+   */
+  TrainableLlama grown(ModelConfig config) throws IOException {
+    ModelConfig old = ModelConfig.load(o.growFrom());
+    Map<String, float[]> values =
+        ModelGrowth.grow(TrainableLlama.readValues(o.growFrom(), old), old, config, o.seed(), 0.02);
+    log.printf(
+        Locale.ROOT,
+        "grew %s: %d layers of %d heads (%d key-value) -> %d layers of %d heads (%d key-value)%n",
+        o.growFrom(),
+        old.numLayers(),
+        old.numHeads(),
+        old.numKvHeads(),
+        config.numLayers(),
+        config.numHeads(),
+        config.numKvHeads());
+    log.flush();
+    return TrainableLlama.fromValues(config, Engine.getInstance().defaultDevice(), values);
+  }
+
+  /**
+   * The model's shape for a vocabulary: heads of 32 dimensions ({@code --heads}, by default the
+   * hidden size over 32), half as many key-value heads, an MLP of three times the hidden size.
+   */
   ModelConfig shape(int vocab) {
     int headDim = 32;
-    int heads = o.hidden() / headDim;
+    int heads = o.heads();
     return ModelConfig.llama(
             vocab, o.hidden(), 3 * o.hidden(), o.layers(), heads, Math.max(1, heads / 2), headDim)
         .withMaxPositions(o.contextTokens());

@@ -93,9 +93,22 @@ final class CopyTrainer {
             ? resumed.model()
             : o.initFrom() != null
                 ? start.warmStart(config, tokenizer)
-                : TrainableLlama.initialize(
-                    config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
+                : o.growFrom() != null
+                    ? start.grown(config)
+                    : TrainableLlama.initialize(
+                        config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
     int start = resumed != null ? resumed.step() : o.initStep();
+    if (resumed != null && start == o.steps()) {
+      // A finished run: its model is written at the last step (again here, had that been cut off).
+      if (!Files.exists(o.outDir().resolve("config.json"))) {
+        writeModel(model, tokenizer);
+      }
+      log.printf(
+          "copy recipe: %s finished at step %d (model %s)%n", o.workDir(), start, o.outDir());
+      log.flush();
+      model.close();
+      return Outcome.FINISHED;
+    }
     if (start >= o.steps()) {
       throw new IllegalArgumentException(
           "the run starts at step " + start + ", at or past its last step " + o.steps());
@@ -130,7 +143,7 @@ final class CopyTrainer {
         o.steps(),
         o.initFrom() != null
             ? " from " + o.initFrom() + " (digit groups of up to " + o.digitGroup() + ")"
-            : "",
+            : o.growFrom() != null ? " grown from " + o.growFrom() : "",
         o.warmSteps(),
         o.phaseEnds()[0],
         o.phaseEnds()[1],

@@ -5,6 +5,7 @@ import dev.leap.model.ModelConfig;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -139,6 +140,15 @@ public final class TrainCommand implements Callable<Integer> {
    */
   static final String SHIPPED_CYCLES = "11800:1.5e-3:800,14800:1e-3:1200,15400:5e-4:600:3";
 
+  @Option(
+      names = "--grow",
+      paramLabel = "LAYERS:HEADS:END:LR:DECAY[:CHARACTERS]|none",
+      description =
+          "copy: after the run's last cycle, grow its model (written to WORK/base-model) to LAYERS layers of HEADS heads"
+              + " (the same logits; ModelGrowth) and train on in WORK/grown to step END, flat at LR, decaying over the"
+              + " last DECAY steps, CHARACTERS sheets per step, training's variety from the growth on. Default: none.")
+  String grow;
+
   /** The copy recipe's default phase ends. */
   static final int[] DEFAULT_PHASES = {7500, 8500, 10300};
 
@@ -221,10 +231,24 @@ public final class TrainCommand implements Callable<Integer> {
   Path initFrom;
 
   @Option(
+      names = "--grow-from",
+      description =
+          "copy: start from this model directory (a copy-recipe model with its tokenizer.json, which the run keeps) grown"
+              + " to --layers and --heads: new heads and layers start with zero output projections, so the grown model"
+              + " computes the old one's logits (ModelGrowth); used when WORK has no checkpoint.")
+  Path growFrom;
+
+  @Option(
+      names = "--heads",
+      description =
+          "copy: attention heads of 32 dimensions (half as many key-value heads). Default: the hidden size over 32.")
+  Integer heads;
+
+  @Option(
       names = "--init-step",
       defaultValue = "0",
       description =
-          "copy: with --init-from, the step the run starts at (the curriculum's phase is a function of the step; "
+          "copy: with --init-from or --grow-from, the step the run starts at (the curriculum's phase is a function of the step; "
               + "the warm-up counts from it). Default: ${DEFAULT-VALUE}.")
   int initStep;
 
@@ -306,6 +330,7 @@ public final class TrainCommand implements Callable<Integer> {
     return new CopyOptions(
         hidden != null ? hidden : 128,
         layers,
+        heads != null ? heads : (hidden != null ? hidden : 128) / 32,
         context,
         vocab,
         seed,
@@ -334,9 +359,10 @@ public final class TrainCommand implements Callable<Integer> {
         drills,
         tokenDrills,
         initFrom,
-        initFrom != null ? initStep : 0,
+        initFrom != null || growFrom != null ? initStep : 0,
         digitGroup,
         initNoise,
+        growFrom,
         varietyFrom != null ? varietyFrom : Integer.MAX_VALUE);
   }
 
@@ -369,18 +395,53 @@ public final class TrainCommand implements Callable<Integer> {
                 + ", not "
                 + digitGroup);
       }
+      if (initFrom != null && growFrom != null) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--init-from and --grow-from: give one start, not both");
+      }
+      if (heads != null && heads < 1) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--heads must be at least 1, not " + heads);
+      }
+      if (growFrom != null) {
+        for (String f : List.of("config.json", "model.safetensors", "tokenizer.json")) {
+          if (!Files.isRegularFile(growFrom.resolve(f))) {
+            throw new picocli.CommandLine.ParameterException(
+                spec.commandLine(), "--grow-from " + growFrom + ": no " + f + " there");
+          }
+        }
+      }
       CopyOptions o = copyOptions(w, outDir);
       o.schedule(); // a schedule that cannot run fails here, with the cycle it cannot run
       if (signalOf != null) {
         log.println(new CopyTrainer(o, log).signalOf(signalOf, 64, 32));
         return 0;
       }
+      String growSpec = grow != null ? grow : "none";
+      Growth growth = Growth.parse(growSpec, o.charactersPerStep());
+      if (growth == null) {
+        if (export) {
+          new CopyTrainer(o, log).export();
+          return 0;
+        }
+        return new CopyTrainer(o, log).run() == CopyTrainer.Outcome.FLAT ? 3 : 0;
+      }
+      // Two stages: the run as given, its model to WORK/base-model; then the growth in WORK/grown.
+      CopyOptions base = copyOptions(w, w.resolve("base-model"));
+      CopyOptions grown = growth.stage(base, w.resolve("grown"), outDir);
+      grown.schedule();
       if (export) {
-        new CopyTrainer(o, log).export();
+        boolean second = java.nio.file.Files.exists(w.resolve("grown").resolve("checkpoint"));
+        new CopyTrainer(second ? grown : base, log).export();
         return 0;
       }
-      CopyTrainer.Outcome outcome = new CopyTrainer(o, log).run();
-      return outcome == CopyTrainer.Outcome.FLAT ? 3 : 0;
+      CopyTrainer.Outcome first = new CopyTrainer(base, log).run();
+      if (first != CopyTrainer.Outcome.FINISHED) {
+        return first == CopyTrainer.Outcome.FLAT ? 3 : 0;
+      }
+      log.printf("growth stage %s from %s%n", growth, base.outDir());
+      log.flush();
+      return new CopyTrainer(grown, log).run() == CopyTrainer.Outcome.FLAT ? 3 : 0;
     }
     float peak = lr != null ? lr : 1.5e-3f;
     Trainer.Options o =

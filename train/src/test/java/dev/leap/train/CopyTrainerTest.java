@@ -66,6 +66,7 @@ class CopyTrainerTest {
     return new CopyOptions(
         64,
         2,
+        2,
         2048,
         512,
         3,
@@ -97,7 +98,49 @@ class CopyTrainerTest {
         initStep,
         digitGroup,
         0.05,
+        null,
         Integer.MAX_VALUE);
+  }
+
+  /** {@code o} growing the model of {@code from}'s run to {@code layers} and {@code heads}. */
+  static CopyOptions grownOptions(CopyOptions o, Path from, int layers, int heads) {
+    return new CopyOptions(
+        o.hidden(),
+        layers,
+        heads,
+        o.contextTokens(),
+        o.vocabSize(),
+        o.seed(),
+        o.phaseEnds(),
+        o.warmupSteps(),
+        o.decaySteps(),
+        o.learningRate(),
+        o.cycles(),
+        o.weightDecay(),
+        o.clipNorm(),
+        o.stepTokens(),
+        o.charactersPerStep(),
+        o.valueWeight(),
+        o.microBatchTokens(),
+        o.checkpointEvery(),
+        o.evalEvery(),
+        o.evalCards(),
+        o.evalArticles(),
+        o.flatAfter(),
+        o.minSwap(),
+        o.tokenizerArticles(),
+        o.workDir(),
+        o.outDir(),
+        o.storage(),
+        o.warmSteps(),
+        o.drillShare(),
+        o.tokenShare(),
+        null,
+        o.initStep(),
+        o.digitGroup(),
+        o.initNoise(),
+        from.resolve("model"),
+        o.varietyFrom());
   }
 
   @Test
@@ -391,6 +434,7 @@ class CopyTrainerTest {
         new CopyOptions(
             128,
             o.layers(),
+            o.heads(),
             o.contextTokens(),
             o.vocabSize(),
             o.seed(),
@@ -422,12 +466,44 @@ class CopyTrainerTest {
             o.initStep(),
             o.digitGroup(),
             o.initNoise(),
+            o.growFrom(),
             o.varietyFrom());
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(
             IllegalArgumentException.class,
             () -> new CopyTrainer(wider, new PrintWriter(new StringWriter())).run());
     assertTrue(e.getMessage().contains("not this recipe's shape"), e.getMessage());
+
+    // A grown start from the finished model: its tokenizer kept, one more layer and twice the
+    // heads (ModelGrowthTest checks the logits), the run from --init-step, the model saved grown.
+    Path grownRun = tmp.resolve("grown");
+    StringWriter grownOut = new StringWriter();
+    CopyOptions g = grownOptions(options(grownRun, phases, 0, 0.1, 0, null, 17), work, 3, 4);
+    assertEquals(CopyTrainer.Outcome.FINISHED, new CopyTrainer(g, new PrintWriter(grownOut)).run());
+    assertTrue(
+        grownOut.toString().contains("grew " + work.resolve("model"))
+            && grownOut.toString().contains("starting at step 17 of 20 grown from"),
+        grownOut.toString());
+    dev.leap.model.ModelConfig grownConfig =
+        dev.leap.model.ModelConfig.load(grownRun.resolve("model"));
+    assertEquals(3, grownConfig.numLayers());
+    assertEquals(4, grownConfig.numHeads());
+    assertEquals(2, grownConfig.numKvHeads());
+    assertEquals(
+        Files.readString(work.resolve("model/tokenizer.json")),
+        Files.readString(grownRun.resolve("model/tokenizer.json")));
+    // Run again, a finished run is left as it is.
+    StringWriter again = new StringWriter();
+    assertEquals(CopyTrainer.Outcome.FINISHED, new CopyTrainer(g, new PrintWriter(again)).run());
+    assertTrue(again.toString().contains("finished at step 20"), again.toString());
+    try (LeapRuntime rt =
+        LeapRuntime.builder().setModelDir(grownRun.resolve("model")).optKvCapacity(2048).build()) {
+      assertTrue(
+          rt.generate(
+                  dev.leap.train.data.CityDocument.prompt("Velmora is a city.\n", "Its name:\n"),
+                  dev.leap.runtime.Constraint.regex("[A-Za-z ]{1,8}"))
+              .isComplete());
+    }
 
     // The stop rule: a swap test that must reach 100 nats by step 4 stops the run there. This run
     // starts fresh with digit groups of two: its tokenizer is trained, then extended by the 100

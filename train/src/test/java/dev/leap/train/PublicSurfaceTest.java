@@ -39,6 +39,7 @@ class PublicSurfaceTest {
             "dev.leap.train.internal.Json",
             "dev.leap.train.model.AdamW",
             "dev.leap.train.model.TrainableLlama",
+            "dev.leap.train.model.ModelGrowth",
             "dev.leap.train.model.VocabularySurgery",
             "dev.leap.train.tokenizer.BpeTrainer",
             "dev.leap.train.tokenizer.BpeTrainer$Merges",
