@@ -404,7 +404,9 @@ public final class TrainCommand implements Callable<Integer> {
             spec.commandLine(), "--heads must be at least 1, not " + heads);
       }
       if (growFrom != null) {
-        for (String f : List.of("config.json", "model.safetensors", "tokenizer.json")) {
+        for (String f :
+            List.of(
+                "config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")) {
           if (!Files.isRegularFile(growFrom.resolve(f))) {
             throw new picocli.CommandLine.ParameterException(
                 spec.commandLine(), "--grow-from " + growFrom + ": no " + f + " there");

@@ -32,7 +32,19 @@ class TrainingTwinTest {
 
   @Test
   void trainedWeightsLoadedByTheRuntimeGiveTheTrainingLogits(@TempDir Path dir) throws Exception {
-    ModelConfig c = tiny(1024);
+    twin(tiny(1024), dir);
+  }
+
+  /**
+   * A grown model's shape ({@link ModelGrowth}): more query heads than the hidden size holds (8
+   * heads of 16 against 64), three layers.
+   */
+  @Test
+  void attentionWiderThanTheHiddenSizeToo(@TempDir Path dir) throws Exception {
+    twin(ModelConfig.llama(512, 64, 160, 3, 8, 4, 16).withMaxPositions(1024), dir);
+  }
+
+  private static void twin(ModelConfig c, Path dir) throws Exception {
     SplittableRandom rnd = new SplittableRandom(5);
     // Longer than one attention block, so the blockwise path is compared too.
     int t = TrainableLlama.BLOCK + 45;
