@@ -140,15 +140,6 @@ public final class TrainCommand implements Callable<Integer> {
    */
   static final String SHIPPED_CYCLES = "11800:1.5e-3:800,14800:1e-3:1200,15400:5e-4:600:3";
 
-  @Option(
-      names = "--grow",
-      paramLabel = "LAYERS:HEADS:END:LR:DECAY[:CHARACTERS]|none",
-      description =
-          "copy: after the run's last cycle, grow its model (written to WORK/base-model) to LAYERS layers of HEADS heads"
-              + " (the same logits; ModelGrowth) and train on in WORK/grown to step END, flat at LR, decaying over the"
-              + " last DECAY steps, CHARACTERS sheets per step, training's variety from the growth on. Default: none.")
-  String grow;
-
   /** The copy recipe's default phase ends. */
   static final int[] DEFAULT_PHASES = {7500, 8500, 10300};
 
@@ -419,31 +410,12 @@ public final class TrainCommand implements Callable<Integer> {
         log.println(new CopyTrainer(o, log).signalOf(signalOf, 64, 32));
         return 0;
       }
-      String growSpec = grow != null ? grow : "none";
-      Growth growth = Growth.parse(growSpec, o.charactersPerStep());
-      if (growth == null) {
-        if (export) {
-          new CopyTrainer(o, log).export();
-          return 0;
-        }
-        return new CopyTrainer(o, log).run() == CopyTrainer.Outcome.FLAT ? 3 : 0;
-      }
-      // Two stages: the run as given, its model to WORK/base-model; then the growth in WORK/grown.
-      CopyOptions base = copyOptions(w, w.resolve("base-model"));
-      CopyOptions grown = growth.stage(base, w.resolve("grown"), outDir);
-      grown.schedule();
       if (export) {
-        boolean second = java.nio.file.Files.exists(w.resolve("grown").resolve("checkpoint"));
-        new CopyTrainer(second ? grown : base, log).export();
+        new CopyTrainer(o, log).export();
         return 0;
       }
-      CopyTrainer.Outcome first = new CopyTrainer(base, log).run();
-      if (first != CopyTrainer.Outcome.FINISHED) {
-        return first == CopyTrainer.Outcome.FLAT ? 3 : 0;
-      }
-      log.printf("growth stage %s from %s%n", growth, base.outDir());
-      log.flush();
-      return new CopyTrainer(grown, log).run() == CopyTrainer.Outcome.FLAT ? 3 : 0;
+      CopyTrainer.Outcome outcome = new CopyTrainer(o, log).run();
+      return outcome == CopyTrainer.Outcome.FLAT ? 3 : 0;
     }
     float peak = lr != null ? lr : 1.5e-3f;
     Trainer.Options o =
