@@ -77,4 +77,33 @@ final class FieldScore {
       return false;
     }
   }
+
+  /**
+   * The standard error of a share of fields right when the requests come in groups whose outputs
+   * are not independent (the questions about one document): the share is the mean over groups of
+   * each group's share (weighted by its fields, {@code right[g] / all[g]}), and its standard error
+   * that of a mean of the groups' shares, {@code sd / sqrt(groups)} with the sample standard
+   * deviation, the groups weighted by their fields. NaN for fewer than two groups.
+   */
+  static double groupedStandardError(int[] right, int[] all) {
+    int n = right.length;
+    long fields = 0;
+    long rightAll = 0;
+    for (int g = 0; g < n; g++) {
+      fields += all[g];
+      rightAll += right[g];
+    }
+    if (n < 2 || fields == 0) {
+      return Double.NaN;
+    }
+    double mean = (double) rightAll / fields;
+    double meanWeight = (double) fields / n;
+    double sq = 0;
+    for (int g = 0; g < n; g++) {
+      // Each group's deviation in fields right from what the overall share gives its fields.
+      double d = (right[g] - mean * all[g]) / meanWeight;
+      sq += d * d;
+    }
+    return Math.sqrt(sq / (n - 1) / n);
+  }
 }

@@ -115,6 +115,7 @@ final class LongdocBench {
           for (ModeResult m : modes) {
             m.truths.add(city.fields());
             m.labels.add(label);
+            m.groups.add(d);
           }
         }
         o.printf(
@@ -187,6 +188,17 @@ final class LongdocBench {
       m.fieldAccuracyByField()
           .forEach((k, v) -> f.append(String.format(Locale.ROOT, ", %s %.0f%%", k, 100 * v)));
       o.printf("%nfields right by field, %s: %s", m.name, f.substring(2));
+    }
+    o.println();
+    for (ModeResult m : List.of(jf, tbt)) {
+      o.printf(
+          Locale.ROOT,
+          "%nfields right, %s: %.1f%% (standard error %.1f points over %d documents: the questions"
+              + " about one document are not independent)",
+          m.name,
+          100 * m.fieldAccuracy(),
+          100 * m.fieldAccuracyStandardError(),
+          cmd.docs);
     }
     o.println();
     o.printf(

@@ -26,6 +26,12 @@ final class ModeResult {
   /** What identifies each batch-1 request in the report (a name, a document and a question). */
   final List<String> labels = new ArrayList<>();
 
+  /**
+   * The group of each batch-1 request whose outputs are not independent (longdoc: its document);
+   * empty when every request is its own.
+   */
+  final List<Integer> groups = new ArrayList<>();
+
   final List<Double> parallelWallMs = new ArrayList<>();
   final List<Long> parallelOutputTokens = new ArrayList<>();
   final List<Integer> parallelRequests = new ArrayList<>();
@@ -61,6 +67,22 @@ final class ModeResult {
       all += truths.get(i).size();
     }
     return all == 0 ? Double.NaN : (double) right / all;
+  }
+
+  /**
+   * The standard error of {@link #fieldAccuracy} over {@link #groups} (each request its own group
+   * when there are none): {@link FieldScore#groupedStandardError}.
+   */
+  double fieldAccuracyStandardError() {
+    Map<Integer, int[]> byGroup = new LinkedHashMap<>();
+    for (int i = 0; i < truths.size(); i++) {
+      int[] c = byGroup.computeIfAbsent(groups.isEmpty() ? i : groups.get(i), k -> new int[2]);
+      c[0] += batch1.get(i).isError() ? 0 : FieldScore.correct(batch1.get(i).text(), truths.get(i));
+      c[1] += truths.get(i).size();
+    }
+    int[] right = byGroup.values().stream().mapToInt(c -> c[0]).toArray();
+    int[] all = byGroup.values().stream().mapToInt(c -> c[1]).toArray();
+    return FieldScore.groupedStandardError(right, all);
   }
 
   /**
@@ -156,6 +178,7 @@ final class ModeResult {
     o.put("cachedPromptTokensPerRequest", mean(g -> g.stats().cachedPromptTokens()));
     if (!truths.isEmpty()) {
       o.put("fieldAccuracy", fieldAccuracy());
+      o.put("fieldAccuracyStandardError", fieldAccuracyStandardError());
       ObjectNode byField = o.putObject("fieldAccuracyByField");
       fieldAccuracyByField().forEach(byField::put);
       var outputs = o.putArray("outputs");
