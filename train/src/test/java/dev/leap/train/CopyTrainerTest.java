@@ -102,10 +102,11 @@ class CopyTrainerTest {
         Integer.MAX_VALUE);
   }
 
-  /** {@code o} growing the model of {@code from}'s run to {@code layers} and {@code heads}. */
-  static CopyOptions grownOptions(CopyOptions o, Path from, int layers, int heads) {
+  /** {@code o} with another shape and start ({@code --init-from}, {@code --grow-from}). */
+  static CopyOptions reshaped(
+      CopyOptions o, int hidden, int layers, int heads, Path initFrom, Path growFrom) {
     return new CopyOptions(
-        o.hidden(),
+        hidden,
         layers,
         heads,
         o.contextTokens(),
@@ -135,11 +136,11 @@ class CopyTrainerTest {
         o.warmSteps(),
         o.drillShare(),
         o.tokenShare(),
-        null,
+        initFrom,
         o.initStep(),
         o.digitGroup(),
         o.initNoise(),
-        from.resolve("model"),
+        growFrom,
         o.varietyFrom());
   }
 
@@ -430,44 +431,7 @@ class CopyTrainerTest {
     // A model of another shape is refused with a clear message.
     Path wrong = tmp.resolve("wrong");
     CopyOptions o = options(wrong, phases, 0, 0.1, 0, work.resolve("model"), 17);
-    CopyOptions wider =
-        new CopyOptions(
-            128,
-            o.layers(),
-            o.heads(),
-            o.contextTokens(),
-            o.vocabSize(),
-            o.seed(),
-            o.phaseEnds(),
-            o.warmupSteps(),
-            o.decaySteps(),
-            o.learningRate(),
-            o.cycles(),
-            o.weightDecay(),
-            o.clipNorm(),
-            o.stepTokens(),
-            o.charactersPerStep(),
-            o.valueWeight(),
-            o.microBatchTokens(),
-            o.checkpointEvery(),
-            o.evalEvery(),
-            o.evalCards(),
-            o.evalArticles(),
-            o.flatAfter(),
-            o.minSwap(),
-            o.tokenizerArticles(),
-            o.workDir(),
-            o.outDir(),
-            o.storage(),
-            o.warmSteps(),
-            o.drillShare(),
-            o.tokenShare(),
-            o.initFrom(),
-            o.initStep(),
-            o.digitGroup(),
-            o.initNoise(),
-            o.growFrom(),
-            o.varietyFrom());
+    CopyOptions wider = reshaped(o, 128, o.layers(), o.heads(), o.initFrom(), o.growFrom());
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(
             IllegalArgumentException.class,
@@ -478,7 +442,8 @@ class CopyTrainerTest {
     // heads (ModelGrowthTest checks the logits), the run from --init-step, the model saved grown.
     Path grownRun = tmp.resolve("grown");
     StringWriter grownOut = new StringWriter();
-    CopyOptions g = grownOptions(options(grownRun, phases, 0, 0.1, 0, null, 17), work, 3, 4);
+    CopyOptions base = options(grownRun, phases, 0, 0.1, 0, null, 17);
+    CopyOptions g = reshaped(base, base.hidden(), 3, 4, null, work.resolve("model"));
     assertEquals(CopyTrainer.Outcome.FINISHED, new CopyTrainer(g, new PrintWriter(grownOut)).run());
     assertTrue(
         grownOut.toString().contains("grew " + work.resolve("model"))

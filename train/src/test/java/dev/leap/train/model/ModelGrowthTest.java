@@ -49,8 +49,8 @@ class ModelGrowthTest {
       assertEquals(3, after.config().numLayers());
       for (int trial = 0; trial < 4; trial++) {
         int[] seq = rnd.ints(20 + rnd.nextInt(120), 0, VOCAB).toArray();
-        float[] a = logits(before, seq);
-        float[] b = logits(after, seq);
+        float[] a = VocabularySurgeryTest.logits(before, seq);
+        float[] b = VocabularySurgeryTest.logits(after, seq);
         assertEquals(a.length, b.length);
         for (int i = 0; i < a.length; i++) {
           assertEquals(a[i], b[i], 1e-5, "logit " + i);
@@ -140,16 +140,5 @@ class ModelGrowthTest {
       }
     }
     return true;
-  }
-
-  private static float[] logits(LlamaModel m, int[] seq) {
-    int[] slots = new int[seq.length];
-    for (int i = 0; i < slots.length; i++) {
-      slots[i] = i;
-    }
-    try (NDManager s = m.manager().newSubManager()) {
-      return m.forward(s, List.of(new LlamaModel.SequenceInput(seq, 0, new int[0], slots, true)))
-          .toFloatArray();
-    }
   }
 }

@@ -83,7 +83,8 @@ class VocabularySurgeryTest {
     }
   }
 
-  private static float[] logits(LlamaModel m, int[] seq) {
+  /** The logits of a prefill of {@code seq} (every position's row). */
+  static float[] logits(LlamaModel m, int[] seq) {
     int[] slots = new int[seq.length];
     for (int i = 0; i < slots.length; i++) {
       slots[i] = i;
