@@ -51,12 +51,14 @@ final class CopyTrainer {
 
   private final CopyOptions o;
   private final PrintWriter log;
-  private final CopyStart start;
+
+  /** What the run starts from: its tokenizer, shape and first weights. */
+  private final CopyStart origin;
 
   CopyTrainer(CopyOptions options, PrintWriter log) {
     this.o = options;
     this.log = log;
-    this.start = new CopyStart(options, log);
+    this.origin = new CopyStart(options, log);
   }
 
   Outcome run() throws IOException {
@@ -66,8 +68,8 @@ final class CopyTrainer {
   /** Runs (or resumes) to step {@code stopAt} at most; writes the model only at the last step. */
   Outcome run(int stopAt) throws IOException {
     Files.createDirectories(o.workDir());
-    HfTokenizer tokenizer = start.tokenizer();
-    ModelConfig config = start.shape(tokenizer.size());
+    HfTokenizer tokenizer = origin.tokenizer();
+    ModelConfig config = origin.shape(tokenizer.size());
     Schedule schedule = o.schedule();
     Curriculum curriculum =
         new Curriculum(
@@ -92,9 +94,9 @@ final class CopyTrainer {
         resumed != null
             ? resumed.model()
             : o.initFrom() != null
-                ? start.warmStart(config, tokenizer)
+                ? origin.warmStart(config, tokenizer)
                 : o.growFrom() != null
-                    ? start.grown(config)
+                    ? origin.grown(config)
                     : TrainableLlama.initialize(
                         config, Engine.getInstance().defaultDevice(), o.seed(), 0.02);
     int start = resumed != null ? resumed.step() : o.initStep();
@@ -364,13 +366,13 @@ final class CopyTrainer {
    * step.
    */
   int export() throws IOException {
-    HfTokenizer tokenizer = start.tokenizer();
+    HfTokenizer tokenizer = origin.tokenizer();
     Path ckpt = o.workDir().resolve("checkpoint");
     if (!Checkpoint.exists(ckpt)) {
       throw new IllegalArgumentException("no checkpoint in " + ckpt);
     }
     Checkpoint.State state =
-        Checkpoint.read(ckpt, start.shape(tokenizer.size()), Engine.getInstance().defaultDevice());
+        Checkpoint.read(ckpt, origin.shape(tokenizer.size()), Engine.getInstance().defaultDevice());
     try (TrainableLlama model = state.model()) {
       writeModel(model, tokenizer);
     }

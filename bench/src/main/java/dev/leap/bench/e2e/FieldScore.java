@@ -80,10 +80,11 @@ final class FieldScore {
 
   /**
    * The standard error of a share of fields right when the requests come in groups whose outputs
-   * are not independent (the questions about one document): the share is the mean over groups of
-   * each group's share (weighted by its fields, {@code right[g] / all[g]}), and its standard error
-   * that of a mean of the groups' shares, {@code sd / sqrt(groups)} with the sample standard
-   * deviation, the groups weighted by their fields. NaN for fewer than two groups.
+   * are not independent (the questions about one document): the share {@code p = sum(right) /
+   * sum(all)} is a ratio of sums over groups, and its standard error the ratio estimator's, {@code
+   * sqrt(n / (n - 1) * sum((right[g] - p * all[g])^2)) / sum(all)} over the {@code n} groups (with
+   * groups of equal size, the standard deviation of their shares over {@code sqrt(n)}). NaN for
+   * fewer than two groups.
    */
   static double groupedStandardError(int[] right, int[] all) {
     int n = right.length;
@@ -96,14 +97,12 @@ final class FieldScore {
     if (n < 2 || fields == 0) {
       return Double.NaN;
     }
-    double mean = (double) rightAll / fields;
-    double meanWeight = (double) fields / n;
+    double p = (double) rightAll / fields;
     double sq = 0;
     for (int g = 0; g < n; g++) {
-      // Each group's deviation in fields right from what the overall share gives its fields.
-      double d = (right[g] - mean * all[g]) / meanWeight;
+      double d = right[g] - p * all[g];
       sq += d * d;
     }
-    return Math.sqrt(sq / (n - 1) / n);
+    return Math.sqrt((double) n / (n - 1) * sq) / fields;
   }
 }
