@@ -42,7 +42,8 @@ record CopyOptions(
     int digitGroup,
     double initNoise,
     Path growFrom,
-    int varietyFrom) {
+    int varietyFrom,
+    int composedFrom) {
   /**
    * The main cycle (to the last phase's end at {@code learningRate}, decaying over {@code
    * decaySteps} to a tenth, {@code charactersPerStep} sheets), then {@code cycles}.

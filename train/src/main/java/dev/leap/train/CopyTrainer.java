@@ -83,7 +83,8 @@ final class CopyTrainer {
                 o.drillShare(),
                 o.tokenShare())
             .withCharacters(schedule::characters)
-            .withVarietyFrom(o.varietyFrom());
+            .withVarietyFrom(o.varietyFrom())
+            .withComposedFrom(o.composedFrom());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
     Checkpoint.State resumed =

@@ -271,6 +271,15 @@ public final class TrainCommand implements Callable<Integer> {
   Integer varietyFrom;
 
   @Option(
+      names = "--composed-from",
+      paramLabel = "STEP",
+      description =
+          "copy: from this step on, half of phase 3's articles composed from parts (ComposedDocument: each fact"
+              + " in hundreds of wordings, the city named rarely, other towns often). Default: never, the data of"
+              + " the shipped model.")
+  Integer composedFrom;
+
+  @Option(
       names = "--signal-of",
       description =
           "copy: print the early signal (swap tests, exact match and nats per field) of this model directory on "
@@ -354,7 +363,8 @@ public final class TrainCommand implements Callable<Integer> {
         digitGroup,
         initNoise,
         growFrom,
-        varietyFrom != null ? varietyFrom : Integer.MAX_VALUE);
+        varietyFrom != null ? varietyFrom : Integer.MAX_VALUE,
+        composedFrom != null ? composedFrom : Integer.MAX_VALUE);
   }
 
   @Override

@@ -99,6 +99,7 @@ class CopyTrainerTest {
         digitGroup,
         0.05,
         null,
+        Integer.MAX_VALUE,
         Integer.MAX_VALUE);
   }
 
@@ -141,7 +142,8 @@ class CopyTrainerTest {
         o.digitGroup(),
         o.initNoise(),
         growFrom,
-        o.varietyFrom());
+        o.varietyFrom(),
+        o.composedFrom());
   }
 
   @Test

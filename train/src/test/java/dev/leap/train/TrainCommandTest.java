@@ -38,6 +38,8 @@ class TrainCommandTest {
     assertEquals(parse("--recipe", "copy").cycles(), o.cycles(), "copy is the default recipe");
     assertEquals(Integer.MAX_VALUE, o.varietyFrom(), "the shipped model's data");
     assertEquals(15_400, parse("--variety-from", "15400").varietyFrom());
+    assertEquals(Integer.MAX_VALUE, o.composedFrom(), "the shipped model's data");
+    assertEquals(17_650, parse("--composed-from", "17650").composedFrom());
   }
 
   @Test

@@ -24,7 +24,8 @@ import java.util.function.IntUnaryOperator;
  *       with open values, in its {@link Layout}s), a quarter of the examples still cards (some of
  *       them interviews or cards naming the city by description);
  *   <li>phase 3, to {@code phaseEnds[2]}: articles of 2,000 to 4,400 tokens (at most the context
- *       less the question and answer), with cards and shorter articles mixed in (a fifth each).
+ *       less the question and answer), with cards and shorter articles mixed in (a fifth each);
+ *       from {@link #withComposedFrom}'s step on, half its articles are {@link ComposedDocument}s.
  * </ol>
  *
  * Every step also has {@code charactersPerStep} character sheets (or {@link #withCharacters}' count
@@ -37,6 +38,7 @@ public final class Curriculum {
   private final int stepTokens;
   private final IntUnaryOperator charactersAt;
   private final int varietyFrom;
+  private final int composedFrom;
   private final int[] phaseEnds;
   private final int maxTokens;
   private final int warmSteps;
@@ -123,12 +125,15 @@ public final class Curriculum {
     this.stepTokens = stepTokens;
     this.charactersAt = step -> charactersPerStep;
     this.varietyFrom = Integer.MAX_VALUE;
+    this.composedFrom = Integer.MAX_VALUE;
     this.phaseEnds = phaseEnds.clone();
     this.maxTokens = maxTokens;
   }
 
-  private Curriculum(Curriculum c, IntUnaryOperator charactersAt, int varietyFrom) {
+  private Curriculum(
+      Curriculum c, IntUnaryOperator charactersAt, int varietyFrom, int composedFrom) {
     this.varietyFrom = varietyFrom;
+    this.composedFrom = composedFrom;
     this.tokenizer = c.tokenizer;
     this.seed = c.seed;
     this.stepTokens = c.stepTokens;
@@ -145,7 +150,7 @@ public final class Curriculum {
    * instead of a constant count (a schedule's cycles may change it); everything else the same.
    */
   public Curriculum withCharacters(IntUnaryOperator charactersAt) {
-    return new Curriculum(this, charactersAt, varietyFrom);
+    return new Curriculum(this, charactersAt, varietyFrom, composedFrom);
   }
 
   /**
@@ -154,7 +159,16 @@ public final class Curriculum {
    * which is the data that trained demo-v5); everything else the same.
    */
   public Curriculum withVarietyFrom(int fromStep) {
-    return new Curriculum(this, charactersAt, fromStep);
+    return new Curriculum(this, charactersAt, fromStep, composedFrom);
+  }
+
+  /**
+   * This curriculum with half of phase 3's articles written by {@link ComposedDocument} from step
+   * {@code fromStep} on (the other half, the cards and everything before that step as they were;
+   * none by default, which is the data that trained demo-v5).
+   */
+  public Curriculum withComposedFrom(int fromStep) {
+    return new Curriculum(this, charactersAt, varietyFrom, fromStep);
   }
 
   /** The phase (0 for the warm start, 1, 2 or 3) of a 0-based step. */
@@ -176,6 +190,7 @@ public final class Curriculum {
     }
     int phase = phase(step);
     boolean variety = step >= varietyFrom;
+    boolean composed = phase == 3 && step >= composedFrom;
     int tokens = 0;
     while (tokens < stepTokens) {
       City city = City.open(r.nextLong(City.EVAL_SEED_BASE));
@@ -197,9 +212,9 @@ public final class Curriculum {
       } else if ((phase == 2 && u < 5) || (phase == 3 && u < 4)) {
         e = card(tokenizer, city, r, true, variety);
       } else if (phase == 2 || u < 8) {
-        e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r, variety);
+        e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r, variety, composed);
       } else {
-        e = article(tokenizer, city, r.nextLong(), 2000 + r.nextInt(2401), r, variety);
+        e = article(tokenizer, city, r.nextLong(), 2000 + r.nextInt(2401), r, variety, composed);
       }
       out.add(e);
       tokens += e.tokens().length;
@@ -246,22 +261,28 @@ public final class Curriculum {
       long docSeed,
       int target,
       SplittableRandom r,
-      boolean variety) {
+      boolean variety,
+      boolean composed) {
     // Room for the prompt's frame, the question and the answer inside the context.
     int t = Math.min(target, maxTokens - 260);
-    String doc = articleText(city, docSeed, t, tokenizer, variety);
+    // Half the articles (by the document seed's low bit, so no draw of r is added).
+    boolean byParts = composed && (docSeed & 1) == 0;
+    String doc = articleText(city, docSeed, t, tokenizer, variety, byParts);
     Example e = cityExample(tokenizer, doc, question(r), city);
     String q = question(r);
     while (e.tokens().length > maxTokens) {
       t = t * 3 / 4;
-      doc = articleText(city, docSeed, t, tokenizer, variety);
+      doc = articleText(city, docSeed, t, tokenizer, variety, byParts);
       e = cityExample(tokenizer, doc, q, city);
     }
     return e;
   }
 
   private static String articleText(
-      City city, long docSeed, int target, Tokenizer tokenizer, boolean variety) {
+      City city, long docSeed, int target, Tokenizer tokenizer, boolean variety, boolean composed) {
+    if (composed) {
+      return ComposedDocument.text(city, docSeed, target, tokenizer);
+    }
     return variety
         ? CityDocument.trainingText(city, docSeed, target, tokenizer)
         : CityDocument.text(city, docSeed, target, tokenizer, true);

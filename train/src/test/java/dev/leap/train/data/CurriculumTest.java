@@ -170,6 +170,10 @@ class CurriculumTest {
     Curriculum plain = new Curriculum(TOK, 5, 1200, 1, new int[] {2, 4, 6}, 4608);
     assertEquals(216110836, fingerprint(plain), "the data of demo-v5's run");
     assertEquals(-733382536, fingerprint(plain.withVarietyFrom(0)), "the data of r42's run");
+    assertEquals(
+        -1780392237,
+        fingerprint(plain.withVarietyFrom(0).withComposedFrom(0)),
+        "the data of r47's run (ComposedDocument as of its first commit)");
     // From step 3 on: the first three steps as without variety, the last three as with it.
     Curriculum later = plain.withVarietyFrom(3);
     Curriculum always = plain.withVarietyFrom(0);
@@ -181,6 +185,41 @@ class CurriculumTest {
         assertArrayEquals(want.get(i).tokens(), got.get(i).tokens(), "step " + step);
       }
     }
+  }
+
+  /**
+   * {@link Curriculum#withComposedFrom} changes phase 3's articles from its step on (half of them
+   * {@link ComposedDocument}s, which hold none of the second generator's signatures or frames) and
+   * nothing before it.
+   */
+  @Test
+  void composedArticlesOnlyInPhase3FromTheirStep() {
+    Curriculum plain = new Curriculum(TOK, 5, 3000, 1, new int[] {1, 2, 8}, 4608);
+    Curriculum composed = plain.withComposedFrom(4);
+    int changed = 0;
+    for (int step = 0; step < 8; step++) {
+      List<Example> want = plain.step(step);
+      List<Example> got = composed.step(step);
+      boolean same = want.size() == got.size();
+      for (int i = 0; same && i < want.size(); i++) {
+        same = Arrays.equals(want.get(i).tokens(), got.get(i).tokens());
+      }
+      if (step < 4) {
+        assertTrue(same, "step " + step + " is before --composed-from");
+      } else if (!same) {
+        changed++;
+      }
+      for (Example e : got) {
+        String text = TOK.decode(e.tokens());
+        for (String sig : GazetteerDocument.SIGNATURES) {
+          assertFalse(text.contains(sig), "step " + step + " holds \"" + sig.strip() + "\"");
+        }
+        for (String frame : ArticleLayoutTest.GAZETTEER_FRAMES) {
+          assertFalse(text.contains(frame), "step " + step + " holds \"" + frame.strip() + "\"");
+        }
+      }
+    }
+    assertTrue(changed >= 2, "composed articles in " + changed + " of steps 4-7");
   }
 
   private static int fingerprint(Curriculum c) {
