@@ -99,8 +99,12 @@ class ComposedDocumentTest {
           previous = s;
         }
       }
-      int cityMentions = count(doc, c.name());
-      int mostOther = townsIn(doc, c).stream().mapToInt(o -> count(doc, o)).max().orElse(0);
+      int cityMentions = TrainingVarietyTest.mentions(doc, c.name());
+      int mostOther =
+          townsIn(doc, c).stream()
+              .mapToInt(o -> TrainingVarietyTest.mentions(doc, o))
+              .max()
+              .orElse(0);
       if (mostOther > cityMentions) {
         othersNamedMore++;
       }
@@ -124,14 +128,5 @@ class ComposedDocumentTest {
       }
     }
     return towns;
-  }
-
-  private static int count(String doc, String word) {
-    Matcher m = Pattern.compile("\\b" + Pattern.quote(word) + "\\b").matcher(doc);
-    int n = 0;
-    while (m.find()) {
-      n++;
-    }
-    return n;
   }
 }

@@ -75,7 +75,8 @@ class TrainingVarietyTest {
     assertTrue(changedOpenings >= 15, "other first blocks in " + changedOpenings + " of 60");
   }
 
-  private static int mentions(String text, String name) {
+  /** How often {@code name} occurs in {@code text} as a whole word. */
+  static int mentions(String text, String name) {
     Matcher m = Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(text);
     int n = 0;
     while (m.find()) {
