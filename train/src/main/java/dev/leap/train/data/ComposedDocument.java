@@ -77,9 +77,9 @@ final class ComposedDocument {
   };
 
   /** How the article refers to one place: as a subject, an object and a possessive. */
-  private record Ref(String subject, String object, String possessive, boolean named) {
+  private record Ref(String subject, String object, String possessive) {
     static Ref name(String name) {
-      return new Ref(name, name, name + "'s", true);
+      return new Ref(name, name, name + "'s");
     }
 
     /** The city after its first mention: its name (a quarter), {@code it} or a description. */
@@ -90,8 +90,8 @@ final class ComposedDocument {
       }
       String d = DESCRIPTIONS[r.nextInt(DESCRIPTIONS.length)];
       return k < 4
-          ? new Ref("it", d, "its", false)
-          : new Ref(d, rare || r.nextBoolean() ? d : c.name(), d + "'s", false);
+          ? new Ref("it", d, "its")
+          : new Ref(d, rare || r.nextBoolean() ? d : c.name(), d + "'s");
     }
 
     /** Another town, always named, sometimes with a word of description before the name. */
@@ -103,12 +103,15 @@ final class ComposedDocument {
             case 2 -> "neighbouring " + o;
             default -> o;
           };
-      return new Ref(d, d, d + "'s", true);
+      return new Ref(d, d, d + "'s");
     }
   }
 
-  /** A sentence of an article: its text and whether it is about another town. */
-  private record Sentence(String text, boolean aboutOther, boolean unnamedCity) {}
+  /**
+   * A sentence of an article: its text, whether it may be about another town (a distractor's fact,
+   * filler) and whether it states one of the city's facts.
+   */
+  private record Sentence(String text, boolean aboutOther, boolean aboutCity) {}
 
   static String text(City city, long seed, int targetTokens, Tokenizer tokenizer) {
     SplittableRandom r = new SplittableRandom(seed ^ 0xC0_3905EL);
@@ -148,11 +151,11 @@ final class ComposedDocument {
     sb.append("\n\n");
 
     List<Sentence> facts = new ArrayList<>();
-    facts.add(cityFact(r, population(r, Ref.city(r, city, rare), city.population())));
-    facts.add(cityFact(r, latitude(r, Ref.city(r, city, rare), city.latitude())));
-    facts.add(cityFact(r, landmarks(r, Ref.city(r, city, rare), city.landmarks())));
+    facts.add(cityFact(population(r, Ref.city(r, city, rare), city.population())));
+    facts.add(cityFact(latitude(r, Ref.city(r, city, rare), city.latitude())));
+    facts.add(cityFact(landmarks(r, Ref.city(r, city, rare), city.landmarks())));
     if (countryLate) {
-      facts.add(cityFact(r, country(r, Ref.city(r, city, rare), k)));
+      facts.add(cityFact(country(r, Ref.city(r, city, rare), k)));
     }
     for (City f : fakes) {
       for (int i = 0, count = 1 + r.nextInt(2); i < count; i++) {
@@ -197,20 +200,20 @@ final class ComposedDocument {
       for (Sentence f : placed.get(section)) {
         sentences.add(r.nextInt(sentences.size() + 1), f);
       }
-      sb.append(paragraph(r, sentences, city, others, elsewhere)).append("\n\n");
+      sb.append(paragraph(r, sentences, city)).append("\n\n");
       long goal = (long) targetTokens * (section + 1) / sections;
       while (tokenizer.encode(sb.toString()).length < goal) {
         List<Sentence> more = new ArrayList<>();
         for (int s = 0, count = 3 + r.nextInt(3); s < count; s++) {
           more.add(filler(r, city, others, elsewhere));
         }
-        sb.append(paragraph(r, more, city, others, elsewhere)).append("\n\n");
+        sb.append(paragraph(r, more, city)).append("\n\n");
       }
     }
     return sb.toString().strip() + "\n";
   }
 
-  private static Sentence cityFact(SplittableRandom r, String s) {
+  private static Sentence cityFact(String s) {
     return new Sentence(s, false, true);
   }
 
@@ -219,12 +222,11 @@ final class ComposedDocument {
    * that names the city only by pronoun or description after one about another town gets a filler
    * sentence before it that names no town.
    */
-  private static String paragraph(
-      SplittableRandom r, List<Sentence> sentences, City c, List<String> others, String elsewhere) {
+  private static String paragraph(SplittableRandom r, List<Sentence> sentences, City c) {
     StringBuilder p = new StringBuilder();
     Sentence previous = null;
     for (Sentence s : sentences) {
-      boolean unnamed = s.unnamedCity() && !s.text().contains(c.name());
+      boolean unnamed = s.aboutCity() && !s.text().contains(c.name());
       if (unnamed && previous != null && previous.aboutOther()) {
         Sentence neutral = neutralFiller(r);
         p.append(p.length() == 0 ? "" : " ").append(neutral.text());
