@@ -23,6 +23,7 @@ record CopyOptions(
     int stepTokens,
     int charactersPerStep,
     float valueWeight,
+    float firstValueWeight,
     int microBatchTokens,
     int checkpointEvery,
     int evalEvery,

@@ -26,7 +26,8 @@ import java.util.Locale;
  * ../shared/notes/training.md}): the project's own byte-level BPE (trained into {@code
  * WORK/tokenizer} on first use, deterministic from the seed), the three-phase {@link Curriculum}, a
  * next-token loss on <b>every</b> token of each sequence (the full softmax is cheap with 4,096
- * tokens) plus {@code valueWeight} times the mean loss of the answers' value tokens, a
+ * tokens) plus {@code valueWeight} times the mean loss of the answers' value tokens (and {@code
+ * firstValueWeight} times that of each value's first token, {@link CopyLoss}), a
  * warmup-stable-decay learning rate (a function of the step only, so a run resumes across sessions:
  * linear warm-up, flat, linear decay over the last {@code decaySteps}; then the further cycles of
  * its {@link Schedule}, if any), and the early signal ({@link Signal}) every {@code evalEvery}
@@ -174,10 +175,12 @@ final class CopyTrainer {
         int tokens = 0;
         int rows = 0;
         int values = 0;
+        int firsts = 0;
         for (Example e : examples) {
           tokens += e.tokens().length;
           rows += e.tokens().length - 1;
           values += e.valueTargets().length;
+          firsts += CopyLoss.firstValueTokens(e);
         }
         float rate = schedule.rate(step);
         TrainingStep.Result r =
@@ -186,7 +189,7 @@ final class CopyTrainer {
                 opt,
                 examples,
                 o.microBatchTokens(),
-                CopyLoss.loss(rows, values, o.valueWeight()),
+                CopyLoss.loss(rows, values, o.valueWeight(), firsts, o.firstValueWeight()),
                 rate,
                 o.clipNorm());
         double tokenSum = r.sums()[0];

@@ -164,6 +164,13 @@ public final class TrainCommand implements Callable<Integer> {
   float valueWeight;
 
   @Option(
+      names = "--first-value-weight",
+      defaultValue = "0",
+      description =
+          "copy: weight of the mean loss on each value's first token (where a wrong copy starts), added to the others. Default: ${DEFAULT-VALUE}.")
+  float firstValueWeight;
+
+  @Option(
       names = "--warm",
       defaultValue = "6000",
       description =
@@ -344,6 +351,7 @@ public final class TrainCommand implements Callable<Integer> {
         stepTokens != null ? stepTokens : 500,
         sheets,
         valueWeight,
+        firstValueWeight,
         microBatch,
         checkpointEvery != null ? checkpointEvery : 50,
         evalEvery,
