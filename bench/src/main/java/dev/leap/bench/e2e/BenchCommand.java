@@ -134,6 +134,13 @@ public final class BenchCommand implements Callable<Integer> {
   String generator;
 
   @Option(
+      names = "--force-first-token",
+      description =
+          "longdoc, a diagnostic: the constraint fixes each value's first token to the truth's (the rest"
+              + " is the model's), to measure how much of the error is a value's first token. Not a result.")
+  boolean forceFirstToken;
+
+  @Option(
       names = "--values",
       defaultValue = "open",
       paramLabel = "open|closed",

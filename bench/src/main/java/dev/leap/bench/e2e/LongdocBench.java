@@ -72,6 +72,11 @@ final class LongdocBench {
         rt.generate(
             "Warm-up.", Constraint.regex(regex), SamplingParams.builder().maxTokens(16).build());
       }
+      if (cmd.forceFirstToken) {
+        o.println(
+            "longdoc: DIAGNOSTIC (--force-first-token): each value's first token is forced to the"
+                + " truth's; the fields right are not the model's reading");
+      }
       o.printf(
           "longdoc: %d held-out documents of %d-%d tokens (%s generator, %s values), %d questions each, model %s, device %s%n",
           cmd.docs,
@@ -93,6 +98,8 @@ final class LongdocBench {
                 ? GazetteerDocument.text(city, citySeed, target, rtJf.tokenizer())
                 : CityDocument.text(city, citySeed, target, rtJf.tokenizer(), open);
         int docLength = rtJf.tokenizer().encode(doc).length;
+        String docRegex =
+            cmd.forceFirstToken ? FirstTokenForcing.regex(regex, city, rtJf.tokenizer()) : regex;
         for (int i = 0; i < q; i++) {
           SamplingParams sp =
               SamplingParams.builder()
@@ -102,7 +109,7 @@ final class LongdocBench {
                   .build();
           GenerationRequest r =
               GenerationRequest.of(
-                  CityDocument.prompt(doc, questions.get(i)), Constraint.regex(regex), sp);
+                  CityDocument.prompt(doc, questions.get(i)), Constraint.regex(docRegex), sp);
           String label = "document " + citySeed + " (" + docLength + " tokens), question " + i;
           List<ModeResult> modes = d == 0 ? List.of(jf, tbt, jfCold, tbtCold) : List.of(jf, tbt);
           List<LeapRuntime> rts =
@@ -141,6 +148,7 @@ final class LongdocBench {
         ModeReport.report(
             "longdoc", dir, cmd.maxTokens, cmd.temperature, cmd.parallel, modes, agreement);
     json.put("documents", cmd.docs);
+    json.put("forcedFirstToken", cmd.forceFirstToken);
     json.put("questionsPerDocument", q);
     ArrayNode diffs = json.putArray("greedyDifferences");
     differences.forEach(diffs::add);
