@@ -87,31 +87,19 @@ final class FirstTokenForcing {
     int[] end = new int[ids.length];
     int pos = 0;
     for (int j = 0; j < ids.length; j++) {
-      pos += tokenizer.decode(new int[] {ids[j]}).length();
+      pos += tokenizer.tokenBytes(ids[j]).length; // ASCII: bytes are characters
       end[j] = pos;
     }
     if (pos != answer.length()) {
       throw new IllegalStateException("the answer's tokens do not spell it: " + answer);
     }
     List<String> starts = new ArrayList<>();
-    List<String> values = new ArrayList<>(city.fields().values());
-    int at = 0;
-    for (int f = 0; f < values.size(); f++) {
-      String v = values.get(f);
-      boolean number = f == 2 || f == 3;
-      String needle = number ? ": " + v : "\"" + v + "\"";
-      int i = answer.indexOf(needle, at);
-      if (i < 0) {
-        throw new IllegalStateException("value " + v + " not in the answer " + answer);
-      }
-      int from = i + (number ? 2 : 1);
-      int to = from + v.length();
+    for (int[] span : city.valueSpans(answer)) {
       int j = 0;
-      while (end[j] <= from) {
+      while (end[j] <= span[0]) {
         j++;
       }
-      starts.add(answer.substring(from, Math.min(end[j], to)));
-      at = to;
+      starts.add(answer.substring(span[0], Math.min(end[j], span[1])));
     }
     return starts;
   }

@@ -126,6 +126,32 @@ public record City(
     return (long) Math.exp(lo + r.nextDouble() * (hi - lo));
   }
 
+  /**
+   * Where the values of {@link #fields} lie in {@code answer} (this city's {@link #answer}, or a
+   * text that writes the values as it does: a string value between quotes, a number after {@code ":
+   * "}, in field order): per field, its first character's index and the index past its last.
+   *
+   * @throws IllegalStateException a value is not where the order says
+   */
+  public int[][] valueSpans(String answer) {
+    List<String> values = new ArrayList<>(fields().values());
+    int[][] spans = new int[values.size()][];
+    int at = 0;
+    for (int f = 0; f < values.size(); f++) {
+      String v = values.get(f);
+      boolean number = f == 2 || f == 3;
+      String needle = number ? ": " + v : "\"" + v + "\"";
+      int i = answer.indexOf(needle, at);
+      if (i < 0) {
+        throw new IllegalStateException("value " + v + " not found in the answer " + answer);
+      }
+      int from = i + (number ? 2 : 1);
+      spans[f] = new int[] {from, from + v.length()};
+      at = from + v.length();
+    }
+    return spans;
+  }
+
   /** The answer, exactly in the format of SGLang's {@code city_regex} (2-space indent). */
   public String answer() {
     return "{\n"

@@ -317,30 +317,15 @@ public final class Curriculum {
       return new Example(all, p.length);
     }
     // Byte spans of the values in the answer (ASCII: bytes are chars), in the answer's order.
-    List<String> values = new ArrayList<>(city.fields().values());
-    int[] from = new int[values.size()];
-    int[] to = new int[values.size()];
-    int at = 0;
-    for (int f = 0; f < values.size(); f++) {
-      String v = values.get(f);
-      boolean number = f == 2 || f == 3;
-      String needle = number ? ": " + v : "\"" + v + "\"";
-      int i = answer.indexOf(needle, at);
-      if (i < 0) {
-        throw new IllegalStateException("value " + v + " not found in the answer " + answer);
-      }
-      from[f] = i + (number ? 2 : 1);
-      to[f] = from[f] + v.length();
-      at = to[f];
-    }
+    int[][] spans = city.valueSpans(answer);
     IntArrayList targets = new IntArrayList();
     IntArrayList fields = new IntArrayList();
     int pos = 0;
     for (int j = 0; j < a.length; j++) {
       int start = pos;
       pos += tokenizer.tokenBytes(a[j]).length;
-      for (int f = 0; f < values.size(); f++) {
-        if (start < to[f] && pos > from[f]) {
+      for (int f = 0; f < spans.length; f++) {
+        if (start < spans[f][1] && pos > spans[f][0]) {
           targets.add(p.length + j);
           fields.add(f);
           break;
