@@ -38,10 +38,9 @@ final class FirstTokenForcing {
    */
   static String regex(String cityRegex, City city, Tokenizer tokenizer) {
     List<String> starts = firstTokens(city, tokenizer);
-    List<String> values = new ArrayList<>(city.fields().values());
     StringBuilder out = new StringBuilder();
     int at = 0;
-    for (int f = 0; f < values.size(); f++) {
+    for (int f = 0; f < starts.size(); f++) {
       String slot = f == 2 ? LATITUDE_SLOT : f == 3 ? POPULATION_SLOT : STRING_SLOT;
       int i = cityRegex.indexOf(slot, at);
       if (i < 0) {
