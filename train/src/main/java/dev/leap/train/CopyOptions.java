@@ -44,7 +44,8 @@ record CopyOptions(
     double initNoise,
     Path growFrom,
     int varietyFrom,
-    int composedFrom) {
+    int composedFrom,
+    int nonceFrom) {
   /**
    * The main cycle (to the last phase's end at {@code learningRate}, decaying over {@code
    * decaySteps} to a tenth, {@code charactersPerStep} sheets), then {@code cycles}.

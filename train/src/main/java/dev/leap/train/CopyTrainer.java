@@ -85,7 +85,8 @@ final class CopyTrainer {
                 o.tokenShare())
             .withCharacters(schedule::characters)
             .withVarietyFrom(o.varietyFrom())
-            .withComposedFrom(o.composedFrom());
+            .withComposedFrom(o.composedFrom())
+            .withNonceFrom(o.nonceFrom());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
     Checkpoint.State resumed =

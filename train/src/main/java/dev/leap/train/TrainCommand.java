@@ -287,6 +287,15 @@ public final class TrainCommand implements Callable<Integer> {
   Integer composedFrom;
 
   @Option(
+      names = "--nonce-from",
+      paramLabel = "STEP",
+      description =
+          "copy: from this step on, a third of the fact sentences of the composed articles (--composed-from) with"
+              + " predicates of nonce words (NonceFrames: only the place a sentence is about and the shape of its"
+              + " figure tell what it states). Default: never, the data of the shipped model.")
+  Integer nonceFrom;
+
+  @Option(
       names = "--signal-of",
       description =
           "copy: print the early signal (swap tests, exact match and nats per field) of this model directory on "
@@ -372,7 +381,8 @@ public final class TrainCommand implements Callable<Integer> {
         initNoise,
         growFrom,
         varietyFrom != null ? varietyFrom : Integer.MAX_VALUE,
-        composedFrom != null ? composedFrom : Integer.MAX_VALUE);
+        composedFrom != null ? composedFrom : Integer.MAX_VALUE,
+        nonceFrom != null ? nonceFrom : Integer.MAX_VALUE);
   }
 
   @Override

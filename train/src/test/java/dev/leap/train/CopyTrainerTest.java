@@ -101,6 +101,7 @@ class CopyTrainerTest {
         0.05,
         null,
         Integer.MAX_VALUE,
+        Integer.MAX_VALUE,
         Integer.MAX_VALUE);
   }
 
@@ -145,7 +146,8 @@ class CopyTrainerTest {
         o.initNoise(),
         growFrom,
         o.varietyFrom(),
-        o.composedFrom());
+        o.composedFrom(),
+        o.nonceFrom());
   }
 
   @Test

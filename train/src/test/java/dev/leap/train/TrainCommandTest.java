@@ -40,6 +40,8 @@ class TrainCommandTest {
     assertEquals(15_400, parse("--variety-from", "15400").varietyFrom());
     assertEquals(Integer.MAX_VALUE, o.composedFrom(), "the shipped model's data");
     assertEquals(17_650, parse("--composed-from", "17650").composedFrom());
+    assertEquals(Integer.MAX_VALUE, o.nonceFrom(), "the shipped model's data");
+    assertEquals(19_100, parse("--nonce-from", "19100").nonceFrom());
   }
 
   @Test

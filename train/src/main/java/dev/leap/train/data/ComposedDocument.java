@@ -114,6 +114,15 @@ final class ComposedDocument {
   private record Sentence(String text, boolean aboutOther, boolean aboutCity) {}
 
   static String text(City city, long seed, int targetTokens, Tokenizer tokenizer) {
+    return text(city, seed, targetTokens, tokenizer, false);
+  }
+
+  /**
+   * As {@link #text(City, long, int, Tokenizer)}; with {@code nonce}, a third of the fact sentences
+   * (the city's and the other towns' alike) are {@link NonceFrames}' (the same article without it
+   * otherwise: no draw is added when it is off).
+   */
+  static String text(City city, long seed, int targetTokens, Tokenizer tokenizer, boolean nonce) {
     SplittableRandom r = new SplittableRandom(seed ^ 0xC0_3905EL);
     String n = city.name();
     String k = city.country();
@@ -151,21 +160,21 @@ final class ComposedDocument {
     sb.append("\n\n");
 
     List<Sentence> facts = new ArrayList<>();
-    facts.add(cityFact(population(r, Ref.city(r, city, rare), city.population())));
-    facts.add(cityFact(latitude(r, Ref.city(r, city, rare), city.latitude())));
-    facts.add(cityFact(landmarks(r, Ref.city(r, city, rare), city.landmarks())));
+    facts.add(cityFact(population(r, Ref.city(r, city, rare), city.population(), nonce)));
+    facts.add(cityFact(latitude(r, Ref.city(r, city, rare), city.latitude(), nonce)));
+    facts.add(cityFact(landmarks(r, Ref.city(r, city, rare), city.landmarks(), nonce)));
     if (countryLate) {
-      facts.add(cityFact(country(r, Ref.city(r, city, rare), k)));
+      facts.add(cityFact(country(r, Ref.city(r, city, rare), k, nonce)));
     }
     for (City f : fakes) {
       for (int i = 0, count = 1 + r.nextInt(2); i < count; i++) {
         Ref o = Ref.other(r, f.name());
         String s =
             switch (r.nextInt(4)) {
-              case 0 -> population(r, o, f.population());
-              case 1 -> latitude(r, o, f.latitude());
-              case 2 -> landmarks(r, o, f.landmarks());
-              default -> country(r, o, f.country());
+              case 0 -> population(r, o, f.population(), nonce);
+              case 1 -> latitude(r, o, f.latitude(), nonce);
+              case 2 -> landmarks(r, o, f.landmarks(), nonce);
+              default -> country(r, o, f.country(), nonce);
             };
         facts.add(new Sentence(s, true, false));
       }
@@ -326,6 +335,31 @@ final class ComposedDocument {
 
   private static String sentence(String s) {
     return s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1) + ".";
+  }
+
+  /** A fact sentence: with {@code nonce}, one in three is {@link NonceFrames}'. */
+  private static String population(SplittableRandom r, Ref s, long p, boolean nonce) {
+    return nonce && r.nextInt(3) == 0
+        ? NonceFrames.figure(r, s.subject(), s.object(), s.possessive(), Long.toString(p))
+        : population(r, s, p);
+  }
+
+  private static String latitude(SplittableRandom r, Ref s, String l, boolean nonce) {
+    return nonce && r.nextInt(3) == 0
+        ? NonceFrames.figure(r, s.subject(), s.object(), s.possessive(), l)
+        : latitude(r, s, l);
+  }
+
+  private static String landmarks(SplittableRandom r, Ref s, List<String> l, boolean nonce) {
+    return nonce && r.nextInt(3) == 0
+        ? NonceFrames.landmarks(r, s.subject(), s.object(), s.possessive(), l)
+        : landmarks(r, s, l);
+  }
+
+  private static String country(SplittableRandom r, Ref s, String k, boolean nonce) {
+    return nonce && r.nextInt(3) == 0
+        ? NonceFrames.country(r, s.subject(), s.object(), k)
+        : country(r, s, k);
   }
 
   static String population(SplittableRandom r, Ref s, long p) {

@@ -39,6 +39,7 @@ public final class Curriculum {
   private final IntUnaryOperator charactersAt;
   private final int varietyFrom;
   private final int composedFrom;
+  private final int nonceFrom;
   private final int[] phaseEnds;
   private final int maxTokens;
   private final int warmSteps;
@@ -126,14 +127,20 @@ public final class Curriculum {
     this.charactersAt = step -> charactersPerStep;
     this.varietyFrom = Integer.MAX_VALUE;
     this.composedFrom = Integer.MAX_VALUE;
+    this.nonceFrom = Integer.MAX_VALUE;
     this.phaseEnds = phaseEnds.clone();
     this.maxTokens = maxTokens;
   }
 
   private Curriculum(
-      Curriculum c, IntUnaryOperator charactersAt, int varietyFrom, int composedFrom) {
+      Curriculum c,
+      IntUnaryOperator charactersAt,
+      int varietyFrom,
+      int composedFrom,
+      int nonceFrom) {
     this.varietyFrom = varietyFrom;
     this.composedFrom = composedFrom;
+    this.nonceFrom = nonceFrom;
     this.tokenizer = c.tokenizer;
     this.seed = c.seed;
     this.stepTokens = c.stepTokens;
@@ -150,7 +157,7 @@ public final class Curriculum {
    * instead of a constant count (a schedule's cycles may change it); everything else the same.
    */
   public Curriculum withCharacters(IntUnaryOperator charactersAt) {
-    return new Curriculum(this, charactersAt, varietyFrom, composedFrom);
+    return new Curriculum(this, charactersAt, varietyFrom, composedFrom, nonceFrom);
   }
 
   /**
@@ -159,7 +166,7 @@ public final class Curriculum {
    * which is the data that trained demo-v5); everything else the same.
    */
   public Curriculum withVarietyFrom(int fromStep) {
-    return new Curriculum(this, charactersAt, fromStep, composedFrom);
+    return new Curriculum(this, charactersAt, fromStep, composedFrom, nonceFrom);
   }
 
   /**
@@ -168,7 +175,16 @@ public final class Curriculum {
    * none by default, which is the data that trained demo-v5).
    */
   public Curriculum withComposedFrom(int fromStep) {
-    return new Curriculum(this, charactersAt, varietyFrom, fromStep);
+    return new Curriculum(this, charactersAt, varietyFrom, fromStep, nonceFrom);
+  }
+
+  /**
+   * This curriculum with {@link NonceFrames} in a third of the fact sentences of its {@link
+   * ComposedDocument}s from step {@code fromStep} on (only where {@link #withComposedFrom} writes
+   * them; everything else as it was; none by default).
+   */
+  public Curriculum withNonceFrom(int fromStep) {
+    return new Curriculum(this, charactersAt, varietyFrom, composedFrom, fromStep);
   }
 
   /** The phase (0 for the warm start, 1, 2 or 3) of a 0-based step. */
@@ -191,6 +207,7 @@ public final class Curriculum {
     int phase = phase(step);
     boolean variety = step >= varietyFrom;
     boolean composed = phase == 3 && step >= composedFrom;
+    boolean nonce = composed && step >= nonceFrom;
     int tokens = 0;
     while (tokens < stepTokens) {
       City city = City.open(r.nextLong(City.EVAL_SEED_BASE));
@@ -212,9 +229,13 @@ public final class Curriculum {
       } else if ((phase == 2 && u < 5) || (phase == 3 && u < 4)) {
         e = card(tokenizer, city, r, true, variety);
       } else if (phase == 2 || u < 8) {
-        e = article(tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r, variety, composed);
+        e =
+            article(
+                tokenizer, city, r.nextLong(), 300 + r.nextInt(1201), r, variety, composed, nonce);
       } else {
-        e = article(tokenizer, city, r.nextLong(), 2000 + r.nextInt(2401), r, variety, composed);
+        e =
+            article(
+                tokenizer, city, r.nextLong(), 2000 + r.nextInt(2401), r, variety, composed, nonce);
       }
       out.add(e);
       tokens += e.tokens().length;
@@ -262,26 +283,33 @@ public final class Curriculum {
       int target,
       SplittableRandom r,
       boolean variety,
-      boolean composed) {
+      boolean composed,
+      boolean nonce) {
     // Room for the prompt's frame, the question and the answer inside the context.
     int t = Math.min(target, maxTokens - 260);
     // Half the articles (by the document seed's low bit, so no draw of r is added).
     boolean byParts = composed && (docSeed & 1) == 0;
-    String doc = articleText(city, docSeed, t, tokenizer, variety, byParts);
+    String doc = articleText(city, docSeed, t, tokenizer, variety, byParts, nonce);
     Example e = cityExample(tokenizer, doc, question(r), city);
     String q = question(r);
     while (e.tokens().length > maxTokens) {
       t = t * 3 / 4;
-      doc = articleText(city, docSeed, t, tokenizer, variety, byParts);
+      doc = articleText(city, docSeed, t, tokenizer, variety, byParts, nonce);
       e = cityExample(tokenizer, doc, q, city);
     }
     return e;
   }
 
   private static String articleText(
-      City city, long docSeed, int target, Tokenizer tokenizer, boolean variety, boolean composed) {
+      City city,
+      long docSeed,
+      int target,
+      Tokenizer tokenizer,
+      boolean variety,
+      boolean composed,
+      boolean nonce) {
     if (composed) {
-      return ComposedDocument.text(city, docSeed, target, tokenizer);
+      return ComposedDocument.text(city, docSeed, target, tokenizer, nonce);
     }
     return variety
         ? CityDocument.trainingText(city, docSeed, target, tokenizer)

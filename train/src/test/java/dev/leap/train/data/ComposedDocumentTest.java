@@ -12,7 +12,8 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link ComposedDocument} over 200 seeded articles: every field stated verbatim (as text and as
@@ -20,16 +21,18 @@ import org.junit.jupiter.api.Test;
  * first block, the target length reached, none of the held-out generator's signatures or frames, no
  * unnamed mention of the city right after a sentence about another town; and what the articles are
  * for: many wordings (distinct fact sentences with the figures taken out) and pages where another
- * town is named more often than the city.
+ * town is named more often than the city; all of it with and without {@link NonceFrames}.
  */
 class ComposedDocumentTest {
   static final HfTokenizer TOK = SmallTokenizer.get();
 
   private static final Pattern SENTENCE = Pattern.compile("[^.!?\\n]+(?:\\.\\d+[^.!?\\n]*)*[.!?]");
 
-  @Test
-  void everyFieldVerbatimInManyWordingsWithTheCityRarelyNamed() {
+  @ParameterizedTest(name = "nonce frames {0}")
+  @ValueSource(booleans = {false, true})
+  void everyFieldVerbatimInManyWordingsWithTheCityRarelyNamed(boolean nonce) {
     SplittableRandom r = new SplittableRandom(27);
+    int changedByNonce = 0;
     Set<String> populationWordings = new HashSet<>();
     Set<String> latitudeWordings = new HashSet<>();
     int othersNamedMore = 0;
@@ -38,9 +41,13 @@ class ComposedDocumentTest {
       long seed = r.nextLong(City.EVAL_SEED_BASE);
       City c = City.open(r.nextLong(City.EVAL_SEED_BASE));
       int target = i % 4 == 0 ? 2000 + r.nextInt(2401) : 300 + r.nextInt(1201);
-      String doc = ComposedDocument.text(c, seed, target, TOK);
+      String doc = ComposedDocument.text(c, seed, target, TOK, nonce);
       String where = "article " + i + " (seed " + seed + ")";
-      assertEquals(doc, ComposedDocument.text(c, seed, target, TOK), where + " deterministic");
+      assertEquals(
+          doc, ComposedDocument.text(c, seed, target, TOK, nonce), where + " deterministic");
+      if (!doc.equals(ComposedDocument.text(c, seed, target, TOK))) {
+        changedByNonce++;
+      }
       for (String v : c.fields().values()) {
         assertTrue(doc.contains(v), where + " states " + v + ":\n" + doc);
       }
@@ -114,6 +121,11 @@ class ComposedDocumentTest {
     assertTrue(latitudeWordings.size() >= 60, latitudeWordings.size() + " latitude wordings");
     assertTrue(othersNamedMore >= 100, "another town named more often in " + othersNamedMore);
     assertTrue(withoutCountryInOpening >= 20, "the country late in " + withoutCountryInOpening);
+    if (nonce) {
+      assertTrue(changedByNonce >= 150, "nonce frames changed " + changedByNonce + " of 200");
+    } else {
+      assertEquals(0, changedByNonce, "off, the articles are r47's");
+    }
   }
 
   /** The other towns of an article: the capitalized words the filler's frames name. */

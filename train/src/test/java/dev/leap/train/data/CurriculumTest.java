@@ -222,6 +222,40 @@ class CurriculumTest {
     assertTrue(changed >= 2, "composed articles in " + changed + " of steps 4-7");
   }
 
+  /**
+   * {@link Curriculum#withNonceFrom} changes only the composed articles, from its step on: before
+   * it, and without {@link Curriculum#withComposedFrom}, every example is as it was.
+   */
+  @Test
+  void nonceFramesOnlyInComposedArticlesFromTheirStep() {
+    Curriculum plain = new Curriculum(TOK, 5, 3000, 1, new int[] {1, 2, 8}, 4608);
+    Curriculum composed = plain.withComposedFrom(2);
+    Curriculum nonce = composed.withNonceFrom(5);
+    int changed = 0;
+    for (int step = 0; step < 8; step++) {
+      List<Example> want = composed.step(step);
+      List<Example> got = nonce.step(step);
+      assertEquals(want.size(), got.size(), "step " + step + ": the same examples");
+      boolean same = true;
+      for (int i = 0; i < want.size(); i++) {
+        same &= Arrays.equals(want.get(i).tokens(), got.get(i).tokens());
+      }
+      if (step < 5) {
+        assertTrue(same, "step " + step + " is before --nonce-from");
+      } else if (!same) {
+        changed++;
+      }
+    }
+    assertTrue(changed >= 2, "nonce frames in " + changed + " of steps 5-7");
+    for (int step = 0; step < 8; step++) {
+      List<Example> want = plain.step(step);
+      List<Example> got = plain.withNonceFrom(0).step(step);
+      for (int i = 0; i < want.size(); i++) {
+        assertArrayEquals(want.get(i).tokens(), got.get(i).tokens(), "no composed articles");
+      }
+    }
+  }
+
   private static int fingerprint(Curriculum c) {
     int h = 1;
     for (int step = 0; step < 6; step++) {
