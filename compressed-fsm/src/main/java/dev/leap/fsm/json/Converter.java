@@ -105,6 +105,12 @@ final class Converter {
   final RecursiveRules rules;
 
   /**
+   * Whether, with {@link #rules}, a reference named from two or more places is a rule too (not only
+   * a recursive one): {@link JsonSchema#compileDetailed}'s rules for a large automaton.
+   */
+  final boolean sharedRules;
+
+  /**
    * Results of {@link #value} by schema node (identity) and {@link #memoKey}: a definition used in
    * many places, or reached again through recursion at the same unrolling depth, is converted once,
    * and the one result is shared in the tree (the NFA builds shared nodes once).
@@ -124,12 +130,12 @@ final class Converter {
 
   /** As {@link #forDfa(JsonNode, JsonSchemaOptions)}, compiling through {@code cache}. */
   static Converter forDfa(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
-    return new Converter(root, options, true, true, false, false, cache);
+    return new Converter(root, options, true, true, false, false, false, cache);
   }
 
   /** As {@link #forDfa}, {@link #lean}. */
   static Converter lean(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
-    return new Converter(root, options, true, true, false, true, cache);
+    return new Converter(root, options, true, true, false, false, true, cache);
   }
 
   /**
@@ -138,7 +144,7 @@ final class Converter {
    */
   static Converter withoutExtraMembers(
       JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
-    return new Converter(root, options, true, false, false, false, cache);
+    return new Converter(root, options, true, false, false, false, false, cache);
   }
 
   /**
@@ -146,7 +152,15 @@ final class Converter {
    * RecursiveRules}; compact layout only).
    */
   static Converter withRules(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
-    return new Converter(root, options, true, true, true, false, cache);
+    return new Converter(root, options, true, true, true, false, false, cache);
+  }
+
+  /**
+   * As {@link #withRules}, and every reference named from two or more places in the document a rule
+   * as well ({@link #sharedRules}).
+   */
+  static Converter withSharedRules(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
+    return new Converter(root, options, true, true, true, true, false, cache);
   }
 
   /**
@@ -154,7 +168,7 @@ final class Converter {
    * printed.
    */
   static Converter printable(JsonNode root, JsonSchemaOptions options) {
-    return new Converter(root, options, false, true, false, false, new AutomatonCache());
+    return new Converter(root, options, false, true, false, false, false, new AutomatonCache());
   }
 
   /**
@@ -162,6 +176,7 @@ final class Converter {
    * @param beyondProperties whether objects with {@code properties} may have further members
    *     ({@link ExtraMembers})
    * @param asRules recursion and free-form values as grammar rules ({@link RecursiveRules})
+   * @param sharedRules see {@link #sharedRules} (only with {@code asRules})
    * @param lean see {@link #lean}
    * @param cache compiles the values' trees (shared by the conversions of one document)
    */
@@ -171,6 +186,7 @@ final class Converter {
       boolean automata,
       boolean beyondProperties,
       boolean asRules,
+      boolean sharedRules,
       boolean lean,
       AutomatonCache cache) {
     this.root = root;
@@ -190,6 +206,7 @@ final class Converter {
     this.alternatives = new Alternatives(this);
     this.any = new AnyValues(this);
     this.rules = asRules ? new RecursiveRules(this) : null;
+    this.sharedRules = asRules && sharedRules;
   }
 
   /** The tree of the whole document. */

@@ -122,19 +122,23 @@ public final class JsonSchema {
    * <p>DFA or grammar: the schema is compiled to one DFA, recursion unrolled {@link
    * JsonSchemaOptions#maxRecursion} times and free-form values nested {@link #ANY_DEPTH} levels,
    * whenever that fits {@link JsonSchemaOptions#maxDfaStates}: then the result is exactly what it
-   * was before grammars existed (masks precomputed per state, no stack). Only when that automaton
-   * exceeds the limit, the layout is compact and the schema has a recursive {@code $ref}, is it
-   * compiled again with every recursive {@code $ref} and every free-form value as a grammar rule
-   * ({@link Compiled#grammar()}: exact recursion, values nested without bound; see {@code
-   * RecursiveRules}). If that fails too (a rule exceeds the limit, never finishes, or recursion is
-   * left-recursive), the narrowing above is tried, else the first error stands.
+   * was before grammars existed (masks precomputed per state, no stack). Two exceptions, both for
+   * the compact layout only. A schema with a {@code $ref} named from two or more places whose
+   * automaton passes {@link #RULES_ABOVE_STATES} states is compiled as rules with every such
+   * reference, every recursive one and every free-form value a grammar rule (the same values but
+   * free-form ones, which nest without bound, compiled in a fraction of the time; if that fails, on
+   * as below). And when the automaton exceeds the limit and the schema has a recursive {@code
+   * $ref}, it is compiled again with every recursive {@code $ref} and every free-form value as a
+   * grammar rule ({@link Compiled#grammar()}: exact recursion, values nested without bound; see
+   * {@code RecursiveRules}). If that fails too (a rule exceeds the limit, never finishes, or
+   * recursion is left-recursive), the narrowing above is tried, else the first error stands.
    *
    * @throws JsonSchemaException a keyword Leap cannot honour (strict mode), with its JSON pointer
    * @throws AutomatonTooLargeException the automaton exceeds a limit even so
    * @throws dev.leap.fsm.EmptyLanguageException no value is valid (as far as Leap generates them)
    */
   public static Compiled compileDetailed(String schemaJson, JsonSchemaOptions options) {
-    return compileDetailed(parse(schemaJson), options, true);
+    return compileDetailed(parse(schemaJson), options, true, RULES_ABOVE_STATES);
   }
 
   /**
@@ -143,9 +147,21 @@ public final class JsonSchema {
    * and minimized again), every distinct tree compiled once ({@link AutomatonCache}); where that
    * reaches a limit, it is converted again without lean trees (through the same cache), which
    * decides as before. Without {@code lean}: the conversion as it was, no cache (the twin that
-   * tests compare against).
+   * tests compare against). Neither applies {@link #RULES_ABOVE_STATES}: the public form's choice
+   * of rules for a large automaton has its own twin test, against this DFA.
    */
   static Compiled compileDetailed(JsonNode root, JsonSchemaOptions options, boolean lean) {
+    return compileDetailed(root, options, lean, 0);
+  }
+
+  /**
+   * As {@link #compileDetailed(JsonNode, JsonSchemaOptions, boolean)}, and with {@code rulesAbove}
+   * above 0 (only with {@code lean}), a compact schema with a shared reference whose automaton
+   * passes {@code rulesAbove} states compiles as rules ({@link #RULES_ABOVE_STATES}; tests use
+   * smaller ones).
+   */
+  static Compiled compileDetailed(
+      JsonNode root, JsonSchemaOptions options, boolean lean, int rulesAbove) {
     if (!lean) {
       return exact(root, options, AutomatonCache.off());
     }
@@ -153,6 +169,14 @@ public final class JsonSchema {
     Converter c = Converter.lean(root, options, cache);
     if (skipsLean(c, root, options)) {
       return exact(root, options, cache);
+    }
+    boolean rulesFirst =
+        rulesAbove > 0
+            && options.indent() < 0
+            && options.maxDfaStates() > rulesAbove
+            && c.references.anyShared();
+    if (rulesFirst) {
+      c = Converter.lean(root, options.withMaxDfaStates(rulesAbove), cache);
     }
     try {
       Re tree = c.convert();
@@ -162,7 +186,43 @@ public final class JsonSchema {
           c.ignored,
           c.narrowed);
     } catch (AutomatonTooLargeException | Converter.LeanOverflow e) {
+      if (rulesFirst) {
+        Compiled rules = sharedRules(root, options, cache);
+        if (rules != null) {
+          return rules;
+        }
+      }
       return exact(root, options, cache);
+    }
+  }
+
+  /**
+   * A compact schema with a reference named from two or more places whose automaton passes this
+   * many states (while its subsets are built) is compiled as grammar rules, every such reference a
+   * rule ({@link #compileDetailed(String, JsonSchemaOptions)}). XGrammar compiles every schema so;
+   * Leap keeps the DFA (masks per state, no stack) below it. GitHub Hard's {@code o69208}: a DFA of
+   * 35,966 states in 180-230 ms in a warm loop, as rules in 38-73 ms (22-37 of them the rules, the
+   * rest the DFA attempt that stops at this size); {@code o83850} (13,144 states before
+   * minimization) compiles about as fast either way and stays a DFA.
+   */
+  static final int RULES_ABOVE_STATES = 16_384;
+
+  /**
+   * The schema as rules with every shared and recursive reference and every free-form value a rule
+   * ({@link Converter#withSharedRules}), or null if that fails (a rule too large, never finishing,
+   * left recursion).
+   */
+  private static Compiled sharedRules(
+      JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
+    try {
+      Converter r = Converter.withSharedRules(root, options, cache);
+      r.rules.convert();
+      if (!r.rules.any()) {
+        return null;
+      }
+      return new Compiled(null, Optional.of(r.rules.compile("JSON Schema")), r.ignored, r.narrowed);
+    } catch (ConstraintException e) {
+      return null;
     }
   }
 

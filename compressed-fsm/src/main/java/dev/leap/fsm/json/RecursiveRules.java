@@ -20,10 +20,11 @@ import java.util.function.Supplier;
 /**
  * Recursion as grammar rules instead of unrolled: one conversion of a schema in which every
  * recursive {@code $ref} (its target can reach the same reference again) is a call of a rule whose
- * body is the target's value, and every free-form value ({@code true}, {@code {}}, an {@code
- * additionalProperties: true} or missing {@code items}) is a call of the rule {@value #VALUE}: any
- * JSON value, nested without bound, with the same string and number syntax as {@link AnyValues}.
- * The rules become a {@link Grammar} through {@link Grammar#ofRules}.
+ * body is the target's value (with {@link Converter#sharedRules}, every {@code $ref} named from two
+ * or more places too: a large automaton's copies of them), and every free-form value ({@code true},
+ * {@code {}}, an {@code additionalProperties: true} or missing {@code items}) is a call of the rule
+ * {@value #VALUE}: any JSON value, nested without bound, with the same string and number syntax as
+ * {@link AnyValues}. The rules become a {@link Grammar} through {@link Grammar#ofRules}.
  *
  * <p>Only for the compact layout: the indented layout writes a value's text by its nesting level,
  * so a rule would be needed per level, and recursion makes the levels unbounded. Invariants: rule 0
@@ -122,7 +123,8 @@ final class RecursiveRules {
   }
 
   /**
-   * Whether the conversion met a recursive reference (called a rule other than {@value #VALUE}).
+   * Whether the conversion met a recursive reference (called a rule other than {@value #VALUE};
+   * with {@link Converter#sharedRules}, a shared reference counts too).
    */
   boolean recursion() {
     return recursion;

@@ -60,8 +60,10 @@ final class References {
   Re ref(ObjectNode o, String ptr, int level) {
     SchemaIndex.Target t = target(o.get("$ref").asText(), o, ptr);
     String key = t.key();
-    if (converter.rules != null && reachesItself(key, t.node())) {
-      // Recursion as a rule (RecursiveRules); with sibling keywords, the merge is the rule.
+    if (converter.rules != null
+        && (reachesItself(key, t.node()) || (converter.sharedRules && shared(key)))) {
+      // Recursion (or a shared reference) as a rule (RecursiveRules); with sibling keywords, the
+      // merge is the rule.
       ObjectNode siblings = withoutRef(o);
       if (!Keywords.hasAssertions(siblings)) {
         return converter.rules.reference(key, t.node(), ptr);
@@ -190,6 +192,49 @@ final class References {
       n += recursiveReferenceSites(child);
     }
     return n;
+  }
+
+  /** References by canonical name named from two or more places of the document (lazily). */
+  private Set<String> shared;
+
+  /**
+   * Whether reference {@code key} is named from two or more places of the document's JSON (every
+   * node, definitions included; as {@link #recursiveReferenceSites}, the JSON only).
+   */
+  boolean shared(String key) {
+    return sharedReferences().contains(key);
+  }
+
+  /** Whether some reference is named from two or more places of the document's JSON. */
+  boolean anyShared() {
+    return !sharedReferences().isEmpty();
+  }
+
+  private Set<String> sharedReferences() {
+    if (shared == null) {
+      Map<String, Integer> sites = new HashMap<>();
+      countSites(converter.root, sites);
+      shared = new HashSet<>();
+      sites.forEach(
+          (k, n) -> {
+            if (n >= 2) {
+              shared.add(k);
+            }
+          });
+    }
+    return shared;
+  }
+
+  private void countSites(JsonNode node, Map<String, Integer> sites) {
+    if (node.isObject() && node.path("$ref").isTextual()) {
+      SchemaIndex.Target t = localTarget(node.get("$ref").asText(), node);
+      if (t != null) {
+        sites.merge(t.key(), 1, Integer::sum);
+      }
+    }
+    for (JsonNode child : node) {
+      countSites(child, sites);
+    }
   }
 
   /** {@code o} without its {@code $ref}: a copy in which references resolve as in {@code o}. */
