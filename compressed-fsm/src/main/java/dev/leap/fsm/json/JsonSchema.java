@@ -124,14 +124,16 @@ public final class JsonSchema {
    * whenever that fits {@link JsonSchemaOptions#maxDfaStates}: then the result is exactly what it
    * was before grammars existed (masks precomputed per state, no stack). Two exceptions, both for
    * the compact layout only. A schema with a {@code $ref} named from two or more places whose
-   * automaton passes {@link #RULES_ABOVE_STATES} states is compiled as rules with every such
-   * reference, every recursive one and every free-form value a grammar rule (the same values but
-   * free-form ones, which nest without bound, compiled in a fraction of the time; if that fails, on
-   * as below). And when the automaton exceeds the limit and the schema has a recursive {@code
-   * $ref}, it is compiled again with every recursive {@code $ref} and every free-form value as a
-   * grammar rule ({@link Compiled#grammar()}: exact recursion, values nested without bound; see
-   * {@code RecursiveRules}). If that fails too (a rule exceeds the limit, never finishes, or
-   * recursion is left-recursive), the narrowing above is tried, else the first error stands.
+   * automaton passes {@link #RULES_ABOVE_STATES} states (or with {@link #LEAN_MAX_RECURSIVE_SITES}
+   * recursive reference sites, whose automaton passes the limit: no DFA is tried) is compiled as
+   * rules with every such reference, every recursive one and every free-form value a grammar rule
+   * (the same values but free-form ones, which nest without bound, compiled in a fraction of the
+   * time; if that fails, on as below). And when the automaton exceeds the limit and the schema has
+   * a recursive {@code $ref}, it is compiled again with every recursive {@code $ref} and every
+   * free-form value as a grammar rule ({@link Compiled#grammar()}: exact recursion, values nested
+   * without bound; see {@code RecursiveRules}). If that fails too (a rule exceeds the limit, never
+   * finishes, or recursion is left-recursive), the narrowing above is tried, else the first error
+   * stands.
    *
    * @throws JsonSchemaException a keyword Leap cannot honour (strict mode), with its JSON pointer
    * @throws AutomatonTooLargeException the automaton exceeds a limit even so
@@ -167,33 +169,43 @@ public final class JsonSchema {
     }
     AutomatonCache cache = new AutomatonCache();
     Converter c = Converter.lean(root, options, cache);
-    if (skipsLean(c, root, options)) {
-      return exact(root, options, cache);
+    boolean skipsLean = skipsLean(c, root, options);
+    if (rulesAbove > 0
+        && options.indent() < 0
+        && options.maxDfaStates() > rulesAbove
+        && c.references.anyShared()) {
+      // The DFA up to the size (none tried with many recursive sites: it passes the limit), else
+      // shared references as rules, else on as below.
+      try {
+        if (!skipsLean) {
+          return dfa(Converter.lean(root, options.withMaxDfaStates(rulesAbove), cache));
+        }
+      } catch (AutomatonTooLargeException | Converter.LeanOverflow e) {
+        // on to the rules
+      }
+      Compiled rules = sharedRules(root, options, cache);
+      if (rules != null) {
+        return rules;
+      }
     }
-    boolean rulesFirst =
-        rulesAbove > 0
-            && options.indent() < 0
-            && options.maxDfaStates() > rulesAbove
-            && c.references.anyShared();
-    if (rulesFirst) {
-      c = Converter.lean(root, options.withMaxDfaStates(rulesAbove), cache);
+    if (skipsLean) {
+      return exact(root, options, cache);
     }
     try {
-      Re tree = c.convert();
-      return new Compiled(
-          CompressedFsm.of(c.compileDocument(tree), "JSON Schema"),
-          Optional.empty(),
-          c.ignored,
-          c.narrowed);
+      return dfa(c);
     } catch (AutomatonTooLargeException | Converter.LeanOverflow e) {
-      if (rulesFirst) {
-        Compiled rules = sharedRules(root, options, cache);
-        if (rules != null) {
-          return rules;
-        }
-      }
       return exact(root, options, cache);
     }
+  }
+
+  /** The document's DFA by converter {@code c}, or the limit it reached. */
+  private static Compiled dfa(Converter c) {
+    Re tree = c.convert();
+    return new Compiled(
+        CompressedFsm.of(c.compileDocument(tree), "JSON Schema"),
+        Optional.empty(),
+        c.ignored,
+        c.narrowed);
   }
 
   /**
@@ -203,7 +215,9 @@ public final class JsonSchema {
    * Leap keeps the DFA (masks per state, no stack) below it. GitHub Hard's {@code o69208}: a DFA of
    * 35,966 states in 180-230 ms in a warm loop, as rules in 38-73 ms (22-37 of them the rules, the
    * rest the DFA attempt that stops at this size); {@code o83850} (13,144 states before
-   * minimization) compiles about as fast either way and stays a DFA.
+   * minimization) compiles about as fast either way and stays a DFA; {@code o21388} (a recursive
+   * one with {@link #LEAN_MAX_RECURSIVE_SITES} sites or more) 130-250 → 37-51 ms without the DFA
+   * attempt that passed the limit.
    */
   static final int RULES_ABOVE_STATES = 16_384;
 

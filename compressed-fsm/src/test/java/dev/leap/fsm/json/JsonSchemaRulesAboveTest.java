@@ -98,6 +98,83 @@ class JsonSchemaRulesAboveTest {
     }
   }
 
+  /**
+   * A schema with many recursive sites (no DFA attempt: {@link JsonSchema#skipsLean}) and a shared
+   * reference compiles as rules with the shared references as rules too: the same language as
+   * recursion alone as rules ({@link JsonSchema#compileAsRules}), on seeded instances and their
+   * changes.
+   */
+  @Test
+  void manyRecursiveSitesWithSharedReferencesAcceptAsRecursionAlone() throws Exception {
+    SplittableRandom r = new SplittableRandom(2743L);
+    int texts = 0;
+    for (int k = 0; k < 6; k++) {
+      int sites = JsonSchema.LEAN_MAX_RECURSIVE_SITES + r.nextInt(6);
+      StringBuilder props = new StringBuilder("\"id\":{\"enum\":[\"a\",\"bc\",\"d\"]}");
+      for (int i = 0; i < sites; i++) {
+        props.append(",\"p").append(i).append("\":");
+        props.append(
+            i % 2 == 0
+                ? "{\"$ref\":\"#/$defs/n\"}"
+                : "{\"type\":\"array\",\"maxItems\":2,\"items\":{\"$ref\":\"#/$defs/n\"}}");
+      }
+      props.append(",\"q0\":{\"$ref\":\"#/$defs/m\"},\"q1\":{\"$ref\":\"#/$defs/m\"}");
+      String schema =
+          "{\"$defs\":{\"m\":{\"enum\":[1,22]},\"n\":{\"type\":\"object\",\"properties\":{"
+              + props
+              + "}}},\"$ref\":\"#/$defs/n\"}";
+      String what = "schema " + k + " (" + sites + " sites)";
+      JsonSchema.Compiled policy = JsonSchema.compileDetailed(schema, JsonSchemaOptions.defaults());
+      JsonSchema.Compiled recursion =
+          JsonSchema.compileAsRules(schema, JsonSchemaOptions.defaults());
+      assertTrue(policy.grammar().isPresent() && recursion.grammar().isPresent(), what);
+      Predicate<byte[]> a = CompiledMatch.of(policy);
+      Predicate<byte[]> b = CompiledMatch.of(recursion);
+      for (int i = 0; i < 40; i++) {
+        byte[] text = instance(r, sites, 0).getBytes(StandardCharsets.UTF_8);
+        texts++;
+        assertTrue(a.test(text), what + ": " + new String(text, StandardCharsets.UTF_8));
+        assertTrue(b.test(text), what + ": " + new String(text, StandardCharsets.UTF_8));
+        for (byte[] changed : changes(text, r)) {
+          assertEquals(
+              b.test(changed),
+              a.test(changed),
+              what + ": " + new String(changed, StandardCharsets.UTF_8));
+        }
+      }
+    }
+    assertTrue(texts >= 200, texts + " texts");
+  }
+
+  /** A compact instance of the schema above: members in order, each optional, nesting to 3. */
+  private static String instance(SplittableRandom r, int sites, int depth) {
+    List<String> members = new ArrayList<>();
+    if (r.nextBoolean()) {
+      members.add("\"id\":\"" + List.of("a", "bc", "d").get(r.nextInt(3)) + "\"");
+    }
+    for (int i = 0; i < sites && depth < 3; i++) {
+      if (r.nextInt(sites) < 2) {
+        String v;
+        if (i % 2 == 0) {
+          v = instance(r, sites, depth + 1);
+        } else {
+          List<String> items = new ArrayList<>();
+          for (int j = r.nextInt(3); j > 0; j--) {
+            items.add(instance(r, sites, depth + 1));
+          }
+          v = "[" + String.join(",", items) + "]";
+        }
+        members.add("\"p" + i + "\":" + v);
+      }
+    }
+    for (String q : List.of("q0", "q1")) {
+      if (r.nextBoolean()) {
+        members.add("\"" + q + "\":" + (r.nextBoolean() ? "1" : "22"));
+      }
+    }
+    return "{" + String.join(",", members) + "}";
+  }
+
   /** {@link JsonSchemaLeanTest#outcome} of the policy's form with size {@code size}. */
   private static String outcome(JsonNode root, JsonSchemaOptions o, int size) {
     StringBuilder sb = new StringBuilder();
