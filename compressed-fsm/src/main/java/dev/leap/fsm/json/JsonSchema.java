@@ -271,12 +271,7 @@ public final class JsonSchema {
   private static Compiled exact(JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
     Converter c = Converter.forDfa(root, options, cache);
     try {
-      Re tree = c.convert();
-      return new Compiled(
-          CompressedFsm.of(c.compileDocument(tree), "JSON Schema"),
-          Optional.empty(),
-          c.ignored,
-          c.narrowed);
+      return dfa(c);
     } catch (AutomatonTooLargeException e) {
       Compiled rules = asRules(root, options, cache);
       if (rules != null) {
