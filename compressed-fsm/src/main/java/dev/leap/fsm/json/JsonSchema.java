@@ -229,12 +229,7 @@ public final class JsonSchema {
   private static Compiled sharedRules(
       JsonNode root, JsonSchemaOptions options, AutomatonCache cache) {
     try {
-      Converter r = Converter.withSharedRules(root, options, cache);
-      r.rules.convert();
-      if (!r.rules.any()) {
-        return null;
-      }
-      return new Compiled(null, Optional.of(r.rules.compile("JSON Schema")), r.ignored, r.narrowed);
+      return rules(Converter.withSharedRules(root, options, cache), false);
     } catch (ConstraintException e) {
       return null;
     }
@@ -318,7 +313,14 @@ public final class JsonSchema {
     if (options.indent() >= 0) {
       return null;
     }
-    Converter r = Converter.withRules(root, options, cache);
+    return rules(Converter.withRules(root, options, cache), recursionOnly);
+  }
+
+  /**
+   * The grammar of rules converter {@code r}, or null if it called no rule (with {@code
+   * recursionOnly}, none but the free-form value's); a failure of the rules is thrown.
+   */
+  private static Compiled rules(Converter r, boolean recursionOnly) {
     r.rules.convert();
     if (!r.rules.any() || (recursionOnly && !r.rules.recursion())) {
       return null;

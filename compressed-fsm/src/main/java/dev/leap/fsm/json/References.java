@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -181,17 +182,31 @@ final class References {
    * not resolve is not counted; conversion reports it itself).
    */
   int recursiveReferenceSites(JsonNode document) {
-    int n = 0;
+    int[] n = {0};
+    forEachSite(
+        document,
+        t -> {
+          if (reachesItself(t.key(), t.node())) {
+            n[0]++;
+          }
+        });
+    return n[0];
+  }
+
+  /**
+   * Calls {@code site} with the target of every {@code $ref} in {@code document}'s JSON (every
+   * node, definitions included) that resolves in the document.
+   */
+  private void forEachSite(JsonNode document, Consumer<SchemaIndex.Target> site) {
     if (document.isObject() && document.path("$ref").isTextual()) {
       SchemaIndex.Target t = localTarget(document.get("$ref").asText(), document);
-      if (t != null && reachesItself(t.key(), t.node())) {
-        n++;
+      if (t != null) {
+        site.accept(t);
       }
     }
     for (JsonNode child : document) {
-      n += recursiveReferenceSites(child);
+      forEachSite(child, site);
     }
-    return n;
   }
 
   /** References by canonical name named from two or more places of the document (lazily). */
@@ -213,7 +228,7 @@ final class References {
   private Set<String> sharedReferences() {
     if (shared == null) {
       Map<String, Integer> sites = new HashMap<>();
-      countSites(converter.root, sites);
+      forEachSite(converter.root, t -> sites.merge(t.key(), 1, Integer::sum));
       shared = new HashSet<>();
       sites.forEach(
           (k, n) -> {
@@ -223,18 +238,6 @@ final class References {
           });
     }
     return shared;
-  }
-
-  private void countSites(JsonNode node, Map<String, Integer> sites) {
-    if (node.isObject() && node.path("$ref").isTextual()) {
-      SchemaIndex.Target t = localTarget(node.get("$ref").asText(), node);
-      if (t != null) {
-        sites.merge(t.key(), 1, Integer::sum);
-      }
-    }
-    for (JsonNode child : node) {
-      countSites(child, sites);
-    }
   }
 
   /** {@code o} without its {@code $ref}: a copy in which references resolve as in {@code o}. */
