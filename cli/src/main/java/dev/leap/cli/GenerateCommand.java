@@ -118,9 +118,6 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
   @Option(names = "--stop", split = ",", paramLabel = "S", description = "Stop strings.")
   List<String> stop;
 
-  @Option(names = "--device", description = "DJL device, e.g. cpu or gpu0. Default: cpu.")
-  String device;
-
   @Option(
       names = "--json",
       description = "Print one JSON object: text, tokenIds, finishReason, complete, stats.")
@@ -155,9 +152,6 @@ public final class GenerateCommand implements Callable<Integer>, JsonOutput {
     LeapRuntime.Builder b =
         runtimeOptions.configure(
             LeapRuntime.builder().setModelDir(dir).optJumpForward(!noJumpForward));
-    if (device != null) {
-      b.optDevice(device);
-    }
     Generation g;
     try (LeapRuntime rt = b.build()) {
       g = rt.submit(request).join();

@@ -3,9 +3,9 @@ package dev.leap.model;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -24,6 +24,8 @@ import java.util.List;
  * @param mask {@code [B, 1, 1, T, C]} additive mask: 0 where a new token may attend, -inf
  *     elsewhere; null when it would be all zeros (one new token per sequence, equal contexts), so
  *     none is added
+ * @param visible {@code [B, 1, T, C]} the same mask as booleans (true where a new token may
+ *     attend), as {@code scaled_dot_product_attention} takes it; null with {@code mask}
  * @param validRows indices of the non-padding rows of {@code [B*T]}, or null when there is no
  *     padding
  * @param rowIndex, contextIndex, validIndex the three index arrays as {@link NDIndex}es, built once
@@ -36,6 +38,7 @@ record AttentionGroup(
     NDArray rows,
     NDArray contextSlots,
     NDArray mask,
+    NDArray visible,
     NDArray validRows,
     NDIndex rowIndex,
     NDIndex contextIndex,
@@ -108,8 +111,10 @@ record AttentionGroup(
     }
     long[] rows = new long[bs * t];
     long[] ctx = new long[bs * c];
-    float[] mask = new float[bs * t * c];
-    Arrays.fill(mask, Float.NEGATIVE_INFINITY);
+    // How many context positions each padded row sees (positions 0..limit-1): its start plus its
+    // index plus one, or 1 for padding, which attends to position 0 only to keep softmax finite
+    // (its output is dropped). The masks are built from these on the device.
+    long[] limit = new long[bs * t];
     List<Long> valid = new ArrayList<>();
     boolean dense = true;
     boolean masked = false;
@@ -124,23 +129,28 @@ record AttentionGroup(
         ctx[j * c + start + p] = s.newSlots()[p];
       }
       for (int r = 0; r < t; r++) {
-        int base = (j * t + r) * c;
         if (r < len) {
           rows[j * t + r] = offset[members.get(j)] + r;
           valid.add((long) (j * t + r));
-          int visible = start + r + 1;
-          for (int p = 0; p < visible; p++) {
-            mask[base + p] = 0;
-          }
-          masked |= visible < c;
+          limit[j * t + r] = start + r + 1;
+          masked |= start + r + 1 < c;
         } else {
           rows[j * t + r] = n;
-          mask[base] =
-              0; // padding attends to something, to keep softmax finite; its output is dropped
+          limit[j * t + r] = 1;
           dense = false;
           masked = true;
         }
       }
+    }
+    NDArray visible = null;
+    NDArray mask = null;
+    if (masked) {
+      visible =
+          step.arange(0, c, 1, DataType.INT64)
+              .reshape(1, 1, 1, c)
+              .lt(step.create(limit, new Shape(bs, 1, t, 1)));
+      // log 1 = 0 where visible, log 0 = -inf elsewhere
+      mask = visible.toType(DataType.FLOAT32, false).log().reshape(bs, 1, 1, t, c);
     }
     NDArray validRows = null;
     if (!dense) {
@@ -158,7 +168,8 @@ record AttentionGroup(
         c,
         rowArr,
         ctxArr,
-        masked ? step.create(mask, new Shape(bs, 1, 1, t, c)) : null,
+        mask,
+        visible,
         validRows,
         new NDIndex("{}", rowArr),
         new NDIndex("{}", ctxArr),

@@ -128,6 +128,9 @@ public final class LlamaModel implements AutoCloseable {
    */
   private final FusedDecode fused;
 
+  /** Attention of the passes that do not run {@link #fused}. */
+  private final PoolAttention attention;
+
   /** Whether decode steps run {@link #fused} (see {@link #setFusedDecode}). */
   private volatile boolean fusedDecode = true;
 
@@ -235,7 +238,10 @@ public final class LlamaModel implements AutoCloseable {
         l.addF32Copies();
       }
     }
-    PoolAttention attention = new PoolAttention(config, pool, precision, products, scoreScale);
+    this.attention = new PoolAttention(config, pool, precision, products, scoreScale, manager);
+    if (device.isGpu()) {
+      attention.setFused(true);
+    }
     this.layerOps =
         new LayerOps(
             config, pool, attention, products, gemm, rotateHalf, epsScalar, rsqrtPower, precision);
@@ -345,6 +351,23 @@ public final class LlamaModel implements AutoCloseable {
       throw new IllegalArgumentException("the sparse logits limit must be >= 0, got " + tokens);
     }
     this.sparseLogitsLimit = tokens;
+  }
+
+  /**
+   * Whether the attention of passes outside {@link #fusedDecode} (prefills, long extensions, mixed
+   * batches) runs as PyTorch's fused attention ({@code scaled_dot_product_attention}) instead of
+   * DJL ops; the default on a GPU.
+   */
+  public boolean fusedAttention() {
+    return attention.fused();
+  }
+
+  /**
+   * Turns PyTorch's fused attention on or off (the two give the same outputs up to rounding);
+   * returns whether it is on: false where this PyTorch cannot run it. Not while a pass runs.
+   */
+  public boolean setFusedAttention(boolean on) {
+    return attention.setFused(on);
   }
 
   /** Whether decode steps can run as one TorchScript call ({@link FusedDecode}). */
@@ -526,6 +549,7 @@ public final class LlamaModel implements AutoCloseable {
 
   @Override
   public void close() {
+    attention.close();
     if (fused != null) {
       fused.close();
     }

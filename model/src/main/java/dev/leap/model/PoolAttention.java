@@ -18,6 +18,11 @@ import java.util.List;
  * and the output goes out as {@code [n, heads * headDim]} in the same order, in the compute dtype;
  * the new tokens' K/V are already in the pool. Scores, mask and softmax are float32 (transformers'
  * eager attention); with narrow weights on the CPU q, K and V are cast to float32 as well.
+ *
+ * <p>Two ways to the same result: DJL ops (products, mask, softmax: the scores {@code [B, heads, T,
+ * C]} written out), or, while {@link #setFused} is on, one call of PyTorch's fused attention per
+ * group ({@link SdpaAttention}; the default on a GPU, where the scores of a 3,000-token prefill are
+ * most of its time). {@code SdpaAttentionTest} holds the two equal.
  */
 final class PoolAttention {
   private final ModelConfig config;
@@ -33,18 +38,55 @@ final class PoolAttention {
   /** {@code 1 / sqrt(headDim)} as a 0-d float32 tensor. */
   private final NDArray scoreScale;
 
+  /** The device's manager, on which {@link #fused} is loaded on first use. */
+  private final NDManager manager;
+
+  /** PyTorch's fused attention, loaded when first turned on; null before or where it cannot run. */
+  private SdpaAttention fused;
+
+  /** Whether groups attend through {@link #fused}. */
+  private volatile boolean fusedOn;
+
   PoolAttention(
       ModelConfig config,
       KvPool pool,
       Precision precision,
       WideProducts products,
-      NDArray scoreScale) {
+      NDArray scoreScale,
+      NDManager manager) {
     this.config = config;
+    this.manager = manager;
     this.pool = pool;
     this.dtype = precision.dataType();
     this.narrow = precision != Precision.F32;
     this.wide = products.widens();
     this.scoreScale = scoreScale;
+  }
+
+  /**
+   * Turns PyTorch's fused attention on or off; returns whether it is on (false where it cannot run:
+   * {@link SdpaAttention#load}). Not while a forward pass runs.
+   */
+  synchronized boolean setFused(boolean on) {
+    if (on && fused == null) {
+      fused = SdpaAttention.load(manager);
+    }
+    fusedOn = on && fused != null;
+    return fusedOn;
+  }
+
+  /** Whether groups attend through PyTorch's fused attention. */
+  boolean fused() {
+    return fusedOn;
+  }
+
+  /** Releases the fused attention's module, if loaded. */
+  synchronized void close() {
+    if (fused != null) {
+      fused.close();
+      fused = null;
+      fusedOn = false;
+    }
   }
 
   /**
@@ -76,6 +118,10 @@ final class PoolAttention {
                   .concat(step.zeros(new Shape(1, heads * hd), q.getDataType()), 0);
         }
         qRows = qExt.get(grp.rowIndex());
+      }
+      if (fusedOn) {
+        outs.add(attendFused(step, layer, grp, qRows));
+        continue;
       }
       NDArray qg =
           t == 1
@@ -126,5 +172,39 @@ final class PoolAttention {
     }
     NDArray all = outs.size() == 1 ? outs.get(0) : NDArrays.concat(new NDList(outs), 0);
     return plan.order() == null ? all : all.get(new NDIndex("{}", plan.order()));
+  }
+
+  /**
+   * One group through {@link SdpaAttention}: q {@code [B, heads, T, hd]} and the group's K/V {@code
+   * [B, kv, C, hd]} (float32 where {@link #wide}), the boolean mask; the output in the rows' order,
+   * padding rows dropped.
+   */
+  private NDArray attendFused(NDManager step, int layer, AttentionGroup grp, NDArray qRows) {
+    int hd = config.headDim();
+    int heads = config.numHeads();
+    int kv = config.numKvHeads();
+    int bs = grp.sequences();
+    int t = grp.maxNew();
+    int c = grp.maxContext();
+    NDArray q = qRows.reshape(bs, t, heads, hd).transpose(0, 2, 1, 3);
+    NDArray k =
+        LlamaModel.own(step, pool.keys(layer).get(grp.contextIndex()))
+            .reshape(bs, c, kv, hd)
+            .transpose(0, 2, 1, 3);
+    NDArray v =
+        LlamaModel.own(step, pool.values(layer).get(grp.contextIndex()))
+            .reshape(bs, c, kv, hd)
+            .transpose(0, 2, 1, 3);
+    if (wide) {
+      q = q.toType(DataType.FLOAT32, false);
+      k = k.toType(DataType.FLOAT32, false);
+      v = v.toType(DataType.FLOAT32, false);
+    }
+    NDArray out =
+        fused.attend(q, k, v, grp.visible()).transpose(0, 2, 1, 3).reshape(bs * t, heads * hd);
+    if (wide) {
+      out = out.toType(dtype, false);
+    }
+    return grp.isDense() ? out : out.get(grp.validIndex());
   }
 }

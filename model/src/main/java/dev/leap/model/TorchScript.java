@@ -17,7 +17,8 @@ import java.util.List;
  * <p>DJL's PyTorch engine calls, by reflection (method handles resolved once; the engine jar is not
  * a named module this module could read): {@code JniUtils.loadModule}, {@code IValue.from}/{@code
  * listFrom}/{@code toTensor}/{@code close}, {@code IValueUtils.runMethod}, {@code
- * PtSymbolBlock.close}. IValues and the module travel as {@code Object}.
+ * PtSymbolBlock.close}, {@code JniUtils.setGraphExecutorOptimize}. IValues and the module travel as
+ * {@code Object}.
  */
 final class TorchScript {
   private TorchScript() {}
@@ -35,6 +36,14 @@ final class TorchScript {
   private static final MethodHandle TO_TENSOR;
   private static final MethodHandle CLOSE_VALUE;
   private static final MethodHandle CLOSE_BLOCK;
+  private static final MethodHandle SET_OPTIMIZE;
+
+  /**
+   * The graph executor's optimization as this thread has it unless changed: PyTorch's default (on),
+   * or DJL's {@code ai.djl.pytorch.graph_optimizer} property where set.
+   */
+  static final boolean OPTIMIZE_DEFAULT =
+      Boolean.parseBoolean(System.getProperty("ai.djl.pytorch.graph_optimizer", "true"));
 
   static {
     try {
@@ -73,6 +82,9 @@ final class TorchScript {
       TO_TENSOR = lookup.findVirtual(IVALUE, "toTensor", MethodType.methodType(ARRAY, MANAGER));
       CLOSE_VALUE = lookup.findVirtual(IVALUE, "close", MethodType.methodType(void.class));
       CLOSE_BLOCK = lookup.findVirtual(block, "close", MethodType.methodType(void.class));
+      SET_OPTIMIZE =
+          lookup.findStatic(
+              jni, "setGraphExecutorOptimize", MethodType.methodType(void.class, boolean.class));
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -117,6 +129,29 @@ final class TorchScript {
 
   static Object run(Object block, String method, Object[] in) {
     return call(() -> RUN.invoke(block, method, in));
+  }
+
+  /**
+   * {@link #run} with the graph executor's optimization off for this call (it is per thread): the
+   * method's graph runs as written, without the profiling runs and the shape-specialized
+   * recompilations the optimizing executor makes for each new input shape. For methods of a single
+   * op, where there is nothing to optimize.
+   */
+  static Object runUnoptimized(Object block, String method, Object[] in) {
+    call(
+        () -> {
+          SET_OPTIMIZE.invoke(false);
+          return null;
+        });
+    try {
+      return run(block, method, in);
+    } finally {
+      call(
+          () -> {
+            SET_OPTIMIZE.invoke(OPTIMIZE_DEFAULT);
+            return null;
+          });
+    }
   }
 
   static NDArray tensor(Object value, NDManager manager) {

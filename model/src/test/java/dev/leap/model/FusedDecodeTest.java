@@ -133,7 +133,7 @@ class FusedDecodeTest {
             try (NDManager step = m.manager().newSubManager()) {
               got[fused ? 0 : 1] =
                   m.hidden(step, batch).toType(DataType.FLOAT32, false).toFloatArray();
-              keys[fused ? 0 : 1] = pool(m, step);
+              keys[fused ? 0 : 1] = poolContents(m, step);
             }
           }
           String at = what + " batch " + bs + " step " + stepNo;
@@ -147,7 +147,7 @@ class FusedDecodeTest {
     }
   }
 
-  private static float[] pool(LlamaModel m, NDManager step) {
+  static float[] poolContents(LlamaModel m, NDManager step) {
     float[] all = new float[0];
     for (int l = 0; l < m.config().numLayers(); l++) {
       NDArray k = m.pool().keys(l).toType(DataType.FLOAT32, true);
@@ -164,7 +164,7 @@ class FusedDecodeTest {
     return all;
   }
 
-  private static double maxDiff(float[] a, float[] b) {
+  static double maxDiff(float[] a, float[] b) {
     double d = 0;
     for (int i = 0; i < a.length; i++) {
       d = Math.max(d, Math.abs(a[i] - b[i]));

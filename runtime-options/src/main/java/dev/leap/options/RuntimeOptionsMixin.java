@@ -8,9 +8,10 @@ import picocli.CommandLine.Option;
 
 /**
  * The options that {@code leap generate}, {@code leap serve} and {@code leap bench} share: the
- * model ({@code --model DIR|demo}) and how the runtime runs it ({@code --dtype}, {@code
- * --sparse-logits-limit}, {@code --cpu-f32-weights}). A command declares {@code @Mixin
- * RuntimeOptionsMixin runtime;} and calls {@link #modelDir} and {@link #configure}.
+ * model ({@code --model DIR|demo}) and where and how the runtime runs it ({@code --device}, {@code
+ * --dtype}, {@code --sparse-logits-limit}, {@code --cpu-f32-weights}, {@code --fused-attention}). A
+ * command declares {@code @Mixin RuntimeOptionsMixin runtime;} and calls {@link #modelDir} and
+ * {@link #configure}.
  */
 public final class RuntimeOptionsMixin {
   /** Made by picocli for each command that mixes it in. */
@@ -23,6 +24,13 @@ public final class RuntimeOptionsMixin {
       description =
           "Hugging Face model directory, or 'demo' for the embedded default (trained by Leap). Default: ${DEFAULT-VALUE}.")
   private String model;
+
+  @Option(
+      names = "--device",
+      defaultValue = "cpu",
+      description =
+          "DJL device: cpu, gpu or gpuN (CUDA: README, Devices). Default: ${DEFAULT-VALUE}.")
+  private String device;
 
   @Option(
       names = "--dtype",
@@ -52,6 +60,15 @@ public final class RuntimeOptionsMixin {
               + " prefill) instead of casting every pass; auto: when they fit in a quarter of the free memory. Default: ${DEFAULT-VALUE}.")
   private String cpuF32Weights;
 
+  @Option(
+      names = "--fused-attention",
+      defaultValue = "auto",
+      paramLabel = "auto|on|off",
+      description =
+          "Attention of prefills and long extensions as PyTorch's fused scaled_dot_product_attention;"
+              + " auto: on a GPU, off on the CPU. Default: ${DEFAULT-VALUE}.")
+  private String fusedAttention;
+
   /** {@code --model} as given: a directory or {@code demo}. */
   public String model() {
     return model;
@@ -67,9 +84,19 @@ public final class RuntimeOptionsMixin {
     return DemoModel.resolve(model, err);
   }
 
+  /** {@code --device}: cpu, gpu or gpuN (checked when the runtime is built). */
+  public String device() {
+    return device;
+  }
+
   /** {@code --dtype}: auto, f32, f16 or bf16 (checked when the runtime is built). */
   public String dtype() {
     return dtype;
+  }
+
+  /** {@code --fused-attention}: auto, on or off (checked when the runtime is built). */
+  public String fusedAttention() {
+    return fusedAttention;
   }
 
   /** {@code --sparse-logits-limit}. */
@@ -83,13 +110,15 @@ public final class RuntimeOptionsMixin {
   }
 
   /**
-   * {@code builder} with {@code --dtype}, {@code --sparse-logits-limit} and {@code
-   * --cpu-f32-weights}.
+   * {@code builder} with {@code --device}, {@code --dtype}, {@code --sparse-logits-limit}, {@code
+   * --cpu-f32-weights} and {@code --fused-attention}.
    */
   public LeapRuntime.Builder configure(LeapRuntime.Builder builder) {
     return builder
+        .optDevice(device)
         .optDtype(dtype)
         .optSparseLogitsLimit(sparseLogitsLimit)
-        .optCpuF32Weights(cpuF32Weights);
+        .optCpuF32Weights(cpuF32Weights)
+        .optFusedAttention(fusedAttention);
   }
 }

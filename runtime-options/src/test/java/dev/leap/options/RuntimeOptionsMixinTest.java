@@ -34,6 +34,8 @@ class RuntimeOptionsMixinTest {
     assertEquals("auto", o.dtype());
     assertEquals(4096, o.sparseLogitsLimit());
     assertEquals("auto", o.cpuF32Weights());
+    assertEquals("cpu", o.device());
+    assertEquals("auto", o.fusedAttention());
   }
 
   @Test
@@ -47,12 +49,18 @@ class RuntimeOptionsMixinTest {
             "--sparse-logits-limit",
             "0",
             "--cpu-f32-weights",
-            "off");
+            "off",
+            "--device",
+            "gpu0",
+            "--fused-attention",
+            "on");
     assertEquals(dir.toString(), o.model());
     assertEquals(dir, o.modelDir(new PrintWriter(new StringWriter())));
     assertEquals("f16", o.dtype());
     assertEquals(0, o.sparseLogitsLimit());
     assertEquals("off", o.cpuF32Weights());
+    assertEquals("gpu0", o.device());
+    assertEquals("on", o.fusedAttention());
   }
 
   @Test
@@ -82,6 +90,8 @@ class RuntimeOptionsMixinTest {
           "--dtype=<dtype>",
           "--sparse-logits-limit=N",
           "--cpu-f32-weights=auto|on|off",
+          "--device=<device>",
+          "--fused-attention=auto|on|off",
           "Default: demo",
           "Default: 4096"
         }) {

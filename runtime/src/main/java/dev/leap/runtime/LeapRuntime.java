@@ -37,7 +37,7 @@ public final class LeapRuntime implements AutoCloseable {
 
   private LeapRuntime(Builder b) {
     this.modelDir = b.modelDir;
-    Device device = device(b.device);
+    Device device = parseDevice(b.device);
     LlamaModel m;
     try {
       m =
@@ -48,6 +48,13 @@ public final class LeapRuntime implements AutoCloseable {
               b.dtype,
               LlamaModel.CpuF32Weights.parse(b.cpuF32Weights));
       m.setSparseLogitsLimit(b.sparseLogitsLimit);
+      if (!b.fusedAttention.equals("auto")
+          && m.setFusedAttention(b.fusedAttention.equals("on")) != b.fusedAttention.equals("on")) {
+        m.close();
+        throw new IllegalArgumentException(
+            "fused attention on: this PyTorch cannot run scaled_dot_product_attention"
+                + " (PyTorch 2.5 or later needed); use auto or off");
+      }
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -97,10 +104,13 @@ public final class LeapRuntime implements AutoCloseable {
           + " libtorch and set PYTORCH_FLAVOR (e.g. cu128) instead of the CPU native artifact (README, Devices)";
 
   /**
-   * The DJL device for a name: {@code cpu}, {@code gpu} or {@code gpuN}, checked before any model
-   * is loaded.
+   * The DJL device for a name: {@code cpu} (also for null), {@code gpu} or {@code gpuN}, checked
+   * before any model is loaded.
+   *
+   * @throws IllegalArgumentException for another name, a GPU without CUDA (saying how to get it) or
+   *     a GPU index past those visible
    */
-  static Device device(String name) {
+  public static Device parseDevice(String name) {
     if (name == null) {
       return Device.cpu();
     }
@@ -320,6 +330,7 @@ public final class LeapRuntime implements AutoCloseable {
     private long compileTimeoutMs = Scheduler.DEFAULT_COMPILE_TIMEOUT_MS;
     private int sparseLogitsLimit = LlamaModel.DEFAULT_SPARSE_LOGITS_LIMIT;
     private String cpuF32Weights = "auto";
+    private String fusedAttention = "auto";
 
     private Builder() {}
 
@@ -453,6 +464,20 @@ public final class LeapRuntime implements AutoCloseable {
     public Builder optCpuF32Weights(String mode) {
       LlamaModel.CpuF32Weights.parse(mode);
       this.cpuF32Weights = mode;
+      return this;
+    }
+
+    /**
+     * Attention of prefills, long extensions and mixed batches as PyTorch's fused {@code
+     * scaled_dot_product_attention} ({@code on}) or as separate ops ({@code off}); {@code auto}
+     * (default): on a GPU, off on the CPU. Decode steps run their own fused step either way.
+     */
+    public Builder optFusedAttention(String mode) {
+      if (mode == null || !mode.matches("auto|on|off")) {
+        throw new IllegalArgumentException(
+            "fused attention must be auto, on or off, got '" + mode + "'");
+      }
+      this.fusedAttention = mode;
       return this;
     }
 

@@ -50,12 +50,6 @@ public final class ServeCommand implements Callable<Integer> {
   String servedName;
 
   @Option(
-      names = "--device",
-      defaultValue = "cpu",
-      description = "cpu, gpu or gpuN. Default: ${DEFAULT-VALUE}.")
-  String device;
-
-  @Option(
       names = "--kv-capacity",
       defaultValue = "32768",
       description = "KV cache slots (tokens). Default: ${DEFAULT-VALUE}.")
@@ -146,7 +140,7 @@ public final class ServeCommand implements Callable<Integer> {
     Path dir = runtimeOptions.modelDir(err);
     LeapRuntime runtime =
         runtimeOptions
-            .configure(LeapRuntime.builder().setModelDir(dir).optDevice(device))
+            .configure(LeapRuntime.builder().setModelDir(dir))
             .optKvCapacity(kvCapacity)
             .optMaxBatch(maxBatch)
             .optSmallRequestReserve(smallReserve)

@@ -1,5 +1,6 @@
 package dev.leap.bench.e2e;
 
+import dev.leap.bench.model.ForwardCommand;
 import dev.leap.bench.model.ProfileCommand;
 import dev.leap.bench.model.VocabProductCommand;
 import dev.leap.bench.peers.PeersCommand;
@@ -48,10 +49,11 @@ import picocli.CommandLine.Spec;
       AbuseBenchCommand.class,
       ProfileCommand.class,
       VocabProductCommand.class,
+      ForwardCommand.class,
       PeersCommand.class
     },
     description =
-        "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass), 'vocab' (the float16 vocabulary product through every PyTorch kernel) or 'peers' (beside llama.cpp).")
+        "End-to-end benchmarks: 'characters' (SGLang's character JSON), 'longdoc' (extraction over long held-out documents) , 'serve' (load on the HTTP server), 'idle' (idle connections against a running server), 'abuse' (stalled clients, heavy requests, hostile input), 'profile' (per-op profile of a forward pass), 'vocab' (the float16 vocabulary product through every PyTorch kernel), 'forward' (the forward pass alone, any device) or 'peers' (beside llama.cpp).")
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -219,6 +221,7 @@ public final class BenchCommand implements Callable<Integer> {
   LeapRuntime runtime(Path dir, boolean jump, boolean cache, int capacity, String dtype) {
     return LeapRuntime.builder()
         .setModelDir(dir)
+        .optDevice(runtimeOptions.device())
         .optJumpForward(jump)
         .optPrefixCache(cache)
         .optKvCapacity(capacity)
@@ -226,6 +229,7 @@ public final class BenchCommand implements Callable<Integer> {
         .optDtype(dtype)
         .optSparseLogitsLimit(runtimeOptions.sparseLogitsLimit())
         .optCpuF32Weights(runtimeOptions.cpuF32Weights())
+        .optFusedAttention(runtimeOptions.fusedAttention())
         .build();
   }
 }

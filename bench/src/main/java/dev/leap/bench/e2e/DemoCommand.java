@@ -49,6 +49,13 @@ public final class DemoCommand implements Callable<Integer> {
   String dtype;
 
   @Option(
+      names = "--device",
+      defaultValue = "cpu",
+      description =
+          "DJL device: cpu, gpu or gpuN (CUDA: README, Devices). Default: ${DEFAULT-VALUE}.")
+  String device;
+
+  @Option(
       names = "--requests",
       defaultValue = "10",
       description = "Names in the comparison. Default: ${DEFAULT-VALUE}.")
@@ -61,7 +68,8 @@ public final class DemoCommand implements Callable<Integer> {
     Path dir = DemoModel.resolve(model, err);
     String prompt = BenchData.characterPrompt("Hermione Granger");
     phase(err, "loading the model from " + dir + " and writing Hermione Granger's sheet");
-    try (LeapRuntime rt = LeapRuntime.builder().setModelDir(dir).optDtype(dtype).build()) {
+    try (LeapRuntime rt =
+        LeapRuntime.builder().setModelDir(dir).optDevice(device).optDtype(dtype).build()) {
       Generation g =
           rt.generate(
               prompt, Constraint.regex(BenchData.characterRegex()), SamplingParams.greedy());
@@ -93,6 +101,8 @@ public final class DemoCommand implements Callable<Integer> {
             dir.toString(),
             "--dtype",
             dtype,
+            "--device",
+            device,
             "--requests",
             String.valueOf(requests),
             "--parallel",
@@ -126,9 +136,15 @@ public final class DemoCommand implements Callable<Integer> {
     long citySeed = City.EVAL_SEED_BASE + 100;
     City city = City.open(citySeed);
     String regex = BenchData.cityRegex();
-    try (LeapRuntime jf = LeapRuntime.builder().setModelDir(dir).optDtype(dtype).build();
+    try (LeapRuntime jf =
+            LeapRuntime.builder().setModelDir(dir).optDevice(device).optDtype(dtype).build();
         LeapRuntime tbt =
-            LeapRuntime.builder().setModelDir(dir).optJumpForward(false).optDtype(dtype).build()) {
+            LeapRuntime.builder()
+                .setModelDir(dir)
+                .optDevice(device)
+                .optJumpForward(false)
+                .optDtype(dtype)
+                .build()) {
       String doc = CityDocument.text(city, citySeed, 3000, jf.tokenizer(), true);
       String prompt = CityDocument.prompt(doc, CityDocument.questions().get(0));
       out.printf(

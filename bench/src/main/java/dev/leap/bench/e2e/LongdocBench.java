@@ -146,7 +146,14 @@ final class LongdocBench {
     List<ModeResult> modes = List.of(jf, tbt, jfCold, tbtCold);
     ObjectNode json =
         ModeReport.report(
-            "longdoc", dir, cmd.maxTokens, cmd.temperature, cmd.parallel, modes, agreement);
+            "longdoc",
+            dir,
+            cmd.runtimeOptions.device(),
+            cmd.maxTokens,
+            cmd.temperature,
+            cmd.parallel,
+            modes,
+            agreement);
     json.put("documents", cmd.docs);
     json.put("forcedFirstToken", cmd.forceFirstToken);
     json.put("questionsPerDocument", q);

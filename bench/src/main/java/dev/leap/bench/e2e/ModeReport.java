@@ -204,6 +204,7 @@ final class ModeReport {
   static ObjectNode report(
       String benchmark,
       Path dir,
+      String device,
       int maxTokens,
       double temperature,
       int parallel,
@@ -213,7 +214,7 @@ final class ModeReport {
     ObjectNode json = m.createObjectNode();
     json.put("benchmark", benchmark);
     json.put("model", dir.toString());
-    json.put("device", "cpu");
+    json.put("device", device);
     json.put("maxTokens", maxTokens);
     json.put("temperature", temperature);
     json.put("parallel", parallel);

@@ -15,11 +15,11 @@ import java.nio.file.Path;
  * padded with unused entries in the GGUF). Written once into {@code work/<shape>} and reused while
  * its {@code model.safetensors} exists; the weights are drawn with a fixed seed (24).
  */
-final class ShapeModel {
+public final class ShapeModel {
   private ShapeModel() {}
 
   /** The model directory of {@code shape} under {@code work}, written when missing. */
-  static Path write(String shape, Path work, PrintWriter o) throws IOException {
+  public static Path write(String shape, Path work, PrintWriter o) throws IOException {
     ModelConfig c =
         switch (shape) {
           // Qwen2.5-0.5B: hidden 896, 24 layers, 14 heads, 2 KV heads, head_dim 64, MLP 4864, vocab
