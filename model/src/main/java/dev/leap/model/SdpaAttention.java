@@ -2,6 +2,7 @@ package dev.leap.model;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 
 /**
  * PyTorch's fused attention, {@code scaled_dot_product_attention} (flash or memory-efficient
@@ -49,8 +50,8 @@ final class SdpaAttention implements AutoCloseable {
     }
     SdpaAttention a = new SdpaAttention(block);
     try (NDManager probe = manager.newSubManager()) {
-      NDArray q = probe.ones(new ai.djl.ndarray.types.Shape(1, 2, 1, 4));
-      NDArray kv = probe.ones(new ai.djl.ndarray.types.Shape(1, 1, 1, 4));
+      NDArray q = probe.ones(new Shape(1, 2, 1, 4));
+      NDArray kv = probe.ones(new Shape(1, 1, 1, 4));
       a.attend(q, kv, kv, null).close();
       return a;
     } catch (RuntimeException | LinkageError e) {
