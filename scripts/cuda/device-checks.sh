@@ -14,7 +14,8 @@
 # $OUT, else ./cuda-results) as results.tar.gz (packed again after every step) and libdjl_torch.so.
 # Usage: scripts/cuda/device-checks.sh [RESULTS_DIR]
 #   LEAP_CUDA_STEPS="generate forward characters longdoc demo" (the default: all) picks steps;
-#   longdoc-f32 (the long-document benchmark in float32) runs only when named.
+#   longdoc-f32 (the long-document benchmark in float32) and longdoc-djl-attention (with
+#   --fused-attention off) run only when named.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 results="${1:-${OUT:-$root/cuda-results}}"; mkdir -p "$results"
@@ -94,6 +95,8 @@ done
 want characters && step characters 240 leap bench characters --device gpu0 --dtype f32 --compare-dtype f16 --repeats 1 \
   --out "$r/characters-gpu.json" --chart "$r/characters-gpu.png"
 want longdoc && step longdoc 240 leap bench longdoc --device gpu0 --docs 5 --out "$r/longdoc-gpu.json"
+want longdoc-djl-attention && step longdoc-djl-attention 240 leap bench longdoc --device gpu0 --docs 5 \
+  --fused-attention off --out "$r/longdoc-gpu-djl-attention.json"
 want longdoc-f32 && step longdoc-f32 240 leap bench longdoc --device gpu0 --dtype f32 --docs 5 --out "$r/longdoc-gpu-f32.json"
 want demo && step demo 180 leap demo --device gpu0
 echo "== $(date +%T) done"
