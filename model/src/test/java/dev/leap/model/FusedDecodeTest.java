@@ -61,14 +61,7 @@ class FusedDecodeTest {
               qkvBias && rnd.nextBoolean(),
               qkNorm,
               half ? "float16" : "float32");
-      Path dir = tmp.resolve("m" + round);
-      HfModelWriter.write(
-          dir,
-          c,
-          seed + round,
-          0.3,
-          half ? HfModelWriter.StorageType.F16 : HfModelWriter.StorageType.F32,
-          2);
+      Path dir = TestConfigs.writeRandom(tmp.resolve("m" + round), c, seed + round);
       LlamaModel.CpuF32Weights copies =
           round % 3 == 0 ? LlamaModel.CpuF32Weights.OFF : LlamaModel.CpuF32Weights.ON;
       String what = "seed " + seed + " round " + round + " " + c + " " + copies;

@@ -56,14 +56,7 @@ class SdpaAttentionTest {
               false,
               false,
               half ? "float16" : "float32");
-      Path dir = tmp.resolve("m" + round);
-      HfModelWriter.write(
-          dir,
-          c,
-          seed + round,
-          0.3,
-          half ? HfModelWriter.StorageType.F16 : HfModelWriter.StorageType.F32,
-          2);
+      Path dir = TestConfigs.writeRandom(tmp.resolve("m" + round), c, seed + round);
       String what = "seed " + seed + " round " + round + " " + c;
       try (LlamaModel m = LlamaModel.load(dir, Device.cpu(), 2048, half ? "f16" : "f32")) {
         assertFalse(m.fusedAttention(), what + ": fused attention is off on the CPU by default");

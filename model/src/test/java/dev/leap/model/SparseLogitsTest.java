@@ -54,14 +54,7 @@ class SparseLogitsTest {
               false,
               false,
               half ? "float16" : "float32");
-      Path dir = tmp.resolve("m" + round);
-      HfModelWriter.write(
-          dir,
-          c,
-          seed + round,
-          0.3,
-          half ? HfModelWriter.StorageType.F16 : HfModelWriter.StorageType.F32,
-          2);
+      Path dir = TestConfigs.writeRandom(tmp.resolve("m" + round), c, seed + round);
       int len =
           round < 2
               ? 1 + rnd.nextInt(4)

@@ -54,4 +54,20 @@ final class TestConfigs {
           }
         });
   }
+
+  /**
+   * A seeded random model of {@code config} written to {@code dir} (weights with standard deviation
+   * 0.3, float16 where {@code config} says so, EOS 2), for the tests that draw many small shapes.
+   */
+  static Path writeRandom(Path dir, ModelConfig config, long seed) {
+    boolean half = config.torchDtype().equals("float16");
+    HfModelWriter.write(
+        dir,
+        config,
+        seed,
+        0.3,
+        half ? HfModelWriter.StorageType.F16 : HfModelWriter.StorageType.F32,
+        2);
+    return dir;
+  }
 }
