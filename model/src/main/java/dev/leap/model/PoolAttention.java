@@ -127,14 +127,8 @@ final class PoolAttention {
           t == 1
               ? qRows.reshape(bs, kv, g, hd)
               : qRows.reshape(bs, t, kv, g, hd).transpose(0, 2, 3, 1, 4).reshape(bs, kv, g * t, hd);
-      NDArray kAll =
-          LlamaModel.own(step, pool.keys(layer).get(grp.contextIndex()))
-              .reshape(bs, c, kv, hd)
-              .transpose(0, 2, 3, 1);
-      NDArray vAll =
-          LlamaModel.own(step, pool.values(layer).get(grp.contextIndex()))
-              .reshape(bs, c, kv, hd)
-              .transpose(0, 2, 1, 3);
+      NDArray kAll = context(step, pool.keys(layer), grp).transpose(0, 2, 3, 1);
+      NDArray vAll = context(step, pool.values(layer), grp).transpose(0, 2, 1, 3);
       // float16 bmm is slow on the CPU (no native float16 arithmetic: q.k and p.v of one decode at
       // context 200 took 78-195 µs per layer in float16, 13 µs in float32)
       if (wide) {
@@ -182,19 +176,11 @@ final class PoolAttention {
   private NDArray attendFused(NDManager step, int layer, AttentionGroup grp, NDArray qRows) {
     int hd = config.headDim();
     int heads = config.numHeads();
-    int kv = config.numKvHeads();
     int bs = grp.sequences();
     int t = grp.maxNew();
-    int c = grp.maxContext();
     NDArray q = qRows.reshape(bs, t, heads, hd).transpose(0, 2, 1, 3);
-    NDArray k =
-        LlamaModel.own(step, pool.keys(layer).get(grp.contextIndex()))
-            .reshape(bs, c, kv, hd)
-            .transpose(0, 2, 1, 3);
-    NDArray v =
-        LlamaModel.own(step, pool.values(layer).get(grp.contextIndex()))
-            .reshape(bs, c, kv, hd)
-            .transpose(0, 2, 1, 3);
+    NDArray k = context(step, pool.keys(layer), grp).transpose(0, 2, 1, 3);
+    NDArray v = context(step, pool.values(layer), grp).transpose(0, 2, 1, 3);
     if (wide) {
       q = q.toType(DataType.FLOAT32, false);
       k = k.toType(DataType.FLOAT32, false);
@@ -206,5 +192,11 @@ final class PoolAttention {
       out = out.toType(dtype, false);
     }
     return grp.isDense() ? out : out.get(grp.validIndex());
+  }
+
+  /** The group's context rows of a layer's pool keys or values: {@code [B, C, kv, hd]}. */
+  private NDArray context(NDManager step, NDArray poolTensor, AttentionGroup grp) {
+    return LlamaModel.own(step, poolTensor.get(grp.contextIndex()))
+        .reshape(grp.sequences(), grp.maxContext(), config.numKvHeads(), config.headDim());
   }
 }
