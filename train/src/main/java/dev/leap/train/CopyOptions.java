@@ -45,7 +45,8 @@ record CopyOptions(
     Path growFrom,
     int varietyFrom,
     int composedFrom,
-    int nonceFrom) {
+    int nonceFrom,
+    int nonceThirds) {
   /**
    * The main cycle (to the last phase's end at {@code learningRate}, decaying over {@code
    * decaySteps} to a tenth, {@code charactersPerStep} sheets), then {@code cycles}.

@@ -86,7 +86,7 @@ final class CopyTrainer {
             .withCharacters(schedule::characters)
             .withVarietyFrom(o.varietyFrom())
             .withComposedFrom(o.composedFrom())
-            .withNonceFrom(o.nonceFrom());
+            .withNonceFrom(o.nonceFrom(), o.nonceThirds());
     Path ckpt = o.workDir().resolve("checkpoint");
     Path logFile = o.workDir().resolve("train-log.jsonl");
     Checkpoint.State resumed =

@@ -296,6 +296,15 @@ public final class TrainCommand implements Callable<Integer> {
   Integer nonceFrom;
 
   @Option(
+      names = "--nonce-share",
+      paramLabel = "THIRDS",
+      defaultValue = "1",
+      description =
+          "copy: with --nonce-from, how many thirds (1, 2 or 3) of the composed articles' fact sentences have"
+              + " nonce-word predicates. Default: ${DEFAULT-VALUE}.")
+  int nonceShare;
+
+  @Option(
       names = "--signal-of",
       description =
           "copy: print the early signal (swap tests, exact match and nats per field) of this model directory on "
@@ -382,7 +391,8 @@ public final class TrainCommand implements Callable<Integer> {
         growFrom,
         varietyFrom != null ? varietyFrom : Integer.MAX_VALUE,
         composedFrom != null ? composedFrom : Integer.MAX_VALUE,
-        nonceFrom != null ? nonceFrom : Integer.MAX_VALUE);
+        nonceFrom != null ? nonceFrom : Integer.MAX_VALUE,
+        nonceShare);
   }
 
   @Override
@@ -421,6 +431,10 @@ public final class TrainCommand implements Callable<Integer> {
       if (heads != null && heads < 1) {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "--heads must be at least 1, not " + heads);
+      }
+      if (nonceShare < 1 || nonceShare > 3) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--nonce-share must be 1, 2 or 3 (thirds), not " + nonceShare);
       }
       if (growFrom != null) {
         for (String f :

@@ -102,7 +102,8 @@ class CopyTrainerTest {
         null,
         Integer.MAX_VALUE,
         Integer.MAX_VALUE,
-        Integer.MAX_VALUE);
+        Integer.MAX_VALUE,
+        1);
   }
 
   /** {@code o} with another shape and start ({@code --init-from}, {@code --grow-from}). */
@@ -147,7 +148,8 @@ class CopyTrainerTest {
         growFrom,
         o.varietyFrom(),
         o.composedFrom(),
-        o.nonceFrom());
+        o.nonceFrom(),
+        o.nonceThirds());
   }
 
   @Test

@@ -42,6 +42,19 @@ class TrainCommandTest {
     assertEquals(17_650, parse("--composed-from", "17650").composedFrom());
     assertEquals(Integer.MAX_VALUE, o.nonceFrom(), "the shipped model's data");
     assertEquals(19_100, parse("--nonce-from", "19100").nonceFrom());
+    assertEquals(1, o.nonceThirds(), "a third, r51's share");
+    assertEquals(2, parse("--nonce-from", "19100", "--nonce-share", "2").nonceThirds());
+  }
+
+  @Test
+  void aNonceShareOutsideOneToThreeThirdsIsRefused(@org.junit.jupiter.api.io.TempDir Path tmp) {
+    java.io.StringWriter err = new java.io.StringWriter();
+    CommandLine cl = new CommandLine(new TrainCommand());
+    cl.setErr(new java.io.PrintWriter(err, true));
+    int rc = cl.execute("--work", tmp.toString(), "--nonce-from", "5", "--nonce-share", "4");
+    org.junit.jupiter.api.Assertions.assertNotEquals(0, rc);
+    org.junit.jupiter.api.Assertions.assertTrue(
+        err.toString().contains("--nonce-share must be 1, 2 or 3"), err.toString());
   }
 
   @Test

@@ -123,6 +123,15 @@ final class ComposedDocument {
    * otherwise: no draw is added when it is off).
    */
   static String text(City city, long seed, int targetTokens, Tokenizer tokenizer, boolean nonce) {
+    return text(city, seed, targetTokens, tokenizer, nonce ? 1 : 0);
+  }
+
+  /**
+   * As {@link #text(City, long, int, Tokenizer)} with {@code nonce} (0-3) thirds of the fact
+   * sentences {@link NonceFrames}' (0: none and no draw added; 1: the same text as {@code nonce}
+   * true).
+   */
+  static String text(City city, long seed, int targetTokens, Tokenizer tokenizer, int nonce) {
     SplittableRandom r = new SplittableRandom(seed ^ 0xC0_3905EL);
     String n = city.name();
     String k = city.country();
@@ -337,27 +346,27 @@ final class ComposedDocument {
     return s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1) + ".";
   }
 
-  /** A fact sentence: with {@code nonce}, one in three is {@link NonceFrames}'. */
-  private static String population(SplittableRandom r, Ref s, long p, boolean nonce) {
-    return nonce && r.nextInt(3) == 0
+  /** A fact sentence: with {@code nonce} thirds, that many in three are {@link NonceFrames}'. */
+  private static String population(SplittableRandom r, Ref s, long p, int nonce) {
+    return nonce > 0 && r.nextInt(3) < nonce
         ? NonceFrames.figure(r, s.subject(), s.object(), s.possessive(), Long.toString(p))
         : population(r, s, p);
   }
 
-  private static String latitude(SplittableRandom r, Ref s, String l, boolean nonce) {
-    return nonce && r.nextInt(3) == 0
+  private static String latitude(SplittableRandom r, Ref s, String l, int nonce) {
+    return nonce > 0 && r.nextInt(3) < nonce
         ? NonceFrames.figure(r, s.subject(), s.object(), s.possessive(), l)
         : latitude(r, s, l);
   }
 
-  private static String landmarks(SplittableRandom r, Ref s, List<String> l, boolean nonce) {
-    return nonce && r.nextInt(3) == 0
+  private static String landmarks(SplittableRandom r, Ref s, List<String> l, int nonce) {
+    return nonce > 0 && r.nextInt(3) < nonce
         ? NonceFrames.landmarks(r, s.subject(), s.object(), s.possessive(), l)
         : landmarks(r, s, l);
   }
 
-  private static String country(SplittableRandom r, Ref s, String k, boolean nonce) {
-    return nonce && r.nextInt(3) == 0
+  private static String country(SplittableRandom r, Ref s, String k, int nonce) {
+    return nonce > 0 && r.nextInt(3) < nonce
         ? NonceFrames.country(r, s.subject(), s.object(), k)
         : country(r, s, k);
   }

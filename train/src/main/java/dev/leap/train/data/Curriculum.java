@@ -40,6 +40,10 @@ public final class Curriculum {
   private final int varietyFrom;
   private final int composedFrom;
   private final int nonceFrom;
+
+  /** Thirds (1-3) of the composed articles' fact sentences in {@link NonceFrames} from then. */
+  private final int nonceThirds;
+
   private final int[] phaseEnds;
   private final int maxTokens;
   private final int warmSteps;
@@ -128,6 +132,7 @@ public final class Curriculum {
     this.varietyFrom = Integer.MAX_VALUE;
     this.composedFrom = Integer.MAX_VALUE;
     this.nonceFrom = Integer.MAX_VALUE;
+    this.nonceThirds = 1;
     this.phaseEnds = phaseEnds.clone();
     this.maxTokens = maxTokens;
   }
@@ -137,10 +142,12 @@ public final class Curriculum {
       IntUnaryOperator charactersAt,
       int varietyFrom,
       int composedFrom,
-      int nonceFrom) {
+      int nonceFrom,
+      int nonceThirds) {
     this.varietyFrom = varietyFrom;
     this.composedFrom = composedFrom;
     this.nonceFrom = nonceFrom;
+    this.nonceThirds = nonceThirds;
     this.tokenizer = c.tokenizer;
     this.seed = c.seed;
     this.stepTokens = c.stepTokens;
@@ -157,7 +164,7 @@ public final class Curriculum {
    * instead of a constant count (a schedule's cycles may change it); everything else the same.
    */
   public Curriculum withCharacters(IntUnaryOperator charactersAt) {
-    return new Curriculum(this, charactersAt, varietyFrom, composedFrom, nonceFrom);
+    return new Curriculum(this, charactersAt, varietyFrom, composedFrom, nonceFrom, nonceThirds);
   }
 
   /**
@@ -166,7 +173,7 @@ public final class Curriculum {
    * which is the data that trained demo-v5); everything else the same.
    */
   public Curriculum withVarietyFrom(int fromStep) {
-    return new Curriculum(this, charactersAt, fromStep, composedFrom, nonceFrom);
+    return new Curriculum(this, charactersAt, fromStep, composedFrom, nonceFrom, nonceThirds);
   }
 
   /**
@@ -175,7 +182,7 @@ public final class Curriculum {
    * none by default, which is the data that trained demo-v5).
    */
   public Curriculum withComposedFrom(int fromStep) {
-    return new Curriculum(this, charactersAt, varietyFrom, fromStep, nonceFrom);
+    return new Curriculum(this, charactersAt, varietyFrom, fromStep, nonceFrom, nonceThirds);
   }
 
   /**
@@ -184,7 +191,18 @@ public final class Curriculum {
    * them; everything else as it was; none by default).
    */
   public Curriculum withNonceFrom(int fromStep) {
-    return new Curriculum(this, charactersAt, varietyFrom, composedFrom, fromStep);
+    return withNonceFrom(fromStep, 1);
+  }
+
+  /**
+   * {@link #withNonceFrom(int)} with {@code thirds} (1, 2 or 3) thirds of those fact sentences in
+   * {@link NonceFrames} instead of one (1 is the same data as {@link #withNonceFrom(int)}).
+   */
+  public Curriculum withNonceFrom(int fromStep, int thirds) {
+    if (thirds < 1 || thirds > 3) {
+      throw new IllegalArgumentException("nonce thirds must be 1, 2 or 3, got " + thirds);
+    }
+    return new Curriculum(this, charactersAt, varietyFrom, composedFrom, fromStep, thirds);
   }
 
   /** The phase (0 for the warm start, 1, 2 or 3) of a 0-based step. */
@@ -207,7 +225,7 @@ public final class Curriculum {
     int phase = phase(step);
     boolean variety = step >= varietyFrom;
     boolean composed = phase == 3 && step >= composedFrom;
-    boolean nonce = composed && step >= nonceFrom;
+    int nonce = composed && step >= nonceFrom ? nonceThirds : 0;
     int tokens = 0;
     while (tokens < stepTokens) {
       City city = City.open(r.nextLong(City.EVAL_SEED_BASE));
@@ -284,7 +302,7 @@ public final class Curriculum {
       SplittableRandom r,
       boolean variety,
       boolean composed,
-      boolean nonce) {
+      int nonce) {
     // Room for the prompt's frame, the question and the answer inside the context.
     int t = Math.min(target, maxTokens - 260);
     // Half the articles (by the document seed's low bit, so no draw of r is added).
@@ -307,7 +325,7 @@ public final class Curriculum {
       Tokenizer tokenizer,
       boolean variety,
       boolean composed,
-      boolean nonce) {
+      int nonce) {
     if (composed) {
       return ComposedDocument.text(city, docSeed, target, tokenizer, nonce);
     }

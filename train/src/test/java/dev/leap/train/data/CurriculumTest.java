@@ -3,6 +3,7 @@ package dev.leap.train.data;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leap.retokenize.HfTokenizer;
@@ -254,6 +255,37 @@ class CurriculumTest {
         assertArrayEquals(want.get(i).tokens(), got.get(i).tokens(), "no composed articles");
       }
     }
+  }
+
+  /**
+   * {@code withNonceFrom(step, thirds)}: one third is the data of {@code withNonceFrom(step)};
+   * three thirds change composed articles from that step on and nothing before it; a share outside
+   * 1-3 is refused.
+   */
+  @Test
+  void theNonceShareChangesOnlyNonceArticles() {
+    Curriculum composed =
+        new Curriculum(TOK, 5, 3000, 1, new int[] {1, 2, 8}, 4608).withComposedFrom(2);
+    assertEquals(fingerprint(composed.withNonceFrom(3)), fingerprint(composed.withNonceFrom(3, 1)));
+    Curriculum third = composed.withNonceFrom(5, 1);
+    Curriculum all = composed.withNonceFrom(5, 3);
+    int changed = 0;
+    for (int step = 0; step < 8; step++) {
+      List<Example> a = third.step(step);
+      List<Example> b = all.step(step);
+      assertEquals(a.size(), b.size(), "step " + step);
+      boolean same = true;
+      for (int i = 0; i < a.size(); i++) {
+        same &= Arrays.equals(a.get(i).tokens(), b.get(i).tokens());
+      }
+      if (step < 5) {
+        assertTrue(same, "step " + step + " is before --nonce-from");
+      } else if (!same) {
+        changed++;
+      }
+    }
+    assertTrue(changed >= 2, "the share changed " + changed + " of steps 5-7");
+    assertThrows(IllegalArgumentException.class, () -> composed.withNonceFrom(5, 4));
   }
 
   private static int fingerprint(Curriculum c) {
