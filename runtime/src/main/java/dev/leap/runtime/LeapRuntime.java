@@ -100,8 +100,9 @@ public final class LeapRuntime implements AutoCloseable {
   }
 
   private static final String CUDA_HOWTO =
-      "to run on a GPU, point PYTORCH_LIBRARY_PATH at a CUDA build of"
-          + " libtorch and set PYTORCH_FLAVOR (e.g. cu128) instead of the CPU native artifact (README, Devices)";
+      "to run on a GPU, point PYTORCH_LIBRARY_PATH at a CUDA build of libtorch, set"
+          + " PYTORCH_VERSION and PYTORCH_FLAVOR (e.g. cu130) and leave out the CPU native artifact;"
+          + " scripts/cuda builds DJL's JNI for that libtorch (README, Devices)";
 
   /**
    * The DJL device for a name: {@code cpu} (also for null), {@code gpu} or {@code gpuN}, checked
