@@ -3,7 +3,7 @@
 # side by side on the same vocabularies, schemas, grammars and token ids (issue 27; BENCHMARKS.md).
 # Installs the Node side (npm ci, into the git-ignored bench/xgrammar/node_modules), builds the bench
 # module, prints the load average before and after. Run from the repository root.
-#   bench/scripts/xgrammar.sh [--per-subset N] [--warm-per-subset 2] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
+#   bench/scripts/xgrammar.sh [--per-subset N] [--warm-per-subset 2] [--warm-rounds 1] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ ! -d bench/xgrammar/node_modules/@mlc-ai/web-xgrammar ]]; then

@@ -3,8 +3,10 @@
 // wrote (schemas, grammars, instance texts and their token ids from the real tokenizer).
 //
 // Protocol: one JSON object per line on stdin, one reply per line on stdout (logs go to stderr).
-//   {"cmd":"vocab","inputs":FILE}  load FILE, build TokenizerInfo and GrammarCompiler for its vocabulary
-//                                  -> {"setupMs":..,"vocabSize":..}
+//   {"cmd":"vocab","inputs":FILE[,"cache":false]}
+//                                  load FILE, build TokenizerInfo and GrammarCompiler for its vocabulary
+//                                  (its compiled-grammar cache off with "cache":false, so a case run
+//                                  again is compiled again) -> {"setupMs":..,"vocabSize":..}
 //   {"cmd":"case","index":I}       compile case I, walk its instances token by token
 //                                  -> {"ok":true,"compileMs":..,"firstMaskMs":..,"instances":[..]} or {"ok":false,"error":..}
 //   {"cmd":"quit"}
@@ -52,14 +54,14 @@ function encodedVocab(tokenizerJson, size) {
   return vocab;
 }
 
-async function loadVocab(file) {
+async function loadVocab(file, cache) {
   inputs = JSON.parse(fs.readFileSync(file, "utf8"));
   const vocab = encodedVocab(inputs.tokenizer, inputs.vocabSize);
   if (compiler) compiler.dispose();
   if (tokenizerInfo) tokenizerInfo.dispose();
   const t0 = now();
   tokenizerInfo = await xg.TokenizerInfo.createTokenizerInfo(vocab, "byte_level", false, inputs.vocabSize, inputs.eos);
-  compiler = await xg.GrammarCompiler.createGrammarCompiler(tokenizerInfo);
+  compiler = await xg.GrammarCompiler.createGrammarCompiler(tokenizerInfo, cache !== false);
   const setupMs = now() - t0;
   return { setupMs, vocabSize: tokenizerInfo.getVocabSize() };
 }
@@ -144,7 +146,7 @@ async function runCase(index) {
 }
 
 async function handle(msg) {
-  if (msg.cmd === "vocab") return loadVocab(msg.inputs);
+  if (msg.cmd === "vocab") return loadVocab(msg.inputs, msg.cache);
   if (msg.cmd === "case") return runCase(msg.index);
   throw new Error("unknown command " + msg.cmd);
 }

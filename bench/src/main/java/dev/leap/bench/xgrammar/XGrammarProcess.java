@@ -24,6 +24,7 @@ final class XGrammarProcess implements AutoCloseable {
   private Process process;
   private BlockingQueue<String> lines;
   private Path loaded;
+  private boolean cache = true;
 
   XGrammarProcess(String node, Path script, ObjectMapper m) throws IOException {
     this.node = node;
@@ -75,12 +76,19 @@ final class XGrammarProcess implements AutoCloseable {
 
   /**
    * Loads the inputs file's vocabulary; returns XGrammar's set-up time (TokenizerInfo and
-   * GrammarCompiler) in ms.
+   * GrammarCompiler) in ms. With {@code cache} false, XGrammar's compiled-grammar cache is off (a
+   * case run again is compiled again), for this vocabulary and after a restart.
    */
-  double loadVocabulary(Path inputs) throws IOException, InterruptedException {
+  double loadVocabulary(Path inputs, boolean cache) throws IOException, InterruptedException {
     loaded = inputs;
+    this.cache = cache;
     JsonNode r =
-        call("{\"cmd\":\"vocab\",\"inputs\":" + m.writeValueAsString(inputs.toString()) + "}", 600);
+        call(
+            "{\"cmd\":\"vocab\",\"inputs\":"
+                + m.writeValueAsString(inputs.toString())
+                + (cache ? "" : ",\"cache\":false")
+                + "}",
+            600);
     if (r == null || !r.has("setupMs")) {
       throw new IllegalStateException("xgrammar vocabulary set-up failed: " + r);
     }
@@ -124,7 +132,7 @@ final class XGrammarProcess implements AutoCloseable {
   private void restart() throws IOException, InterruptedException {
     process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     start();
-    loadVocabulary(loaded);
+    loadVocabulary(loaded, cache);
   }
 
   @Override

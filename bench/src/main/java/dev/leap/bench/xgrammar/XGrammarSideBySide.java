@@ -32,20 +32,25 @@ import java.util.Map;
  * and disjoint from the measured ones ({@link CaseSample#warmUp}: {@code --warm-per-subset} schemas
  * per subset and two small grammars), so each engine's JIT has done the same work first: Leap's JVM
  * is fresh only for the first vocabulary, XGrammar's Node process for every one. The first warm-up
- * case's compile, the first in the process, is reported apart as a cold one. Per case the two
- * engines run one after the other, alternating which goes first, while the other process waits
- * (same machine state for both). Per engine: compile time (up to the compiled constraint;
- * XGrammar's includes its mask cache, Leap's what the runtime compiles before the first request
- * step), time to the first mask, the time of every mask along the instances' tokens, forced bytes
- * per instance (XGrammar's {@code findJumpForwardString}, Leap's jump edges or grammar forced
- * bytes, taken at every token boundary and counted once per byte of the text), whether each
- * instance is accepted (every token in the mask, then the end of sequence), and which cases compile
- * within the limit. Prints Markdown tables and writes {@code report.json} with every disagreement.
- * With {@code --leap-eager}, Leap computes every state's mask or token sets in its compile (as
- * XGrammar fills its mask cache) instead of on first use.
+ * case's compile, the first in the process, is reported apart as a cold one. With {@code
+ * --warm-rounds R} the warm-up cases run R times (XGrammar's compiled-grammar cache off, so every
+ * round compiles again on both sides; a case either engine did not compile within the limit is run
+ * in the first round only), to measure the two engines after their JITs have settled (a server that
+ * has compiled many constraints): each round's summed compile times are reported, the timed cases
+ * run once after the last round as before. Per case the two engines run one after the other,
+ * alternating which goes first, while the other process waits (same machine state for both). Per
+ * engine: compile time (up to the compiled constraint; XGrammar's includes its mask cache, Leap's
+ * what the runtime compiles before the first request step), time to the first mask, the time of
+ * every mask along the instances' tokens, forced bytes per instance (XGrammar's {@code
+ * findJumpForwardString}, Leap's jump edges or grammar forced bytes, taken at every token boundary
+ * and counted once per byte of the text), whether each instance is accepted (every token in the
+ * mask, then the end of sequence), and which cases compile within the limit. Prints Markdown tables
+ * and writes {@code report.json} with every disagreement. With {@code --leap-eager}, Leap computes
+ * every state's mask or token sets in its compile (as XGrammar fills its mask cache) instead of on
+ * first use.
  *
  * <pre>
- * bench/scripts/xgrammar.sh [--per-subset N] [--warm-per-subset N] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
+ * bench/scripts/xgrammar.sh [--per-subset N] [--warm-per-subset N] [--warm-rounds 1] [--vocabs gpt2,llama3,qwen3] [--limit-s 10] [--out DIR] [--leap-eager]
  * </pre>
  */
 public final class XGrammarSideBySide {
@@ -57,6 +62,7 @@ public final class XGrammarSideBySide {
     int invalidPer = 2;
     int limitS = 10;
     int warmPerSubset = 2;
+    int warmRounds = 1;
     String[] vocabs = {"gpt2", "llama3", "qwen3"};
     Path out = Path.of("bench-results", "xgrammar");
     String node = "node";
@@ -70,13 +76,18 @@ public final class XGrammarSideBySide {
         case "--node" -> node = args[++i];
         case "--leap-eager" -> eager = true;
         case "--warm-per-subset" -> warmPerSubset = Integer.parseInt(args[++i]);
+        case "--warm-rounds" -> warmRounds = Integer.parseInt(args[++i]);
         default ->
             throw new IllegalArgumentException(
                 "unknown option "
                     + args[i]
-                    + " (--per-subset N, --warm-per-subset N, --vocabs a,b, --limit-s S, --out DIR,"
+                    + " (--per-subset N, --warm-per-subset N, --warm-rounds R, --vocabs a,b,"
+                    + " --limit-s S, --out DIR,"
                     + " --node PATH, --leap-eager)");
       }
+    }
+    if (warmRounds < 1) {
+      throw new IllegalArgumentException("--warm-rounds must be at least 1, not " + warmRounds);
     }
     Files.createDirectories(out);
     ObjectMapper m = Json.MAPPER;
@@ -96,6 +107,7 @@ public final class XGrammarSideBySide {
     report.put("limitS", limitS);
     report.put("leapEager", eager);
     report.put("warmUpCases", warm.size());
+    report.put("warmRounds", warmRounds);
     StringBuilder cold =
         new StringBuilder(
             "| vocabulary | first warm-up case | Leap: its compile (ms) | XGrammar: its compile (ms)"
@@ -130,7 +142,7 @@ public final class XGrammarSideBySide {
       List<int[]> ids = writtenIds.subList(0, measuredInstances);
       try (XGrammarProcess xg =
           new XGrammarProcess(node, Path.of("bench", "xgrammar", "side.mjs"), m)) {
-        double xgSetupMs = xg.loadVocabulary(inputs);
+        double xgSetupMs = xg.loadVocabulary(inputs, warmRounds == 1);
         setup.append(
             String.format(
                 Locale.ROOT,
@@ -146,46 +158,75 @@ public final class XGrammarSideBySide {
         // the same work before the first timed case, on every vocabulary (XGrammar's Node process
         // is fresh per vocabulary, Leap's JVM only for the first). The first warm-up case's compile
         // is a cold one, reported apart.
-        int widx = measuredInstances;
-        for (int w = 0; w < warm.size(); w++) {
-          Case cs = warm.get(w);
-          List<int[]> caseIds = writtenIds.subList(widx, widx + cs.instances().size());
-          widx += cs.instances().size();
-          Outcome lo;
-          Outcome xo;
-          if (w % 2 == 0) {
-            lo = leap.run(cs, caseIds);
-            xo = xg.run(cases.size() + w, inputs, limitS);
-          } else {
-            xo = xg.run(cases.size() + w, inputs, limitS);
-            lo = leap.run(cs, caseIds);
+        ArrayNode rounds = m.createArrayNode();
+        // Rounds after the first skip a warm-up case that either engine did not compile within
+        // the limit in the first (it would spend the limit again and warm nothing).
+        boolean[] skip = new boolean[warm.size()];
+        for (int round = 0; round < warmRounds; round++) {
+          double leapRoundMs = 0;
+          double xgRoundMs = 0;
+          int widx = measuredInstances;
+          for (int w = 0; w < warm.size(); w++) {
+            Case cs = warm.get(w);
+            List<int[]> caseIds = writtenIds.subList(widx, widx + cs.instances().size());
+            widx += cs.instances().size();
+            if (skip[w]) {
+              continue;
+            }
+            Outcome lo;
+            Outcome xo;
+            if (w % 2 == 0) {
+              lo = leap.run(cs, caseIds);
+              xo = xg.run(cases.size() + w, inputs, limitS);
+            } else {
+              xo = xg.run(cases.size() + w, inputs, limitS);
+              lo = leap.run(cs, caseIds);
+            }
+            leapRoundMs += lo.compileMs;
+            xgRoundMs += xo.compileMs;
+            skip[w] = !lo.compiled || !xo.compiled;
+            if (round == 0 && w == 0) {
+              cold.append(
+                  String.format(
+                      Locale.ROOT,
+                      "| %s | %s | %s | %s | %s | fresh |%n",
+                      v,
+                      cs.id(),
+                      lo.compiled ? f(lo.compileMs) : lo.error,
+                      xo.compiled ? f(xo.compileMs) : xo.error,
+                      v.equals(vocabs[0]) ? "fresh" : "warm (earlier vocabularies)"));
+              ObjectNode cr = report.withArray("coldFirstCompile").addObject();
+              cr.put("vocabulary", v);
+              cr.put("case", cs.id());
+              cr.put("leapCompileMs", lo.compileMs);
+              cr.put("xgrammarCompileMs", xo.compileMs);
+              cr.put("leapJvmFresh", v.equals(vocabs[0]));
+            }
+            if (round == 0) {
+              System.err.printf(
+                  Locale.ROOT,
+                  "%s warm-up %s: leap %s %.1f ms, xgrammar %s %.1f ms%n",
+                  v,
+                  cs.id(),
+                  lo.compiled ? "ok" : "FAIL(" + lo.error + ")",
+                  lo.compileMs,
+                  xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
+                  xo.compileMs);
+            }
           }
-          if (w == 0) {
-            cold.append(
-                String.format(
-                    Locale.ROOT,
-                    "| %s | %s | %s | %s | %s | fresh |%n",
-                    v,
-                    cs.id(),
-                    lo.compiled ? f(lo.compileMs) : lo.error,
-                    xo.compiled ? f(xo.compileMs) : xo.error,
-                    v.equals(vocabs[0]) ? "fresh" : "warm (earlier vocabularies)"));
-            ObjectNode cr = report.withArray("coldFirstCompile").addObject();
-            cr.put("vocabulary", v);
-            cr.put("case", cs.id());
-            cr.put("leapCompileMs", lo.compileMs);
-            cr.put("xgrammarCompileMs", xo.compileMs);
-            cr.put("leapJvmFresh", v.equals(vocabs[0]));
+          ObjectNode rr = rounds.addObject();
+          rr.put("leapCompileMs", leapRoundMs);
+          rr.put("xgrammarCompileMs", xgRoundMs);
+          if (warmRounds > 1) {
+            System.err.printf(
+                Locale.ROOT,
+                "%s warm-up round %d of %d: compiles summed, leap %.1f ms, xgrammar %.1f ms%n",
+                v,
+                round + 1,
+                warmRounds,
+                leapRoundMs,
+                xgRoundMs);
           }
-          System.err.printf(
-              Locale.ROOT,
-              "%s warm-up %s: leap %s %.1f ms, xgrammar %s %.1f ms%n",
-              v,
-              cs.id(),
-              lo.compiled ? "ok" : "FAIL(" + lo.error + ")",
-              lo.compileMs,
-              xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
-              xo.compileMs);
         }
         List<Outcome> leapOut = new ArrayList<>();
         List<Outcome> xgOut = new ArrayList<>();
@@ -222,6 +263,7 @@ public final class XGrammarSideBySide {
         vrow.put("leapLoadMs", loadMs);
         vrow.put("leapSortMs", sortMs);
         vrow.put("xgrammarSetupMs", xgSetupMs);
+        vrow.set("warmUpRounds", rounds);
         vrow.put("loadAverage", loadAverage());
         tables
             .append("\n**")
