@@ -173,15 +173,9 @@ public final class XGrammarSideBySide {
             if (skip[w]) {
               continue;
             }
-            Outcome lo;
-            Outcome xo;
-            if (w % 2 == 0) {
-              lo = leap.run(cs, caseIds);
-              xo = xg.run(cases.size() + w, inputs, limitS);
-            } else {
-              xo = xg.run(cases.size() + w, inputs, limitS);
-              lo = leap.run(cs, caseIds);
-            }
+            Outcome[] both = runBoth(leap, xg, cs, caseIds, cases.size() + w, inputs, limitS, w);
+            Outcome lo = both[0];
+            Outcome xo = both[1];
             leapRoundMs += lo.compileMs;
             xgRoundMs += xo.compileMs;
             skip[w] = !lo.compiled || !xo.compiled;
@@ -203,15 +197,7 @@ public final class XGrammarSideBySide {
               cr.put("leapJvmFresh", v.equals(vocabs[0]));
             }
             if (round == 0) {
-              System.err.printf(
-                  Locale.ROOT,
-                  "%s warm-up %s: leap %s %.1f ms, xgrammar %s %.1f ms%n",
-                  v,
-                  cs.id(),
-                  lo.compiled ? "ok" : "FAIL(" + lo.error + ")",
-                  lo.compileMs,
-                  xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
-                  xo.compileMs);
+              System.err.println(caseLine(v + " warm-up", cs, lo, xo));
             }
           }
           ObjectNode rr = rounds.addObject();
@@ -235,26 +221,12 @@ public final class XGrammarSideBySide {
           Case cs = cases.get(c);
           List<int[]> caseIds = ids.subList(idx, idx + cs.instances().size());
           idx += cs.instances().size();
-          Outcome lo;
-          Outcome xo;
-          if (c % 2 == 0) {
-            lo = leap.run(cs, caseIds);
-            xo = xg.run(c, inputs, limitS);
-          } else {
-            xo = xg.run(c, inputs, limitS);
-            lo = leap.run(cs, caseIds);
-          }
+          Outcome[] both = runBoth(leap, xg, cs, caseIds, c, inputs, limitS, c);
+          Outcome lo = both[0];
+          Outcome xo = both[1];
           leapOut.add(lo);
           xgOut.add(xo);
-          System.err.printf(
-              Locale.ROOT,
-              "%s %s: leap %s %.1f ms, xgrammar %s %.1f ms%n",
-              v,
-              cs.id(),
-              lo.compiled ? "ok" : "FAIL(" + lo.error + ")",
-              lo.compileMs,
-              xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
-              xo.compileMs);
+          System.err.println(caseLine(v, cs, lo, xo));
         }
         leap.close();
         ObjectNode vrow = vocabRows.addObject();
@@ -365,6 +337,45 @@ public final class XGrammarSideBySide {
     m.writerWithDefaultPrettyPrinter().writeValue(out.resolve("report.json").toFile(), report);
     System.out.println("\nwrote " + out.resolve("report.json") + "; load average " + loadAverage());
     System.exit(0);
+  }
+
+  /**
+   * One case through both engines, one after the other while the other waits: Leap first when
+   * {@code turn} is even, XGrammar first when it is odd. Returns Leap's outcome, then XGrammar's.
+   */
+  private static Outcome[] runBoth(
+      LeapSide leap,
+      XGrammarProcess xg,
+      Case cs,
+      List<int[]> caseIds,
+      int xgIndex,
+      Path inputs,
+      int limitS,
+      int turn)
+      throws IOException, InterruptedException {
+    Outcome lo;
+    Outcome xo;
+    if (turn % 2 == 0) {
+      lo = leap.run(cs, caseIds);
+      xo = xg.run(xgIndex, inputs, limitS);
+    } else {
+      xo = xg.run(xgIndex, inputs, limitS);
+      lo = leap.run(cs, caseIds);
+    }
+    return new Outcome[] {lo, xo};
+  }
+
+  /** The progress line of one case: each engine's status and compile time. */
+  private static String caseLine(String prefix, Case cs, Outcome lo, Outcome xo) {
+    return String.format(
+        Locale.ROOT,
+        "%s %s: leap %s %.1f ms, xgrammar %s %.1f ms",
+        prefix,
+        cs.id(),
+        lo.compiled ? "ok" : "FAIL(" + lo.error + ")",
+        lo.compileMs,
+        xo.compiled ? "ok" : "FAIL(" + xo.error + ")",
+        xo.compileMs);
   }
 
   private static int indexOf(List<Case> cases, int c) {
